@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// allRules gathers the documentation of everything that can fire: taxonomy
+// classes, and (as they exist) lint rules, probes and memory analyses.
+func allRules() ([]report.RuleInfo, error) {
+	k, err := kb.Default()
+	if err != nil {
+		return nil, err
+	}
+	rules := k.RuleInfos()
+	return rules, nil
+}
+
+func newRulesCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rules [ID]",
+		Short: "Document every failure class, lint rule and check",
+		Long: `Without an argument, list every rule cudadoctor can report, one a line.
+With an ID (a class such as oom, a lint code such as CD101, a probe such as
+env/driver-version), print its full documentation.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rules, err := allRules()
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				return listRules(g, rules)
+			}
+			for _, r := range rules {
+				if strings.EqualFold(r.ID, args[0]) || (r.Name != "" && r.Name == args[0]) {
+					return showRule(g, r)
+				}
+			}
+			return usageErrorf("no rule %q; 'cudadoctor rules' lists them", args[0])
+		},
+	}
+}
+
+func listRules(g *globals, rules []report.RuleInfo) error {
+	if g.format == "json" {
+		return writeJSON(g.sys.Stdout, rules)
+	}
+	w := g.sys.Stdout
+	kind := report.RuleKind("")
+	for _, r := range rules {
+		if r.Kind != kind {
+			if kind != "" {
+				fmt.Fprintln(w)
+			}
+			kind = r.Kind
+			fmt.Fprintf(w, "%s:\n", kindTitle(kind))
+		}
+		fmt.Fprintf(w, "  %-28s %-8s %s\n", r.ID, r.Severity, r.Title)
+	}
+	return nil
+}
+
+func kindTitle(k report.RuleKind) string {
+	switch k {
+	case report.KindClass:
+		return "Failure classes (explain, run)"
+	case report.KindLint:
+		return "Lint rules (lint)"
+	case report.KindProbe:
+		return "Environment checks (env)"
+	case report.KindMemory:
+		return "Memory analyses (memory)"
+	}
+	return string(k)
+}
+
+func showRule(g *globals, r report.RuleInfo) error {
+	if g.format == "json" {
+		return writeJSON(g.sys.Stdout, r)
+	}
+	w := g.sys.Stdout
+	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Title)
+	if r.Name != "" && r.Name != r.ID {
+		fmt.Fprintf(w, "name: %s\n", r.Name)
+	}
+	fmt.Fprintf(w, "kind: %s, severity: %s\n\n%s\n", r.Kind, r.Severity, strings.TrimSpace(r.Summary))
+	for _, s := range r.Sections {
+		fmt.Fprintf(w, "\n%s:\n%s\n", s.Title, indent(strings.TrimSpace(s.Body)))
+	}
+	if len(r.References) > 0 {
+		fmt.Fprintf(w, "\nReferences:\n%s\n", indent(strings.Join(r.References, "\n")))
+	}
+	return nil
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

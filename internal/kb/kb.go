@@ -1,0 +1,395 @@
+// Package kb loads and validates the knowledge base: one YAML file per
+// taxonomy class (data/<id>.yaml), embedded in the binary, plus the explicit
+// precedence order (data/precedence.yaml). It also matches log lines against
+// the classes' signatures; deciding what the matches mean is package explain's job.
+package kb
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+//go:embed data/*.yaml
+var dataFS embed.FS
+
+// Strength says how much a signature establishes on its own.
+type Strength string
+
+const (
+	// Primary: the line names a failure by itself ("CUDA out of memory").
+	Primary Strength = "primary"
+	// Context: the line only supports or refines a failure found elsewhere
+	// (a kernel assertion text, "Tried to allocate", a cuBLAS call name).
+	Context Strength = "context"
+)
+
+// Signature recognises one wording of a class in a single log line.
+type Signature struct {
+	// ID is unique within the class; evidence and tests name it.
+	ID string `yaml:"id"`
+	// Keywords must all occur in the line (exact, case-sensitive substrings).
+	// They are the cheap pre-filter that keeps the regex off most lines, so
+	// pick the rarest fixed text of the wording.
+	Keywords []string `yaml:"keywords"`
+	// Regex is RE2, matched against the line after ANSI codes and rank
+	// prefixes are stripped. Named groups become facts of the finding.
+	Regex    string   `yaml:"regex"`
+	Strength Strength `yaml:"strength"`
+	// Versions documents where the wording comes from ("PyTorch 1.13-2.0").
+	Versions string `yaml:"versions,omitempty"`
+
+	re *regexp.Regexp
+}
+
+// Refinement turns a finding of this class into a more specific root class
+// when a named Go predicate holds or when some line of the same failure
+// matches Evidence. Refinements are tried in file order; the first wins.
+type Refinement struct {
+	To       string `yaml:"to"`
+	When     string `yaml:"when,omitempty"`
+	Evidence string `yaml:"evidence,omitempty"`
+	// Why is shown to the user: the sentence that justifies the refinement.
+	Why string `yaml:"why"`
+
+	evidenceRE *regexp.Regexp
+}
+
+// Remedy is one concrete fix. Text may hold {fact} placeholders filled from
+// the finding's facts; a remedy whose placeholders cannot be filled, or
+// whose When predicate does not hold, is left out.
+type Remedy struct {
+	Text string `yaml:"text"`
+	When string `yaml:"when,omitempty"`
+}
+
+// Example is a real log excerpt with its provenance.
+type Example struct {
+	Text   string `yaml:"text"`
+	Source string `yaml:"source"`
+}
+
+// Examples are checked by the registry test: every Match example must be
+// diagnosed as this class, no NoMatch example may be.
+type Examples struct {
+	Match   []Example `yaml:"match"`
+	NoMatch []Example `yaml:"no_match"`
+}
+
+// Class is one taxonomy class.
+type Class struct {
+	ID       string          `yaml:"id"`
+	Title    string          `yaml:"title"`
+	Severity report.Severity `yaml:"severity"`
+	// Summary: what the class means, in a paragraph, for `cudadoctor rules`.
+	Summary string `yaml:"summary"`
+	// Verdict is the default one-line message; explain writes a more
+	// specific one from the evidence where it can. May hold {fact} holes.
+	Verdict string `yaml:"verdict"`
+	// Async marks classes whose errors CUDA reports asynchronously, so the
+	// traceback line is probably not the origin.
+	Async bool `yaml:"async,omitempty"`
+	// Alternatives are the other root causes to name when nothing refines
+	// this class, most likely first, with what would tell them apart.
+	Alternatives []Alternative `yaml:"alternatives,omitempty"`
+	Signatures   []Signature   `yaml:"signatures"`
+	Refine       []Refinement  `yaml:"refine,omitempty"`
+	Remedies     []Remedy      `yaml:"remedies"`
+	References   []string      `yaml:"references"`
+	Examples     Examples      `yaml:"examples"`
+}
+
+// Alternative is a plausible other root cause and the evidence that settles it.
+type Alternative struct {
+	Class    string `yaml:"class"`
+	SettleBy string `yaml:"settle_by"`
+}
+
+// Precedence is the explicit order in which classes win when several match
+// one failure: earlier beats later.
+type Precedence struct {
+	Order []string `yaml:"order"`
+}
+
+// KB is the loaded, validated knowledge base.
+type KB struct {
+	Classes []*Class // in precedence order
+	byID    map[string]*Class
+	rank    map[string]int
+}
+
+// Class returns the class with the given id.
+func (k *KB) Class(id string) (*Class, bool) {
+	c, ok := k.byID[id]
+	return c, ok
+}
+
+// Rank is the position of a class in the precedence order (lower wins).
+func (k *KB) Rank(id string) int {
+	if r, ok := k.rank[id]; ok {
+		return r
+	}
+	return len(k.rank) + 1
+}
+
+var (
+	defaultOnce sync.Once
+	defaultKB   *KB
+	defaultErr  error
+)
+
+// Default loads the embedded knowledge base once.
+func Default() (*KB, error) {
+	defaultOnce.Do(func() { defaultKB, defaultErr = Load(dataFS, "data") })
+	return defaultKB, defaultErr
+}
+
+// MustDefault is for tests and for code paths that run after Default has
+// already been validated at start-up.
+func MustDefault() *KB {
+	k, err := Default()
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// Load reads every <id>.yaml and precedence.yaml below dir and validates them.
+func Load(fsys fs.FS, dir string) (*KB, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge base: %w", err)
+	}
+	k := &KB{byID: map[string]*Class{}, rank: map[string]int{}}
+	var prec Precedence
+	var loaded []*Class
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if e.Name() == "precedence.yaml" {
+			if err := yaml.UnmarshalWithOptions(b, &prec, yaml.Strict()); err != nil {
+				return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
+			}
+			continue
+		}
+		var c Class
+		if err := yaml.UnmarshalWithOptions(bytes.TrimSpace(b), &c, yaml.Strict()); err != nil {
+			return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
+		}
+		if want := strings.TrimSuffix(e.Name(), ".yaml"); c.ID != want {
+			return nil, fmt.Errorf("knowledge base %s: id %q must equal the file name %q", e.Name(), c.ID, want)
+		}
+		if err := c.compile(); err != nil {
+			return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
+		}
+		loaded = append(loaded, &c)
+		k.byID[c.ID] = &c
+	}
+	for i, id := range prec.Order {
+		if _, dup := k.rank[id]; dup {
+			return nil, fmt.Errorf("knowledge base precedence.yaml: %q listed twice", id)
+		}
+		if _, ok := k.byID[id]; !ok {
+			return nil, fmt.Errorf("knowledge base precedence.yaml: %q has no data file", id)
+		}
+		k.rank[id] = i
+	}
+	for _, c := range loaded {
+		if _, ok := k.rank[c.ID]; !ok {
+			return nil, fmt.Errorf("knowledge base precedence.yaml: class %q is missing from the order", c.ID)
+		}
+		for _, r := range c.Refine {
+			if _, ok := k.byID[r.To]; !ok {
+				return nil, fmt.Errorf("knowledge base %s: refines to unknown class %q", c.ID, r.To)
+			}
+		}
+		for _, a := range c.Alternatives {
+			if _, ok := k.byID[a.Class]; !ok && a.Class != "other" {
+				return nil, fmt.Errorf("knowledge base %s: unknown alternative %q", c.ID, a.Class)
+			}
+		}
+	}
+	sort.SliceStable(loaded, func(i, j int) bool { return k.rank[loaded[i].ID] < k.rank[loaded[j].ID] })
+	k.Classes = loaded
+	return k, nil
+}
+
+var idRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func (c *Class) compile() error {
+	if !idRE.MatchString(c.ID) {
+		return fmt.Errorf("id %q is not kebab-case", c.ID)
+	}
+	if c.Title == "" || c.Summary == "" || c.Verdict == "" {
+		return fmt.Errorf("title, summary and verdict are required")
+	}
+	if c.Severity == report.SeverityNone {
+		return fmt.Errorf("severity is required")
+	}
+	if len(c.Signatures) == 0 {
+		return fmt.Errorf("no signatures")
+	}
+	if len(c.Remedies) == 0 || len(c.References) == 0 {
+		return fmt.Errorf("remedies and references are required")
+	}
+	if len(c.Examples.Match) == 0 || len(c.Examples.NoMatch) == 0 {
+		return fmt.Errorf("a class needs both match and no_match examples")
+	}
+	seen := map[string]bool{}
+	for i := range c.Signatures {
+		s := &c.Signatures[i]
+		if s.ID == "" || seen[s.ID] {
+			return fmt.Errorf("signature %d: missing or duplicate id %q", i, s.ID)
+		}
+		seen[s.ID] = true
+		if s.Strength != Primary && s.Strength != Context {
+			return fmt.Errorf("signature %s: strength must be primary or context", s.ID)
+		}
+		if len(s.Keywords) == 0 {
+			return fmt.Errorf("signature %s: at least one keyword is required (it is the pre-filter)", s.ID)
+		}
+		re, err := regexp.Compile(s.Regex)
+		if err != nil {
+			return fmt.Errorf("signature %s: %w", s.ID, err)
+		}
+		s.re = re
+	}
+	for i := range c.Refine {
+		r := &c.Refine[i]
+		if (r.When == "") == (r.Evidence == "") {
+			return fmt.Errorf("refinement to %s: exactly one of when and evidence is required", r.To)
+		}
+		if r.Why == "" {
+			return fmt.Errorf("refinement to %s: why is required", r.To)
+		}
+		if r.Evidence != "" {
+			re, err := regexp.Compile(r.Evidence)
+			if err != nil {
+				return fmt.Errorf("refinement to %s: %w", r.To, err)
+			}
+			r.evidenceRE = re
+		}
+	}
+	for _, ex := range append(append([]Example{}, c.Examples.Match...), c.Examples.NoMatch...) {
+		if strings.TrimSpace(ex.Text) == "" || strings.TrimSpace(ex.Source) == "" {
+			return fmt.Errorf("every example needs text and source")
+		}
+	}
+	return nil
+}
+
+// Match is one signature that fired on one line.
+type Match struct {
+	Class     *Class
+	Signature *Signature
+	// Groups holds the regex's named groups that matched (non-empty).
+	Groups map[string]string
+}
+
+// Matches reports every signature that fires on line.
+func (k *KB) Matches(line string) []Match {
+	var out []Match
+	for _, c := range k.Classes {
+		for i := range c.Signatures {
+			if m, ok := c.Signatures[i].match(line); ok {
+				m.Class = c
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+func (s *Signature) match(line string) (Match, bool) {
+	for _, kw := range s.Keywords {
+		if !strings.Contains(line, kw) {
+			return Match{}, false
+		}
+	}
+	sub := s.re.FindStringSubmatch(line)
+	if sub == nil {
+		return Match{}, false
+	}
+	m := Match{Signature: s}
+	for i, name := range s.re.SubexpNames() {
+		if name != "" && sub[i] != "" {
+			if m.Groups == nil {
+				m.Groups = map[string]string{}
+			}
+			m.Groups[name] = sub[i]
+		}
+	}
+	return m, true
+}
+
+// MatchString runs the signature on one line (exported for the engine and tests).
+func (s *Signature) MatchString(line string) (map[string]string, bool) {
+	m, ok := s.match(line)
+	return m.Groups, ok
+}
+
+// EvidenceMatches reports whether a refinement's evidence regex matches line.
+func (r *Refinement) EvidenceMatches(line string) bool {
+	return r.evidenceRE != nil && r.evidenceRE.MatchString(line)
+}
+
+// Keywords returns every distinct keyword of every signature: the engine
+// builds its one-pass pre-filter from them.
+func (k *KB) Keywords() []string {
+	set := map[string]bool{}
+	for _, c := range k.Classes {
+		for _, s := range c.Signatures {
+			for _, kw := range s.Keywords {
+				set[kw] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for kw := range set {
+		out = append(out, kw)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RuleInfos documents every class for `cudadoctor rules` and SARIF.
+func (k *KB) RuleInfos() []report.RuleInfo {
+	out := make([]report.RuleInfo, 0, len(k.Classes))
+	for _, c := range k.Classes {
+		ri := report.RuleInfo{ID: c.ID, Kind: report.KindClass, Title: c.Title, Severity: c.Severity, Summary: strings.TrimSpace(c.Summary), References: c.References}
+		var sigs []string
+		for _, s := range c.Signatures {
+			if s.Strength == Primary {
+				sigs = append(sigs, "- "+strings.Join(s.Keywords, " … "))
+			}
+		}
+		if len(sigs) > 0 {
+			ri.Sections = append(ri.Sections, report.DocSection{Title: "Recognised by", Body: strings.Join(sigs, "\n")})
+		}
+		var rems []string
+		for _, r := range c.Remedies {
+			rems = append(rems, "- "+strings.TrimSpace(r.Text))
+		}
+		ri.Sections = append(ri.Sections, report.DocSection{Title: "What to do", Body: strings.Join(rems, "\n")})
+		if len(c.Examples.Match) > 0 {
+			ri.Sections = append(ri.Sections, report.DocSection{Title: "Example", Body: strings.TrimSpace(c.Examples.Match[0].Text) + "\n(" + c.Examples.Match[0].Source + ")"})
+		}
+		out = append(out, ri)
+	}
+	return out
+}

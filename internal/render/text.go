@@ -1,0 +1,202 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// ANSI styles; used only when Options.Color is set (a TTY without NO_COLOR,
+// or --color always).
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+	ansiGreen  = "\x1b[32m"
+)
+
+type styler struct{ on bool }
+
+func (s styler) wrap(code, text string) string {
+	if !s.on || text == "" {
+		return text
+	}
+	return code + text + ansiReset
+}
+
+func (s styler) severity(sev report.Severity) string {
+	switch sev {
+	case report.Error:
+		return s.wrap(ansiBold+ansiRed, "error")
+	case report.Warning:
+		return s.wrap(ansiBold+ansiYellow, "warning")
+	default:
+		return s.wrap(ansiBold+ansiCyan, "info")
+	}
+}
+
+// Text writes the human report: per finding a headline, where it was seen,
+// where it comes from, the evidence, and what to do.
+func Text(w io.Writer, r *report.Report, opts Options) error {
+	tw := &errWriter{w: w}
+	st := styler{on: opts.Color}
+	if len(r.Findings) == 0 {
+		tw.printf("%s\n", st.wrap(ansiGreen, noFindingText(r.Command)))
+		return tw.err
+	}
+	for i, f := range r.Findings {
+		if i > 0 {
+			tw.printf("\n")
+		}
+		writeFinding(tw, st, &f, opts)
+	}
+	if len(r.Findings) > 1 {
+		tw.printf("\n%s\n", st.wrap(ansiDim, summaryLine(r.Findings)))
+	}
+	return tw.err
+}
+
+func noFindingText(command string) string {
+	switch command {
+	case "explain", "run":
+		return "no CUDA or PyTorch failure found in the input"
+	case "lint":
+		return "no hazards found"
+	case "env":
+		return "all checks passed"
+	}
+	return "nothing to report"
+}
+
+func summaryLine(fs []report.Finding) string {
+	counts := map[report.Severity]int{}
+	for _, f := range fs {
+		counts[f.Severity]++
+	}
+	var parts []string
+	for _, s := range []report.Severity{report.Error, report.Warning, report.Info} {
+		if n := counts[s]; n > 0 {
+			name := s.String()
+			if n > 1 {
+				name += "s"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+		}
+	}
+	return fmt.Sprintf("%d findings: %s", len(fs), strings.Join(parts, ", "))
+}
+
+func writeFinding(tw *errWriter, st styler, f *report.Finding, opts Options) {
+	tw.printf("%s[%s] %s\n", st.severity(f.Severity), st.wrap(ansiBold, f.Rule), st.wrap(ansiBold, f.Message))
+	if f.Class != "" && f.Class != f.Rule {
+		tw.printf("  class:     %s\n", f.Class)
+	}
+	if f.Location != nil {
+		where := f.Location.String()
+		if f.Rank != nil {
+			where += fmt.Sprintf(" (rank %d)", *f.Rank)
+		}
+		tw.printf("  %s %s\n", st.wrap(ansiCyan, "-->"), where)
+	} else if f.Rank != nil {
+		tw.printf("  rank:      %d\n", *f.Rank)
+	}
+	if f.Origin != nil {
+		tw.printf("  origin:    %s%s\n", f.Origin.String(), funcSuffix(f.Origin))
+		if f.Origin.Code != "" {
+			tw.printf("             %s\n", st.wrap(ansiBold, f.Origin.Code))
+		}
+	}
+	if f.Reported != nil {
+		tw.printf("  reported:  %s%s\n", f.Reported.String(), funcSuffix(f.Reported))
+		if f.Reported.Code != "" {
+			tw.printf("             %s\n", f.Reported.Code)
+		}
+	}
+	if len(f.Evidence) > 0 {
+		tw.printf("  evidence:\n")
+		for _, e := range f.Evidence {
+			prefix := ""
+			if e.Path != "" || e.Line > 0 {
+				prefix = fmt.Sprintf("%s:%d: ", e.Path, e.Line)
+			}
+			text := trimLine(e.Text, opts.Width, len(prefix)+6)
+			suffix := ""
+			if e.Count > 1 {
+				suffix = st.wrap(ansiDim, fmt.Sprintf("  (x%d)", e.Count))
+			}
+			tw.printf("    %s%s%s\n", st.wrap(ansiDim, prefix), text, suffix)
+		}
+	}
+	if len(f.Facts) > 0 {
+		keys := make([]string, 0, len(f.Facts))
+		for k := range f.Facts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, f.Facts[k]))
+		}
+		tw.printf("  facts:     %s\n", strings.Join(parts, ", "))
+	}
+	if len(f.Alternatives) > 0 {
+		tw.printf("  could also be: %s\n", strings.Join(f.Alternatives, ", "))
+	}
+	for _, rel := range f.Related {
+		where := rel.Location.String()
+		if rel.Rank != nil {
+			where = strings.TrimSpace(fmt.Sprintf("rank %d %s", *rel.Rank, where))
+		}
+		tw.printf("  related:   %s%s\n", rel.Message, optParen(where))
+	}
+	if len(f.Remedies) > 0 {
+		tw.printf("  %s\n", st.wrap(ansiGreen, "fix:"))
+		for i, rem := range f.Remedies {
+			lines := strings.Split(rem, "\n")
+			tw.printf("    %d. %s\n", i+1, lines[0])
+			for _, l := range lines[1:] {
+				tw.printf("       %s\n", l)
+			}
+		}
+	}
+}
+
+func funcSuffix(l *report.Location) string {
+	if l.Function == "" {
+		return ""
+	}
+	return " in " + l.Function
+}
+
+func optParen(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+func trimLine(s string, width, indent int) string {
+	if width <= 0 || len(s)+indent <= width || width-indent < 20 {
+		return s
+	}
+	return s[:width-indent-1] + "…"
+}
+
+// errWriter keeps the first write error so renderers stay linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = fmt.Fprintf(e.w, format, args...)
+}

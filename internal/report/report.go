@@ -1,0 +1,239 @@
+// Package report is the shared vocabulary of every cudadoctor front end: a
+// Report holds Findings, and renderers turn it into text, JSON or SARIF.
+// It does no I/O and imports nothing of ours, so every package can use it.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SchemaVersion is the version of the JSON document. Bump it on any breaking
+// change to the JSON shape, with a migration note in CHANGELOG.md.
+const SchemaVersion = 1
+
+// Severity orders findings and drives --fail-on.
+type Severity int
+
+const (
+	SeverityNone Severity = iota // used only by --fail-on never
+	Info
+	Warning
+	Error
+)
+
+var severityNames = map[Severity]string{SeverityNone: "none", Info: "info", Warning: "warning", Error: "error"}
+
+func (s Severity) String() string {
+	if n, ok := severityNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// ParseSeverity accepts the names used in flags, YAML and JSON.
+func ParseSeverity(s string) (Severity, error) {
+	for k, v := range severityNames {
+		if v == strings.ToLower(strings.TrimSpace(s)) {
+			return k, nil
+		}
+	}
+	return SeverityNone, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
+}
+
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Location is a place: a line of a log, a position in a source file, or a
+// Python frame. Unknown fields stay zero and are omitted from JSON.
+type Location struct {
+	Path     string `json:"path,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	EndLine  int    `json:"end_line,omitempty"`
+	Function string `json:"function,omitempty"`
+	// Code is the source line as printed (traceback) or read (lint).
+	Code string `json:"code,omitempty"`
+}
+
+// String renders "path:line:col" with the parts that are known.
+func (l *Location) String() string {
+	if l == nil {
+		return ""
+	}
+	s := l.Path
+	if l.Line > 0 {
+		s += fmt.Sprintf(":%d", l.Line)
+		if l.Column > 0 {
+			s += fmt.Sprintf(":%d", l.Column)
+		}
+	}
+	return s
+}
+
+// Evidence is an exact line (or value) that triggered a finding. Count > 1
+// means the same line, folded, occurred Count times (device-assert floods).
+type Evidence struct {
+	Path  string `json:"path,omitempty"`
+	Line  int    `json:"line,omitempty"`
+	Text  string `json:"text"`
+	Count int    `json:"count,omitempty"`
+}
+
+// Related is a secondary location with its own message: another rank's
+// timeout caused by the primary failure, say.
+type Related struct {
+	Message  string    `json:"message"`
+	Rank     *int      `json:"rank,omitempty"`
+	Location *Location `json:"location,omitempty"`
+	Class    string    `json:"class,omitempty"`
+}
+
+// Finding is one diagnosis, hazard or failed check.
+type Finding struct {
+	// Rule is the id of what fired: a taxonomy class (explain, run), a lint
+	// code (CD101), a probe id (env/driver-version), a memory analysis id.
+	Rule string `json:"rule"`
+	// Class is the taxonomy class of the root cause as best established.
+	Class string `json:"class,omitempty"`
+	// Alternatives are other plausible root classes, most likely first.
+	Alternatives []string  `json:"alternatives"`
+	Severity     Severity  `json:"severity"`
+	Message      string    `json:"message"`
+	Location     *Location `json:"location,omitempty"`
+	// Origin is the user-code frame believed to cause the failure.
+	Origin *Location `json:"origin,omitempty"`
+	// Reported is where the traceback pointed, when it differs from Origin.
+	Reported *Location      `json:"reported,omitempty"`
+	Rank     *int           `json:"rank,omitempty"`
+	Evidence []Evidence     `json:"evidence,omitempty"`
+	Facts    map[string]any `json:"facts,omitempty"`
+	Remedies []string       `json:"remedies,omitempty"`
+	Related  []Related      `json:"related,omitempty"`
+}
+
+// MarshalJSON keeps alternatives an array (never null), as the contract says.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding
+	p := plain(f)
+	if p.Alternatives == nil {
+		p.Alternatives = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// IntPtr is a convenience for optional integer fields such as Rank.
+func IntPtr(i int) *int { return &i }
+
+// RuleKind says which front end owns a rule.
+type RuleKind string
+
+const (
+	KindClass  RuleKind = "class"
+	KindLint   RuleKind = "lint"
+	KindProbe  RuleKind = "probe"
+	KindMemory RuleKind = "memory"
+)
+
+// RuleInfo documents a rule. SARIF tool.driver.rules, `cudadoctor rules ID`
+// and the generated docs all read these same structs.
+type RuleInfo struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name,omitempty"`
+	Kind     RuleKind `json:"kind"`
+	Title    string   `json:"title"`
+	Severity Severity `json:"severity"`
+	Summary  string   `json:"summary"`
+	// Sections are ordered documentation blocks: "Why", "Example", "Fix"...
+	Sections   []DocSection `json:"sections,omitempty"`
+	References []string     `json:"references,omitempty"`
+}
+
+// DocSection is one titled block of a rule's documentation.
+type DocSection struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
+}
+
+// Tool names the producer.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Report is what every subcommand produces and every renderer consumes.
+type Report struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	Command       string    `json:"command"`
+	Findings      []Finding `json:"findings"`
+	// Inputs lists what was read (paths, "-" for stdin).
+	Inputs      []string       `json:"inputs,omitempty"`
+	Environment map[string]any `json:"environment,omitempty"`
+	Run         *RunInfo       `json:"run,omitempty"`
+	// Rules documents every rule that can fire in this command; renderers
+	// that need it (SARIF) read it, JSON leaves it out to stay small.
+	Rules []RuleInfo `json:"-"`
+}
+
+// RunInfo is the `run` section of the JSON contract.
+type RunInfo struct {
+	Argv      []string   `json:"argv"`
+	ExitCode  int        `json:"exit_code"`
+	Signal    string     `json:"signal,omitempty"`
+	DurationS float64    `json:"duration_s"`
+	Rerun     *RerunInfo `json:"rerun,omitempty"`
+}
+
+// RerunInfo describes the localisation re-run of `run`.
+type RerunInfo struct {
+	Mode      string   `json:"mode"` // "launch-blocking" or "sanitizer"
+	Argv      []string `json:"argv,omitempty"`
+	Env       []string `json:"env,omitempty"`
+	ExitCode  int      `json:"exit_code"`
+	DurationS float64  `json:"duration_s"`
+	Skipped   string   `json:"skipped,omitempty"` // why it did not run
+	TimedOut  bool     `json:"timed_out,omitempty"`
+}
+
+// New returns an empty report for a command.
+func New(command, version string) *Report {
+	return &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "cudadoctor", Version: version}, Command: command, Findings: []Finding{}}
+}
+
+// MaxSeverity is the highest severity among the findings (SeverityNone if none).
+func (r *Report) MaxSeverity() Severity {
+	max := SeverityNone
+	for _, f := range r.Findings {
+		if f.Severity > max {
+			max = f.Severity
+		}
+	}
+	return max
+}
+
+// RuleByID finds the documentation of a rule.
+func (r *Report) RuleByID(id string) (RuleInfo, bool) {
+	for _, ri := range r.Rules {
+		if ri.ID == id {
+			return ri, true
+		}
+	}
+	return RuleInfo{}, false
+}
+
+// SortFindings orders findings by severity (highest first), keeping the
+// producer's order among equals: the producer knows which failure is primary.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Severity > fs[j].Severity })
+}
