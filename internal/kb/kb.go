@@ -226,6 +226,9 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 	}
 	sort.SliceStable(loaded, func(i, j int) bool { return k.rank[loaded[i].ID] < k.rank[loaded[j].ID] })
 	k.Classes = loaded
+	if err := k.checkPredicates(); err != nil {
+		return nil, err
+	}
 	return k, nil
 }
 
