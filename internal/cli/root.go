@@ -90,6 +90,15 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 			return nil
 		},
 	}
+	// A root that runs lets cobra hand unknown words to Args, so they become
+	// usage errors (exit 2) rather than generic failures.
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q; 'cudadoctor --help' lists the commands", args[0])
+		}
+		return nil
+	}
+	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	root.SetVersionTemplate("cudadoctor {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.format, "format", "text", "output format: text, json or sarif")
