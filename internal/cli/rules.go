@@ -24,7 +24,8 @@ func allRules() ([]report.RuleInfo, error) {
 }
 
 func newRulesCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var markdown bool
+	cmd := &cobra.Command{
 		Use:   "rules [ID]",
 		Short: "Document every failure class, lint rule and check",
 		Long: `Without an argument, list every rule cudadoctor can report, one a line.
@@ -34,6 +35,10 @@ env/driver-version), print its full documentation.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rules, err := allRules()
 			if err != nil {
+				return err
+			}
+			if markdown {
+				_, err := io.WriteString(g.sys.Stdout, rulesMarkdown(rules))
 				return err
 			}
 			if len(args) == 0 {
@@ -47,6 +52,8 @@ env/driver-version), print its full documentation.`,
 			return usageErrorf("no rule %q; 'cudadoctor rules' lists them", args[0])
 		},
 	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print every rule's documentation as one Markdown page (docs/rules.md)")
+	return cmd
 }
 
 func listRules(g *globals, rules []report.RuleInfo) error {
