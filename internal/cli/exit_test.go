@@ -1,36 +1,12 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-type fakeSys struct {
-	stdout, stderr bytes.Buffer
-	env            map[string]string
-}
-
-func (f *fakeSys) sys(stdin string) Sys {
-	return Sys{
-		Stdin: strings.NewReader(stdin), Stdout: &f.stdout, Stderr: &f.stderr,
-		Getenv:  func(k string) string { return f.env[k] },
-		Environ: func() []string { return nil },
-		Now:     func() time.Time { return time.Unix(0, 0) },
-	}
-}
-
-func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	f := &fakeSys{env: map[string]string{}}
-	code := Main(context.Background(), args, f.sys(stdin))
-	return code, f.stdout.String(), f.stderr.String()
-}
 
 type codeErr struct{ code int }
 
