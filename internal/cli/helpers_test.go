@@ -3,11 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"strings"
 	"testing"
 	"time"
 )
+
+// update rewrites the golden files of this package's tests.
+var update = flag.Bool("update", false, "rewrite golden files")
 
 // runCLI runs `cudadoctor ARGS...` in-process with stdin and a minimal
 // environment: PATH only, so children and probes find programs while the
