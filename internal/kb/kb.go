@@ -53,6 +53,9 @@ type Signature struct {
 	// that name this class only in a context ("invalid argument" from a
 	// kernel launch).
 	Requires string `yaml:"requires,omitempty"`
+	// Unless is an RE2 regex that, when it matches the same line, cancels
+	// the match: for wordings that also occur in harmless warnings.
+	Unless string `yaml:"unless,omitempty"`
 	// Async overrides the class's Async flag for this wording (a CPU-side
 	// index error is reported where it happens; the device-side assert of
 	// the same class is not).
@@ -64,6 +67,7 @@ type Signature struct {
 
 	re         *regexp.Regexp
 	requiresRE *regexp.Regexp
+	unlessRE   *regexp.Regexp
 }
 
 // Refinement turns a finding of this class into a more specific root class
@@ -295,6 +299,11 @@ func (c *Class) compile() error {
 				return fmt.Errorf("signature %s requires: %w", s.ID, err)
 			}
 		}
+		if s.Unless != "" {
+			if s.unlessRE, err = regexp.Compile(s.Unless); err != nil {
+				return fmt.Errorf("signature %s unless: %w", s.ID, err)
+			}
+		}
 		if s.Parse != "" {
 			if _, ok := factParsers[s.Parse]; !ok {
 				return fmt.Errorf("signature %s: unknown fact parser %q", s.ID, s.Parse)
@@ -360,6 +369,9 @@ func (s *Signature) match(line string) (Match, bool) {
 	}
 	sub := s.re.FindStringSubmatch(line)
 	if sub == nil {
+		return Match{}, false
+	}
+	if s.unlessRE != nil && s.unlessRE.MatchString(line) {
 		return Match{}, false
 	}
 	m := Match{Signature: s}
