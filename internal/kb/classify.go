@@ -235,6 +235,10 @@ var (
 // at::native::indexSelectLargeIndex<float, ...>(...) [with T = float]") to
 // its name, keeping the namespace-free identifier users search for.
 func normaliseFacts(f map[string]string) {
+	// The driver's CUDA version is printed as 1000*major + 10*minor.
+	if v, err := strconv.Atoi(f["driver_cuda_version"]); err == nil && v >= 1000 {
+		f["driver_cuda"] = fmt.Sprintf("%d.%d", v/1000, (v%1000)/10)
+	}
 	if k, ok := f["kernel"]; ok {
 		k = strings.ReplaceAll(k, "(anonymous namespace)::", "")
 		k = kernelPrefixRE.ReplaceAllString(strings.TrimSpace(k), "")
@@ -312,8 +316,8 @@ func Holds(name string, facts map[string]string) bool {
 }
 
 // Message is the one-line verdict: written from the facts where the class
-// has a builder (OOM numbers), else the class's verdict with its {fact}
-// holes filled, else the class's verdict with unfilled holes cut out.
+// has a builder (OOM numbers), else the first of the class's messages whose
+// {fact} holes the facts fill, else the class's verdict.
 func (v Verdict) Message() string {
 	if v.Class == nil {
 		return ""
@@ -321,6 +325,11 @@ func (v Verdict) Message() string {
 	if b, ok := messageBuilders[v.Class.ID]; ok {
 		if s, ok := b(v.Facts); ok {
 			return s
+		}
+	}
+	for _, m := range v.Class.Messages {
+		if s, ok := Fill(m, v.Facts); ok {
+			return strings.TrimSpace(s)
 		}
 	}
 	if s, ok := Fill(v.Class.Verdict, v.Facts); ok {

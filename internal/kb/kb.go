@@ -114,6 +114,10 @@ type Class struct {
 	// Verdict is the default one-line message; explain writes a more
 	// specific one from the evidence where it can. May hold {fact} holes.
 	Verdict string `yaml:"verdict"`
+	// Messages are more specific one-line verdicts with {fact} holes; the
+	// first whose holes the facts fill replaces Verdict (see
+	// Verdict.Message).
+	Messages []string `yaml:"messages,omitempty"`
 	// Async marks classes whose errors CUDA reports asynchronously, so the
 	// traceback line is probably not the origin.
 	Async bool `yaml:"async,omitempty"`
