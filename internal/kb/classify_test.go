@@ -104,3 +104,19 @@ func TestMessagesAndRemedies(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseKernelAssert(f *testing.F) {
+	f.Add("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [2,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.")
+	f.Add("C:/x.cu:218: block: [0,0,0], thread: [106,0,0] Assertion `a` failed.")
+	f.Add(": block: [")
+	f.Add("a:1: : block: [] thread: [ Assertion `")
+	f.Fuzz(func(t *testing.T, line string) {
+		f := parseKernelAssert(line)
+		for k, v := range f {
+			if len(v) > len(line) {
+				t.Fatalf("fact %s longer than the line", k)
+			}
+		}
+		normaliseFacts(f)
+	})
+}

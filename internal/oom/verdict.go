@@ -80,6 +80,8 @@ func Verdict(m Message) string {
 		return s
 	case m.Fragmented():
 		return fmt.Sprintf("%s is reserved but unallocated: fragmentation (the request was %s)", Format(m.ReservedUnallocated), Format(m.Requested))
+	case m.Free != Unknown && m.Requested > 0 && m.Free >= m.Requested && !m.CardFull():
+		return fmt.Sprintf("the request (%s) needs nearly all of the %s the card still reports free, and CUDA could not find it in one piece", Format(m.Requested), Format(m.Free))
 	case m.OthersHoldMemory():
 		s := fmt.Sprintf("other processes hold %s of the card", Format(m.OtherProcesses))
 		if m.Capacity > 0 {
