@@ -175,7 +175,7 @@ func TestParseSpecialForms(t *testing.T) {
 		t.Errorf("1.1 cached form: %+v", m)
 	}
 	m, _ = Parse("RuntimeError: CUDA out of memory. Tried to allocate 8.13 GiB (GPU 0; 10.76 GiB total capacity; 643.57 MiB already allocated; 8.20 GiB free; 32.43 MiB cached)")
-	if got := Verdict(m); got != "the request (8.13 GiB) needs nearly all of the 8.20 GiB the card still reports free, and CUDA could not find it in one piece" {
+	if got := Verdict(m); got != "CUDA could not allocate 8.13 GiB although the card reports 8.20 GiB free: that free memory is not usable by this process (fragmented, or held by the driver or another context)" {
 		t.Errorf("free >= request verdict: %q", got)
 	}
 	if _, ok := Parse("RuntimeError: CUDA error: out of memory"); ok {
