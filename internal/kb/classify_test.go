@@ -1,0 +1,122 @@
+package kb
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseKernelAssert(t *testing.T) {
+	cases := []struct {
+		line string
+		want map[string]string
+	}{
+		{
+			"/pytorch/aten/src/ATen/native/cuda/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [118,0,0], thread: [3,0,0] Assertion `ind >=0 && ind < ind_dim_size && \"vectorized gather kernel index out of bounds\"` failed.",
+			map[string]string{"kernel_src": "/pytorch/aten/src/ATen/native/cuda/IndexKernelUtils.cu", "kernel_line": "16", "kernel": "vectorized_gather_kernel",
+				"block": "118,0,0", "thread": "3,0,0", "assertion": "ind >=0 && ind < ind_dim_size && \"vectorized gather kernel index out of bounds\""},
+		},
+		{
+			"[rank1]:/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:109: _assert_async_cuda_kernel: block: [0,0,0], thread: [0,0,0] Assertion `probability tensor contains either `inf`, `nan` or element < 0` failed.",
+			map[string]string{"kernel_src": "[rank1]:/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu", "kernel_line": "109", "kernel": "_assert_async_cuda_kernel",
+				"block": "0,0,0", "thread": "0,0,0", "assertion": "probability tensor contains either `inf`, `nan` or element < 0"},
+		},
+		{
+			// Windows builds print no function name.
+			"C:/cb/pytorch_1000000000000/work/aten/src/THC/THCTensorIndex.cu:218: block: [0,0,0], thread: [106,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
+			map[string]string{"block": "0,0,0", "thread": "106,0,0", "assertion": "srcIndex < srcSelectDimSize"},
+		},
+		{"no kernel line here", nil},
+	}
+	for _, c := range cases {
+		if got := parseKernelAssert(c.line); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s\n got %v\nwant %v", c.line, got, c.want)
+		}
+	}
+}
+
+func TestNormaliseFacts(t *testing.T) {
+	f := map[string]string{
+		"kernel":              "void at::native::(anonymous namespace)::indexSelectLargeIndex<float, unsigned int, 2, 2, -2, true>(cuda::detail::TensorInfo<float, unsigned int>) [with T = float]",
+		"driver_cuda_version": "11040",
+	}
+	normaliseFacts(f)
+	if f["kernel"] != "indexSelectLargeIndex" {
+		t.Errorf("kernel = %q", f["kernel"])
+	}
+	if f["driver_cuda"] != "11.4" {
+		t.Errorf("driver_cuda = %q", f["driver_cuda"])
+	}
+}
+
+func TestFill(t *testing.T) {
+	s, ok := Fill("the {what} at {origin}", map[string]string{"what": "index", "origin": "a.py:3"})
+	if !ok || s != "the index at a.py:3" {
+		t.Errorf("Fill = %q, %v", s, ok)
+	}
+	if _, ok := Fill("the {what} at {origin}", map[string]string{"what": "index"}); ok {
+		t.Error("Fill with a missing fact must report false")
+	}
+	if _, ok := Fill("at {origin}", map[string]string{"origin": ""}); ok {
+		t.Error("an empty fact must not fill a hole")
+	}
+}
+
+// TestMessagesAndRemedies checks the verdict sentences written from facts and
+// that remedies drop when their holes stay empty.
+func TestMessagesAndRemedies(t *testing.T) {
+	k := MustDefault()
+	cases := []struct {
+		lines []string
+		class string
+		msg   string
+	}{
+		{[]string{"/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [6,0,0] Assertion `t >= 0 && t < n_classes` failed."},
+			"device-assert-target", "a class label is outside [0, num_classes) in nll_loss_forward_reduce_cuda_kernel_2d"},
+		{[]string{"RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x5 and 10x10)"},
+			"shape-mismatch", "the shapes 10x5 and 10x10 cannot be multiplied"},
+		{[]string{"RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver"},
+			"driver-too-old", "the NVIDIA driver supports CUDA 11.4 only, older than this PyTorch build needs"},
+		{[]string{"RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)"},
+			"device-mismatch", "an operation received tensors on cuda:0 and cpu (wrapper_CUDA_addmm)"},
+		{[]string{"RuntimeError: CUDA error: device-side assert triggered"},
+			"device-assert-other", "a CUDA kernel hit a device-side assertion"},
+	}
+	for _, c := range cases {
+		v, ok := k.Classify(c.lines)
+		if !ok || v.Class.ID != c.class {
+			t.Errorf("%v: classified as %v", c.lines, v.Class)
+			continue
+		}
+		if got := v.Message(); got != c.msg {
+			t.Errorf("%s: message %q, want %q", c.class, got, c.msg)
+		}
+	}
+	v, _ := k.Classify([]string{"RuntimeError: CUDA error: device-side assert triggered"})
+	without := v.Remedies(nil)
+	with := v.Remedies(map[string]string{"command": "python train.py"})
+	if len(with) != len(without)+1 {
+		t.Errorf("a {command} remedy must appear only when the command is known: %d vs %d", len(with), len(without))
+	}
+	for _, r := range with {
+		if strings.Contains(r, "{") {
+			t.Errorf("unfilled remedy %q", r)
+		}
+	}
+}
+
+func FuzzParseKernelAssert(f *testing.F) {
+	f.Add("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [2,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.")
+	f.Add("C:/x.cu:218: block: [0,0,0], thread: [106,0,0] Assertion `a` failed.")
+	f.Add(": block: [")
+	f.Add("a:1: : block: [] thread: [ Assertion `")
+	f.Fuzz(func(t *testing.T, line string) {
+		f := parseKernelAssert(line)
+		for k, v := range f {
+			if len(v) > len(line) {
+				t.Fatalf("fact %s longer than the line", k)
+			}
+		}
+		normaliseFacts(f)
+	})
+}
