@@ -88,28 +88,25 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		}
 		last := bytes.LastIndexByte(data, '\n')
 		switch {
+		case eof:
+			if len(data) > 0 {
+				if last != len(data)-1 {
+					data = append(data[:len(data):len(data)], '\n')
+				}
+				p.chunk(data)
+			}
 		case last >= 0:
 			p.chunk(data[:last+1])
-			rest := data[last+1:]
-			carry = copy(buf, rest)
-		case eof:
-			carry = 0
+			carry = copy(buf, data[last+1:])
 		case len(data) == len(buf):
 			// One line longer than the buffer: keep its head, drop the rest.
 			p.chunk(append(data[:len(data)-1:len(data)-1], '\n'))
 			carry = 0
 			skipping = true
 		default:
-			carry = len(data)
-			if len(data) > 0 && &data[0] != &buf[0] {
-				carry = copy(buf, data)
-			}
+			carry = copy(buf, data)
 		}
 		if eof {
-			if carry > 0 {
-				tail := append(append([]byte{}, buf[:carry]...), '\n')
-				p.chunk(tail)
-			}
 			break
 		}
 	}
