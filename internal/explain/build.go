@@ -104,7 +104,8 @@ func (e *Engine) build(f *failure) *built {
 			dsaHint = true
 		}
 	}
-	classAsync := b.class != nil && (b.class.Async || (v.Surface != nil && v.Surface.Async))
+	// Without a class, any error that carries the hint was reported late.
+	classAsync := (b.class == nil && asyncHint) || (b.class != nil && (b.class.Async || (v.Surface != nil && v.Surface.Async)))
 	b.locate(f, asyncHint && classAsync)
 	b.launchB = classAsync && !asyncHint
 	if len(facts) > 0 {
