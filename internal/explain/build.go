@@ -223,7 +223,7 @@ var libraryMarkers = []string{"site-packages/", "dist-packages/", "/torch/", "/t
 // IsUserPath reports whether a frame's file is the user's code rather than
 // a library, the interpreter or a launcher.
 func IsUserPath(path string) bool {
-	p := filepath.ToSlash(path)
+	p := strings.ReplaceAll(path, `\`, "/")
 	for _, m := range libraryMarkers {
 		if strings.Contains(p, m) {
 			return false

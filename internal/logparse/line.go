@@ -2,6 +2,7 @@ package logparse
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -89,6 +90,7 @@ func skipEscape(b []byte, i int) int {
 // "[default0]:" (then one optional space), mpirun's "[1,0]<stderr>:", and
 // srun --label's "0: ". It returns -1 when there is none.
 func stripRank(s string) (int, string) {
+	s = stripStamp(s)
 	if len(s) < 3 {
 		return -1, s
 	}
@@ -223,4 +225,19 @@ func atoi(s string) int {
 		return 0
 	}
 	return n
+}
+
+// stampRE is an ISO-8601 time at the start of a line, as log collectors
+// (kubectl --timestamps, container runtimes, cloud log exports) add it,
+// optionally followed by the container runtime's "stdout F " tag.
+var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:(?:stdout|stderr) [FP] )?`)
+
+func stripStamp(s string) string {
+	if len(s) < 20 || s[4] != '-' || s[0] < '0' || s[0] > '9' {
+		return s
+	}
+	if loc := stampRE.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
 }

@@ -264,10 +264,14 @@ func (p *parser) newEvent(k Kind, l pline) Event {
 var (
 	assertRE = regexp.MustCompile("^(.+?):(\\d+): (.*): block: \\[([^\\]]*)\\], thread: \\[([^\\]]*)\\] Assertion `(.*)` failed\\.?$")
 	frameRE  = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
-	excRE    = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
-	collRE   = regexp.MustCompile(`^#(\d+) (.+?) from (.+):(\d+)$`)
-	workRE   = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?.*?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?`)
-	hostRE   = regexp.MustCompile(`^=========\s+Host Frame: ?(\S*) in (\S+\.py):(\d+)$`)
+	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
+	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
+	ipyFrameRE = regexp.MustCompile(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
+	arrowRE    = regexp.MustCompile(`^-*> ?(\d+)\s?(.*)$`)
+	excRE      = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
+	collRE     = regexp.MustCompile(`^#(\d+) (.+?) from (.+):(\d+)$`)
+	workRE     = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?.*?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?`)
+	hostRE     = regexp.MustCompile(`^=========\s+Host Frame: ?(\S*) in (\S+\.py):(\d+)$`)
 )
 
 // start decides what a line that no open structure took begins.
@@ -279,7 +283,7 @@ func (p *parser) start(l pline) {
 	}
 	p.flushFloods()
 	switch {
-	case strings.Contains(msg, "Traceback (most recent call last):") && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
+	case strings.Contains(msg, "Traceback (most recent call last)") && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
 		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N}
 		tb.chain = append(tb.chain, Exception{})
 		p.blocks[l.Rank] = tb

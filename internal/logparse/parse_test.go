@@ -229,3 +229,40 @@ func FuzzParse(f *testing.F) {
 		})
 	})
 }
+
+func TestIPythonTraceback(t *testing.T) {
+	log := `---------------------------------------------------------------------------
+OutOfMemoryError                          Traceback (most recent call last)
+Cell In[5], line 3
+      1 model = Net().cuda()
+      2 x = torch.randn(10**6, 10**4, device="cuda")
+----> 3 y = model(x)
+
+File ~/.venv/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, *args, **kwargs)
+   1496 # hooks
+-> 1501     return forward_call(*args, **kwargs)
+
+OutOfMemoryError: CUDA out of memory. Tried to allocate 38.15 GiB
+`
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	want := []Frame{{Path: "In[5]", Line: 3, Code: "y = model(x)", LogLine: 3},
+		{Path: "~/.venv/lib/python3.10/site-packages/torch/nn/modules/module.py", Line: 1501, Function: "Module._call_impl", Code: "return forward_call(*args, **kwargs)", LogLine: 8}}
+	if d := cmp.Diff(want, e.Frames); d != "" || e.Type != "OutOfMemoryError" {
+		t.Errorf("frames (-want +got):\n%s\ntype %q", d, e.Type)
+	}
+}
+
+func TestTimestampedLines(t *testing.T) {
+	log := "2024-05-01T10:00:00.123456789Z stderr F Traceback (most recent call last):\n" +
+		"2024-05-01T10:00:00.123456789Z stderr F   File \"/app/train.py\", line 7, in <module>\n" +
+		"2024-05-01T10:00:00.123456789Z stderr F     loss.backward()\n" +
+		"2024-05-01T10:00:00.123456789Z stderr F RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || evs[0].Chain[0].Frames[0].Line != 7 || evs[0].Chain[0].Frames[0].Code != "loss.backward()" {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}

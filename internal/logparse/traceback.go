@@ -25,6 +25,7 @@ type tbBlock struct {
 	// that carries them.
 	nested  bool
 	remoteQ bool // inside RemoteTraceback quotes
+	ipython bool // the last frame is IPython's: its code line has an arrow
 }
 
 func (b *tbBlock) inherits() bool { return false }
@@ -58,13 +59,15 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			return false
 		}
 	case tbFrames:
-		if m := frameRE.FindStringSubmatch(msg); m != nil {
+		if fr, ok := parseFrame(msg, l.N); ok {
+			b.ipython = !frameRE.MatchString(msg)
 			e := b.cur()
 			if len(e.Frames) < maxFrames {
-				e.Frames = append(e.Frames, Frame{Path: m[1], Line: atoi(m[2]), Function: m[3], LogLine: l.N})
+				e.Frames = append(e.Frames, fr)
 			} else {
-				e.Frames[len(e.Frames)-1] = Frame{Path: m[1], Line: atoi(m[2]), Function: m[3], LogLine: l.N}
+				e.Frames[len(e.Frames)-1] = fr
 			}
+			b.blanks = 0
 			break
 		}
 		if trim == "" {
@@ -73,12 +76,30 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			}
 			break
 		}
+		b.blanks = 0
+		if m := arrowRE.FindStringSubmatch(msg); m != nil {
+			// IPython marks the frame's line with an arrow.
+			e := b.cur()
+			if n := len(e.Frames); n > 0 {
+				f := &e.Frames[n-1]
+				if f.Line == 0 {
+					f.Line = atoi(m[1])
+				}
+				if f.Code == "" {
+					f.Code = strings.TrimSpace(m[2])
+				}
+			}
+			break
+		}
+		if strings.HasPrefix(trim, "-----") {
+			break
+		}
 		if msg[0] == ' ' || msg[0] == '\t' {
 			e := b.cur()
 			if caretRE.MatchString(msg) || strings.HasPrefix(trim, "[Previous line repeated") {
 				break
 			}
-			if n := len(e.Frames); n > 0 && e.Frames[n-1].Code == "" && e.Frames[n-1].LogLine == l.N-1 {
+			if n := len(e.Frames); n > 0 && !b.ipython && e.Frames[n-1].Code == "" && e.Frames[n-1].LogLine == l.N-1 {
 				e.Frames[n-1].Code = trim
 			}
 			break
@@ -154,6 +175,33 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 	b.lastN = l.N
 	b.ev.EndLine = l.N
 	return true
+}
+
+// parseFrame reads a Python frame line in CPython's or IPython's format.
+func parseFrame(msg string, n int) (Frame, bool) {
+	if m := frameRE.FindStringSubmatch(msg); m != nil {
+		return Frame{Path: m[1], Line: atoi(m[2]), Function: m[3], LogLine: n}, true
+	}
+	if !strings.HasPrefix(msg, "File ") && !strings.HasPrefix(msg, "Cell ") && !strings.Contains(msg, " in ") {
+		return Frame{}, false
+	}
+	m := ipyFrameRE.FindStringSubmatch(msg)
+	if m == nil {
+		return Frame{}, false
+	}
+	fr := Frame{LogLine: n, Function: strings.TrimSpace(m[6])}
+	switch {
+	case m[1] != "":
+		fr.Path, fr.Line = m[1], atoi(m[2])
+	case m[3] != "":
+		fr.Path, fr.Line = m[3], atoi(m[4])
+	default:
+		fr.Path = m[5]
+	}
+	if i := strings.IndexByte(fr.Function, '('); i > 0 {
+		fr.Function = fr.Function[:i]
+	}
+	return fr, true
 }
 
 func (b *tbBlock) finish(p *parser) {
