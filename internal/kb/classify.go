@@ -2,7 +2,12 @@ package kb
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/oom"
 )
 
 // Verdict is the knowledge base's decision about the lines of one failure.
@@ -14,25 +19,27 @@ type Verdict struct {
 	Surface *Class
 	// Primary is the index (into the lines given) of the line that named the failure.
 	Primary int
+	// Signature is the signature that fired on the primary line.
+	Signature *Signature
 	// Evidence are indexes of every line that matched a signature of Class
 	// or Surface, or a refinement's evidence, in line order.
 	Evidence []int
-	// Facts are the named regex groups of all matching lines (first wins),
-	// plus whatever the predicates derived.
+	// Facts are the named regex groups and parsed facts of the matching
+	// lines: the primary line's first, then the others in line order (first
+	// wins), plus whatever the fact parsers derived.
 	Facts map[string]string
 	// Why explains each refinement step, in order.
 	Why []string
 	// Alternatives are other plausible root classes when nothing settled it.
 	Alternatives []Alternative
+	// Async: CUDA reports this failure asynchronously, so the traceback's
+	// line is probably not where it happened.
+	Async bool
 }
 
 // Predicate is a named piece of refinement logic that data cannot express.
 // It reads the facts gathered from the failure's lines.
 type Predicate func(facts map[string]string) bool
-
-// predicates is the registry that refinements' `when:` fields name.
-// Each entry is unit-tested in predicates_test.go.
-var predicates = map[string]Predicate{}
 
 // PredicateNames lists the registry (for validation and docs).
 func PredicateNames() []string {
@@ -44,18 +51,54 @@ func PredicateNames() []string {
 	return out
 }
 
+// factParsers turn a matching line into more facts than a regex can name.
+var factParsers = map[string]func(line string) map[string]string{
+	"oom": func(line string) map[string]string {
+		m, ok := oom.Parse(line)
+		if !ok {
+			return nil
+		}
+		f := oom.Facts(m)
+		// Human-readable twins of the byte counts, for remedies' {holes}.
+		for _, k := range []string{"requested", "capacity", "free", "other_processes", "allocated", "reserved_unallocated", "allowed"} {
+			if b, err := strconv.ParseInt(f[k+"_bytes"], 10, 64); err == nil {
+				f[k] = oom.Format(b)
+			}
+		}
+		return f
+	},
+}
+
+// messageBuilders write a class's one-line verdict from the facts when they
+// allow a more specific sentence than the class's default.
+var messageBuilders = map[string]func(facts map[string]string) (string, bool){
+	"oom":               oomMessage,
+	"oom-fragmentation": oomMessage,
+}
+
+func oomMessage(f map[string]string) (string, bool) {
+	m, ok := oom.FromFacts(f)
+	if !ok {
+		return "", false
+	}
+	return oom.Verdict(m), true
+}
+
+type hit struct {
+	line int
+	m    Match
+}
+
 // Classify decides the root class of one failure from its lines. It
 // returns false when no primary signature fires on any line.
 //
-// Order of decision: every primary match is a candidate; the candidate
-// earliest in the precedence order wins; then the winner's refinements are
-// tried in file order (the first whose predicate holds or whose evidence
-// regex matches any line wins) and, transitively, the refined class's own.
+// Order of decision: every primary match is a candidate (a signature with
+// `requires` counts only when some line matches it); the candidate earliest
+// in the precedence order wins, the earliest line breaking ties; then the
+// winner's refinements are tried in file order (the first whose predicate
+// holds or whose evidence regex matches any line wins) and, transitively,
+// the refined class's own.
 func (k *KB) Classify(lines []string) (Verdict, bool) {
-	type hit struct {
-		line int
-		m    Match
-	}
 	var hits []hit
 	for i, l := range lines {
 		for _, m := range k.Matches(l) {
@@ -64,7 +107,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	}
 	best := -1
 	for i, h := range hits {
-		if h.m.Signature.Strength != Primary {
+		if h.m.Signature.Strength != Primary || !h.m.Signature.requirementMet(lines) {
 			continue
 		}
 		if best < 0 || k.Rank(h.m.Class.ID) < k.Rank(hits[best].m.Class.ID) {
@@ -74,14 +117,13 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	if best < 0 {
 		return Verdict{}, false
 	}
-	v := Verdict{Class: hits[best].m.Class, Surface: hits[best].m.Class, Primary: hits[best].line, Facts: map[string]string{}}
+	win := hits[best]
+	v := Verdict{Class: win.m.Class, Surface: win.m.Class, Primary: win.line, Signature: win.m.Signature, Facts: map[string]string{}}
+	addFacts(v.Facts, win, lines)
 	for _, h := range hits {
-		for name, val := range h.m.Groups {
-			if _, ok := v.Facts[name]; !ok {
-				v.Facts[name] = val
-			}
-		}
+		addFacts(v.Facts, h, lines)
 	}
+	normaliseFacts(v.Facts)
 	refinedBy := map[int]bool{}
 	for steps := 0; steps < len(k.Classes); steps++ {
 		next, why, evidence := k.refineOnce(v.Class, lines, v.Facts)
@@ -110,7 +152,61 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	if v.Class == v.Surface {
 		v.Alternatives = v.Class.Alternatives
 	}
+	v.Async = v.Class.Async
+	if v.Class == v.Surface && v.Signature.Async != nil {
+		v.Async = *v.Signature.Async
+	}
 	return v, true
+}
+
+func addFacts(facts map[string]string, h hit, lines []string) {
+	for name, val := range h.m.Groups {
+		if _, ok := facts[name]; !ok {
+			facts[name] = val
+		}
+	}
+	if h.m.Signature.Parse == "" {
+		return
+	}
+	for name, val := range factParsers[h.m.Signature.Parse](lines[h.line]) {
+		if _, ok := facts[name]; !ok {
+			facts[name] = val
+		}
+	}
+}
+
+var (
+	kernelParamsRE = regexp.MustCompile(`[(<\[].*$`)
+	kernelPrefixRE = regexp.MustCompile(`^(?:(?:void|static|__global__|inline)\s+)+`)
+)
+
+// normaliseFacts shortens a kernel's printed C++ signature ("void
+// at::native::indexSelectLargeIndex<float, ...>(...) [with T = float]") to
+// its name, keeping the namespace-free identifier users search for.
+func normaliseFacts(f map[string]string) {
+	if k, ok := f["kernel"]; ok {
+		k = strings.ReplaceAll(k, "(anonymous namespace)::", "")
+		k = kernelPrefixRE.ReplaceAllString(strings.TrimSpace(k), "")
+		k = kernelParamsRE.ReplaceAllString(k, "")
+		if i := strings.LastIndex(k, "::"); i >= 0 && i+2 < len(k) {
+			k = k[i+2:]
+		}
+		if k != "" {
+			f["kernel"] = k
+		}
+	}
+}
+
+func (s *Signature) requirementMet(lines []string) bool {
+	if s.requiresRE == nil {
+		return true
+	}
+	for _, l := range lines {
+		if s.requiresRE.MatchString(l) {
+			return true
+		}
+	}
+	return false
 }
 
 func (k *KB) refineOnce(c *Class, lines []string, facts map[string]string) (*Class, string, []int) {
@@ -162,4 +258,66 @@ func (k *KB) checkPredicates() error {
 func Holds(name string, facts map[string]string) bool {
 	p, ok := predicates[name]
 	return ok && p(facts)
+}
+
+// Message is the one-line verdict: written from the facts where the class
+// has a builder (OOM numbers), else the class's verdict with its {fact}
+// holes filled, else the class's verdict with unfilled holes cut out.
+func (v Verdict) Message() string {
+	if v.Class == nil {
+		return ""
+	}
+	if b, ok := messageBuilders[v.Class.ID]; ok {
+		if s, ok := b(v.Facts); ok {
+			return s
+		}
+	}
+	if s, ok := Fill(v.Class.Verdict, v.Facts); ok {
+		return strings.TrimSpace(s)
+	}
+	return strings.TrimSpace(holeRE.ReplaceAllString(v.Class.Verdict, ""))
+}
+
+// Remedies are the class's remedies for this failure: those whose `when`
+// predicate holds and whose placeholders extra (the engine's {origin},
+// {command}) or the facts can fill, in file order.
+func (v Verdict) Remedies(extra map[string]string) []string {
+	if v.Class == nil {
+		return nil
+	}
+	vals := make(map[string]string, len(v.Facts)+len(extra))
+	for k, x := range v.Facts {
+		vals[k] = x
+	}
+	for k, x := range extra {
+		if x != "" {
+			vals[k] = x
+		}
+	}
+	var out []string
+	for _, r := range v.Class.Remedies {
+		if r.When != "" && !Holds(r.When, v.Facts) {
+			continue
+		}
+		if s, ok := Fill(r.Text, vals); ok {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
+}
+
+var holeRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
+
+// Fill replaces every {name} in text with vals[name]; false when one has no value.
+func Fill(text string, vals map[string]string) (string, bool) {
+	ok := true
+	s := holeRE.ReplaceAllStringFunc(text, func(h string) string {
+		name := h[1 : len(h)-1]
+		if x, found := vals[name]; found && x != "" {
+			return x
+		}
+		ok = false
+		return h
+	})
+	return s, ok
 }

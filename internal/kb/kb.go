@@ -48,8 +48,22 @@ type Signature struct {
 	Strength Strength `yaml:"strength"`
 	// Versions documents where the wording comes from ("PyTorch 1.13-2.0").
 	Versions string `yaml:"versions,omitempty"`
+	// Requires is an RE2 regex that some line of the same failure must
+	// match for a primary match of this signature to count: for wordings
+	// that name this class only in a context ("invalid argument" from a
+	// kernel launch).
+	Requires string `yaml:"requires,omitempty"`
+	// Async overrides the class's Async flag for this wording (a CPU-side
+	// index error is reported where it happens; the device-side assert of
+	// the same class is not).
+	Async *bool `yaml:"async,omitempty"`
+	// Parse names a registered fact parser (classify.go's factParsers) run
+	// on the matching line; its facts join the regex groups. "oom" reads
+	// every number of a caching-allocator OOM message.
+	Parse string `yaml:"parse,omitempty"`
 
-	re *regexp.Regexp
+	re         *regexp.Regexp
+	requiresRE *regexp.Regexp
 }
 
 // Refinement turns a finding of this class into a more specific root class
@@ -232,6 +246,11 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 	return k, nil
 }
 
+// genericKeywords would let most lines of a training log through the
+// engine's pre-filter; a keyword must be rarer than these.
+var genericKeywords = map[string]bool{"error": true, "cuda": true, "runtimeerror": true, "traceback": true,
+	"failed": true, "warning": true, "exception": true, "gpu": true, "nccl": true, "loss": true, "torch": true}
+
 var idRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 func (c *Class) compile() error {
@@ -271,6 +290,21 @@ func (c *Class) compile() error {
 			return fmt.Errorf("signature %s: %w", s.ID, err)
 		}
 		s.re = re
+		if s.Requires != "" {
+			if s.requiresRE, err = regexp.Compile(s.Requires); err != nil {
+				return fmt.Errorf("signature %s requires: %w", s.ID, err)
+			}
+		}
+		if s.Parse != "" {
+			if _, ok := factParsers[s.Parse]; !ok {
+				return fmt.Errorf("signature %s: unknown fact parser %q", s.ID, s.Parse)
+			}
+		}
+		for _, kw := range s.Keywords {
+			if len(kw) < 3 || genericKeywords[strings.ToLower(kw)] {
+				return fmt.Errorf("signature %s: keyword %q is too common to pre-filter lines", s.ID, kw)
+			}
+		}
 	}
 	for i := range c.Refine {
 		r := &c.Refine[i]

@@ -1,0 +1,50 @@
+package kb
+
+import (
+	"strconv"
+
+	"github.com/cudadoctor/cudadoctor/internal/oom"
+)
+
+// predicates is the registry that refinements' and remedies' `when:`
+// fields name. Each entry is unit-tested in predicates_test.go.
+var predicates = map[string]Predicate{
+	// oom -> oom-fragmentation: the allocator caches at least the request
+	// as reserved-but-unallocated memory, a noticeable share of the card.
+	"unallocated_exceeds_request": oomHolds(oom.Message.Fragmented),
+	// The one allocation is larger than the whole card.
+	"request_exceeds_capacity": oomHolds(oom.Message.RequestExceedsCapacity),
+	// Other processes hold at least a tenth of the card.
+	"other_processes_hold_memory": oomHolds(oom.Message.OthersHoldMemory),
+	// A set_per_process_memory_fraction cap is in force.
+	"memory_fraction_cap": oomHolds(oom.Message.CapApplies),
+	// Plain exhaustion: none of the more specific readings above applies.
+	"plain_exhaustion": func(f map[string]string) bool {
+		m, ok := oom.FromFacts(f)
+		return ok && !m.RequestExceedsCapacity() && !m.CapApplies() && !m.Fragmented() && !m.OthersHoldMemory()
+	},
+	// The card had no room left: from an OOM message's numbers, or from an
+	// nvidia-smi table pasted next to the failure (95% or more in use).
+	"card_full": cardFull,
+	// A multinomial probability check failed and the run computes in half
+	// precision: the probabilities overflowed to inf/nan.
+	"multinomial_after_fp16": func(f map[string]string) bool {
+		return f["probability_check"] != "" && f["half_precision"] != ""
+	},
+}
+
+func oomHolds(p func(oom.Message) bool) Predicate {
+	return func(f map[string]string) bool {
+		m, ok := oom.FromFacts(f)
+		return ok && p(m)
+	}
+}
+
+func cardFull(f map[string]string) bool {
+	if m, ok := oom.FromFacts(f); ok && m.CardFull() {
+		return true
+	}
+	used, err1 := strconv.ParseFloat(f["smi_used_mib"], 64)
+	total, err2 := strconv.ParseFloat(f["smi_total_mib"], 64)
+	return err1 == nil && err2 == nil && total > 0 && used >= 0.95*total
+}
