@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,7 @@ type built struct {
 	async   bool   // reported asynchronously, origin unknown
 	launchB bool   // ran under CUDA_LAUNCH_BLOCKING=1 (no async hint)
 	dsa     bool   // the log carries the TORCH_USE_CUDA_DSA hint
+	verdict kb.Verdict
 }
 
 // lineRef ties a classification line back to the log.
@@ -42,7 +44,7 @@ func (e *Engine) build(f *failure) *built {
 	var texts []string
 	var refs []lineRef
 	for _, ev := range f.events {
-		for _, l := range ev.Lines {
+		for _, l := range classifyLines(ev) {
 			texts = append(texts, l.Text)
 			refs = append(refs, lineRef{f.src.name, l.N, l.Text, ev.Count})
 		}
@@ -65,6 +67,7 @@ func (e *Engine) build(f *failure) *built {
 		b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
 	} else {
 		b.class = v.Class
+		b.verdict = v
 		b.f = report.Finding{Rule: v.Class.ID, Class: v.Class.ID, Severity: v.Class.Severity}
 		for _, a := range v.Alternatives {
 			if a.Class != v.Class.ID {
@@ -105,7 +108,10 @@ func (e *Engine) build(f *failure) *built {
 		}
 	}
 	// Without a class, any error that carries the hint was reported late.
-	classAsync := (b.class == nil && asyncHint) || (b.class != nil && (b.class.Async || (v.Surface != nil && v.Surface.Async)))
+	classAsync := (b.class == nil && asyncHint) || (b.class != nil && (v.Async || b.class.Async || (v.Surface != nil && v.Surface.Async)))
+	if b.class != nil {
+		b.addEvidence(f, refs, asyncHint && classAsync)
+	}
 	b.locate(f, asyncHint && classAsync)
 	b.launchB = classAsync && !asyncHint
 	if len(facts) > 0 {
@@ -143,12 +149,16 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 	for _, ev := range f.events {
 		switch {
 		case ev.Assert != nil:
-			if _, ok := facts["kernel"]; !ok {
-				facts["kernel"] = ev.Assert.Kernel
-				facts["assertion"] = ev.Assert.Expr
-				facts["assert_source"] = fmt.Sprintf("%s:%d", ev.Assert.File, ev.Assert.Line)
-				facts["first_block"] = "[" + ev.Assert.Block + "]"
-				facts["first_thread"] = "[" + ev.Assert.Thread + "]"
+			if _, ok := facts["failed_threads"]; !ok {
+				// The knowledge base names the first line's parts; the
+				// parser adds what only the whole flood shows.
+				setDefault(facts, "kernel", ev.Assert.Kernel)
+				setDefault(facts, "assertion", ev.Assert.Expr)
+				if _, ok := facts["kernel_src"]; !ok {
+					setDefault(facts, "assert_source", fmt.Sprintf("%s:%d", ev.Assert.File, ev.Assert.Line))
+				}
+				setDefault(facts, "block", ev.Assert.Block)
+				setDefault(facts, "thread", ev.Assert.Thread)
 				facts["failed_threads"] = ev.Count
 			}
 		case ev.Work != nil:
@@ -377,4 +387,61 @@ func factStrings(facts map[string]any) map[string]string {
 		out[k] = fmt.Sprint(v)
 	}
 	return out
+}
+
+// classifyLines are the lines of an event the knowledge base judges: its
+// significant lines and, for tracebacks, the frame lines (a refinement may
+// need to know the error came from a kernel launch), in log order. Code
+// lines are left out: source text is not evidence of a failure.
+func classifyLines(ev *logparse.Event) []logparse.Line {
+	if ev.Kind != logparse.KindTraceback {
+		return ev.Lines
+	}
+	var out []logparse.Line
+	for _, e := range ev.Chain {
+		for _, fr := range e.Frames {
+			text := fmt.Sprintf("File %q, line %d", fr.Path, fr.Line)
+			if fr.Function != "" {
+				text += ", in " + fr.Function
+			}
+			out = append(out, logparse.Line{N: fr.LogLine, Text: text})
+		}
+	}
+	out = append(out, ev.Lines...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+func setDefault(m map[string]any, k string, v any) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// addEvidence makes sure the evidence shows the exception that surfaced
+// and, when it matters, PyTorch's note that it was reported late.
+func (b *built) addEvidence(f *failure, refs []lineRef, async bool) {
+	have := map[string]bool{}
+	for _, e := range b.f.Evidence {
+		have[e.Text] = true
+	}
+	add := func(r lineRef) {
+		if have[r.text] || len(b.f.Evidence) >= maxEvidence {
+			return
+		}
+		have[r.text] = true
+		b.f.Evidence = append(b.f.Evidence, report.Evidence{Path: r.path, Line: r.line, Text: r.text})
+	}
+	if exc := rootException(f); exc != nil && len(exc.Lines) > 0 {
+		add(lineRef{path: f.src.name, line: exc.Lines[0].N, text: exc.Lines[0].Text})
+	}
+	if async {
+		for _, r := range refs {
+			if asyncHintRE.MatchString(r.text) {
+				add(r)
+				break
+			}
+		}
+	}
+	sort.SliceStable(b.f.Evidence, func(i, j int) bool { return b.f.Evidence[i].Line < b.f.Evidence[j].Line })
 }

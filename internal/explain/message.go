@@ -14,8 +14,8 @@ import (
 // then the detail the evidence gives.
 func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 	vals := factStrings(facts)
-	msg, ok := fill(v.Class.Verdict, vals)
-	if !ok {
+	msg := v.Message()
+	if msg == "" {
 		msg = v.Class.Title
 	}
 	var detail []string
@@ -133,21 +133,16 @@ func (b *built) finish(cmd string, ranks int) {
 		rems = append(rems, fmt.Sprintf("CUDA reported this error asynchronously, so %s is probably not where it happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
 	}
 	if b.class != nil {
-		vals := factStrings(b.f.Facts)
-		vals["command"] = command
+		extra := map[string]string{"command": command, "script": b.script}
 		if b.f.Origin != nil {
-			vals["origin"] = fmt.Sprintf("%s:%d", b.f.Origin.Path, b.f.Origin.Line)
+			extra["origin"] = fmt.Sprintf("%s:%d", b.f.Origin.Path, b.f.Origin.Line)
 		}
-		if b.script != "" {
-			vals["script"] = b.script
-		}
-		for _, r := range b.class.Remedies {
-			if r.When != "" && !kb.Holds(r.When, vals) {
+		for _, r := range b.verdict.Remedies(extra) {
+			// The engine already said whether and how to re-run blocking.
+			if (b.async || b.launchB) && strings.Contains(r, "CUDA_LAUNCH_BLOCKING") {
 				continue
 			}
-			if text, ok := fill(strings.TrimSpace(r.Text), vals); ok {
-				rems = append(rems, text)
-			}
+			rems = append(rems, r)
 		}
 	}
 	if b.dsa && (b.async || b.launchB) {

@@ -193,15 +193,17 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 	text := cleanLine(raw)
 	rank, rest := stripRank(text)
 	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand}
-	if !l.Prefixed {
-		if b := p.blocks[p.lastRank]; p.lastRank >= 0 && p.lastN == n-1 && b != nil && b.inherits() {
-			l.Rank = p.lastRank
-		}
-	}
 	l.Text = rest
 	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)
 	if !l.C10 {
 		l.Msg = rest
+	}
+	// An unprefixed line right after a rank's C++ log message continues it,
+	// unless it is a log line or a structure of its own.
+	if !l.Prefixed && !startsStructure(l) {
+		if b := p.blocks[p.lastRank]; p.lastRank >= 0 && p.lastN == n-1 && b != nil && b.inherits() {
+			l.Rank = p.lastRank
+		}
 	}
 	p.closeStale(n)
 	if b := p.blocks[l.Rank]; b != nil {
