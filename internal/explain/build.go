@@ -44,9 +44,13 @@ func (e *Engine) build(f *failure) *built {
 	var texts []string
 	var refs []lineRef
 	for _, ev := range f.events {
-		for _, l := range classifyLines(ev) {
+		for i, l := range classifyLines(ev) {
+			count := 0
+			if i == 0 {
+				count = ev.Count // a folded event's count belongs to its first line
+			}
 			texts = append(texts, l.Text)
-			refs = append(refs, lineRef{f.src.name, l.N, l.Text, ev.Count})
+			refs = append(refs, lineRef{f.src.name, l.N, l.Text, count})
 		}
 	}
 	if len(texts) == 0 {
@@ -97,6 +101,10 @@ func (e *Engine) build(f *failure) *built {
 		b.f.Rank = report.IntPtr(f.rank)
 	}
 	e.eventFacts(f, facts)
+	if _, ok := facts["collective"]; ok {
+		// Both ranks' fingerprints are in the log: the mismatch is the cause.
+		b.f.Alternatives = nil
+	}
 	asyncHint := false
 	dsaHint := false
 	for _, t := range texts {

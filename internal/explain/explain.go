@@ -259,7 +259,7 @@ func (s *source) group() ([]*failure, []summaryRef, string) {
 		if to == nil {
 			// Join a loose failure of the same rank that ends right before.
 			for _, l := range loose {
-				if l.rank == ev.Rank && ev.Line-lastLine(l) <= attachForward {
+				if (l.rank == ev.Rank || (ev.Rank < 0 && multiRank)) && ev.Line-lastLine(l) <= attachForward {
 					to = l
 				}
 			}

@@ -137,10 +137,17 @@ func (b *built) finish(cmd string, ranks int) {
 		if b.f.Origin != nil {
 			extra["origin"] = fmt.Sprintf("%s:%d", b.f.Origin.Path, b.f.Origin.Line)
 		}
+		seenStart := map[string]bool{}
 		for _, r := range b.verdict.Remedies(extra) {
 			// The engine already said whether and how to re-run blocking.
 			if (b.async || b.launchB) && strings.Contains(r, "CUDA_LAUNCH_BLOCKING") {
 				continue
+			}
+			if dup := firstWords(r, 4); seenStart[dup] {
+				// The same advice in a less specific wording.
+				continue
+			} else {
+				seenStart[dup] = true
 			}
 			rems = append(rems, r)
 		}
@@ -152,3 +159,11 @@ func (b *built) finish(cmd string, ranks int) {
 }
 
 var _ = report.Error
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.ToLower(strings.Join(f, " "))
+}
