@@ -21,7 +21,7 @@ measure() { # name, command...: best wall time of 3 runs, peak RSS
 	local best="" rss=0
 	for _ in 1 2 3; do
 		/usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >"$tmp/out" 2>/dev/null || true
-		read -r wall kb <"$tmp/t"
+		read -r wall kb < <(tail -n 1 "$tmp/t") # time notes a non-zero exit on a line before
 		if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
 		if [ "$kb" -gt "$rss" ]; then rss=$kb; fi
 	done

@@ -13,7 +13,7 @@ import (
 
 // benchLog builds about size bytes of real fixture noise (NCCL INFO and
 // step lines) followed by fixture n2's failure.
-func benchLog(b *testing.B, size int) []byte {
+func benchLog(b testing.TB, size int) []byte {
 	noise, err := os.ReadFile(logs + "h200x2/n3_debug_info.plain.log")
 	if err != nil {
 		b.Fatal(err)

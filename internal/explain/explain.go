@@ -47,7 +47,7 @@ var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun
 
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
-		pats := append(append(e.KB.Keywords(), logparse.Triggers()...), commandTriggers...)
+		pats := append(append(anchors(e.KB), logparse.Triggers()...), commandTriggers...)
 		e.pf = logparse.NewPrefilter(pats)
 	})
 	return e.pf

@@ -19,7 +19,14 @@ type Prefilter struct {
 	start   [1<<16 + 1]int32 // CSR index of entries per hash
 	entries []pfEntry
 	pats    [][]byte
+
+	// Short patterns get the same treatment with 2-byte windows, exact
+	// (no hash): a bitset over all 65536 byte pairs.
 	short   [][]byte
+	stride2 int
+	bits2   [1 << 16 / 64]uint64
+	start2  [1<<16 + 1]int32
+	entry2  []pfEntry
 }
 
 type pfEntry struct {
@@ -50,6 +57,7 @@ func NewPrefilter(patterns []string) *Prefilter {
 			minLen = len(s)
 		}
 	}
+	p.buildShort()
 	if len(p.pats) == 0 {
 		p.stride = 1
 		return p
@@ -79,54 +87,85 @@ func NewPrefilter(patterns []string) *Prefilter {
 	return p
 }
 
+func (p *Prefilter) buildShort() {
+	minLen := 1 << 30
+	type kv struct {
+		h uint32
+		e pfEntry
+	}
+	var all []kv
+	var keep [][]byte
+	for _, s := range p.short {
+		if len(s) < 2 {
+			continue // one byte would match nearly every line
+		}
+		keep = append(keep, s)
+		if len(s) < minLen {
+			minLen = len(s)
+		}
+		for off := 0; off+2 <= len(s); off++ {
+			h := uint32(s[off]) | uint32(s[off+1])<<8
+			all = append(all, kv{h, pfEntry{int32(len(keep) - 1), int32(off)}})
+			p.bits2[h>>6] |= 1 << (h & 63)
+		}
+	}
+	p.short = keep
+	if len(keep) == 0 {
+		return
+	}
+	p.stride2 = minLen - 1
+	sort.Slice(all, func(i, j int) bool { return all[i].h < all[j].h })
+	p.entry2 = make([]pfEntry, len(all))
+	for i, a := range all {
+		p.entry2[i] = a.e
+		p.start2[a.h+1]++
+	}
+	for i := 1; i < len(p.start2); i++ {
+		p.start2[i] += p.start2[i-1]
+	}
+}
+
 func hash4(b []byte) uint32 {
 	return (binary.LittleEndian.Uint32(b) * 0x9E3779B1) >> 16
 }
 
-// Cursor remembers, for one buffer, where each short pattern occurs next,
-// so repeated Next calls over a buffer stay linear.
+// Cursor scans one buffer. It remembers where each of the two scans found
+// its next line, so a run of Next calls over a buffer stays linear.
 type Cursor struct {
-	p    *Prefilter
-	buf  []byte
-	next []int // per short pattern: absolute index of next occurrence, -1 none, -2 unknown
+	p      *Prefilter
+	buf    []byte
+	n4, n2 int // next hit line start per scan; -2 unknown, -1 none
 }
 
 // Cursor starts a scan of buf.
 func (p *Prefilter) Cursor(buf []byte) *Cursor {
-	c := &Cursor{p: p, buf: buf, next: make([]int, len(p.short))}
-	for i := range c.next {
-		c.next[i] = -2
-	}
-	return c
+	return &Cursor{p: p, buf: buf, n4: -2, n2: -2}
 }
 
 // Next returns the start of the first line at or after from (a line start)
 // that contains a pattern, or -1. The buffer holds whole lines.
 func (c *Cursor) Next(from int) int {
-	p, buf := c.p, c.buf
-	best := -1
-	for k, s := range p.short {
-		if c.next[k] == -2 || (c.next[k] >= 0 && c.next[k] < from) {
-			if i := bytes.Index(buf[from:], s); i >= 0 {
-				c.next[k] = from + i
-			} else {
-				c.next[k] = -1
-			}
-		}
-		if n := c.next[k]; n >= 0 {
-			ls := lineStart(buf, n, from)
-			if best < 0 || ls < best {
-				best = ls
-			}
-		}
+	if c.n4 == -2 || (c.n4 >= 0 && c.n4 < from) {
+		c.n4 = c.scan4(from)
 	}
+	if c.n2 == -2 || (c.n2 >= 0 && c.n2 < from) {
+		c.n2 = c.scan2(from)
+	}
+	switch {
+	case c.n4 < 0:
+		return c.n2
+	case c.n2 < 0 || c.n4 < c.n2:
+		return c.n4
+	}
+	return c.n2
+}
+
+func (c *Cursor) scan4(from int) int {
+	p, buf := c.p, c.buf
 	if len(p.pats) == 0 {
-		return best
+		return -1
 	}
 	end := len(buf) - 4
-	if best >= 0 {
-		end = best - 4
-	}
 	stride := p.stride
 	bits := &p.bits
 	for i := from; i <= end; i += stride {
@@ -135,14 +174,45 @@ func (c *Cursor) Next(from int) int {
 			continue
 		}
 		if p.verify(buf, i, from) {
-			ls := lineStart(buf, i, from)
-			if best < 0 || ls < best {
-				best = ls
-			}
-			return best
+			return lineStart(buf, i, from)
 		}
 	}
-	return best
+	return -1
+}
+
+func (c *Cursor) scan2(from int) int {
+	p, buf := c.p, c.buf
+	if len(p.short) == 0 {
+		return -1
+	}
+	end := len(buf) - 2
+	stride := p.stride2
+	bits := &p.bits2
+	for i := from; i <= end; i += stride {
+		h := uint32(binary.LittleEndian.Uint16(buf[i:]))
+		if bits[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		if p.verify2(buf, i, from) {
+			return lineStart(buf, i, from)
+		}
+	}
+	return -1
+}
+
+func (p *Prefilter) verify2(buf []byte, i, from int) bool {
+	h := uint32(binary.LittleEndian.Uint16(buf[i:]))
+	for _, e := range p.entry2[p.start2[h]:p.start2[h+1]] {
+		at := i - int(e.off)
+		if at < from {
+			continue
+		}
+		pat := p.short[e.pat]
+		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) {
+			return true
+		}
+	}
+	return false
 }
 
 // verify checks the patterns whose 4-gram hashes to the window at i.
