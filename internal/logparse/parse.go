@@ -279,9 +279,11 @@ var (
 // start decides what a line that no open structure took begins.
 func (p *parser) start(l pline) {
 	msg := l.Msg
-	if m := assertRE.FindStringSubmatch(msg); m != nil {
-		p.addAssert(l, m)
-		return
+	if isAssert(msg) {
+		if m := assertRE.FindStringSubmatch(msg); m != nil {
+			p.addAssert(l, m)
+			return
+		}
 	}
 	p.flushFloods()
 	switch {
@@ -318,6 +320,9 @@ func (p *parser) start(l pline) {
 		p.blocks[l.Rank] = mb
 	}
 }
+
+// isAssert is the cheap test before the assertion regex.
+func isAssert(msg string) bool { return strings.Contains(msg, "Assertion `") }
 
 func isSanitizerRecord(msg string) bool {
 	t := strings.TrimSpace(strings.TrimLeft(msg, "="))
@@ -374,7 +379,7 @@ func addLine(ev *Event, l pline, text string) {
 func startsStructure(l pline) bool {
 	m := l.Msg
 	return l.C10 || strings.Contains(m, "Traceback (most recent call last):") || strings.HasPrefix(m, "Exception raised from ") ||
-		strings.HasPrefix(m, "terminate called after") || assertRE.MatchString(m) || strings.HasPrefix(m, "=========")
+		strings.HasPrefix(m, "terminate called after") || (isAssert(m) && assertRE.MatchString(m)) || strings.HasPrefix(m, "=========")
 }
 
 // msgBlock is a log message with its continuation lines (and, after

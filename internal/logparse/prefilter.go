@@ -15,7 +15,7 @@ import (
 // searched with bytes.Index.
 type Prefilter struct {
 	stride  int
-	bits    [1 << 16 / 64]uint64
+	bits    [1 << hashBits / 64]uint64
 	start   [1<<16 + 1]int32 // CSR index of entries per hash
 	entries []pfEntry
 	pats    [][]byte
@@ -30,9 +30,34 @@ type Prefilter struct {
 }
 
 type pfEntry struct {
-	pat int32 // index into pats
-	off int32 // offset of the 4-gram inside the pattern
+	pat  int32  // index into pats
+	off  int32  // offset of the 4-gram inside the pattern
+	gram uint32 // the 4-gram itself, to reject hash collisions cheaply
+	head uint64 // the pattern's first bytes (up to 8), masked by mask
+	mask uint64
 }
+
+func headOf(pat []byte) (uint64, uint64) {
+	var b [8]byte
+	n := copy(b[:], pat)
+	mask := ^uint64(0)
+	if n < 8 {
+		mask = 1<<(8*uint(n)) - 1
+	}
+	return binary.LittleEndian.Uint64(b[:]), mask
+}
+
+// sameHead compares a pattern's first bytes at buf[at:] in one load.
+func (e *pfEntry) sameHead(buf []byte, at int) bool {
+	if at+8 > len(buf) {
+		return true // near the end: let the full comparison decide
+	}
+	return binary.LittleEndian.Uint64(buf[at:])&e.mask == e.head
+}
+
+// hashBits sizes the 4-gram bitset: 2^20 bits (128 KiB) keeps it sparse, so
+// few windows of ordinary text pass it; buckets use the top 16 bits.
+const hashBits = 20
 
 // minSampled is the shortest pattern the sampled table takes; shorter ones
 // cost one bytes.Index pass each, so there should be few.
@@ -71,7 +96,8 @@ func NewPrefilter(patterns []string) *Prefilter {
 	for i, s := range p.pats {
 		for off := 0; off+4 <= len(s); off++ {
 			h := hash4(s[off:])
-			all = append(all, kv{h, pfEntry{int32(i), int32(off)}})
+			hd, mk := headOf(s)
+			all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(s[off:]), hd, mk}})
 			p.bits[h>>6] |= 1 << (h & 63)
 		}
 	}
@@ -105,7 +131,8 @@ func (p *Prefilter) buildShort() {
 		}
 		for off := 0; off+2 <= len(s); off++ {
 			h := uint32(s[off]) | uint32(s[off+1])<<8
-			all = append(all, kv{h, pfEntry{int32(len(keep) - 1), int32(off)}})
+			hd, mk := headOf(s)
+			all = append(all, kv{h, pfEntry{pat: int32(len(keep) - 1), off: int32(off), head: hd, mask: mk}})
 			p.bits2[h>>6] |= 1 << (h & 63)
 		}
 	}
@@ -126,7 +153,7 @@ func (p *Prefilter) buildShort() {
 }
 
 func hash4(b []byte) uint32 {
-	return (binary.LittleEndian.Uint32(b) * 0x9E3779B1) >> 16
+	return (binary.LittleEndian.Uint32(b) * 0x9E3779B1) >> (32 - hashBits)
 }
 
 // Cursor scans one buffer. It remembers where each of the two scans found
@@ -169,11 +196,12 @@ func (c *Cursor) scan4(from int) int {
 	stride := p.stride
 	bits := &p.bits
 	for i := from; i <= end; i += stride {
-		h := (binary.LittleEndian.Uint32(buf[i:]) * 0x9E3779B1) >> 16
+		w := binary.LittleEndian.Uint32(buf[i:])
+		h := (w * 0x9E3779B1) >> (32 - hashBits)
 		if bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		if p.verify(buf, i, from) {
+		if p.verify(buf, i, from, w, h>>(hashBits-16)) {
 			return lineStart(buf, i, from)
 		}
 	}
@@ -202,9 +230,10 @@ func (c *Cursor) scan2(from int) int {
 
 func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 	h := uint32(binary.LittleEndian.Uint16(buf[i:]))
-	for _, e := range p.entry2[p.start2[h]:p.start2[h+1]] {
+	for k := p.start2[h]; k < p.start2[h+1]; k++ {
+		e := &p.entry2[k]
 		at := i - int(e.off)
-		if at < from {
+		if at < from || !e.sameHead(buf, at) {
 			continue
 		}
 		pat := p.short[e.pat]
@@ -215,13 +244,15 @@ func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 	return false
 }
 
-// verify checks the patterns whose 4-gram hashes to the window at i.
-func (p *Prefilter) verify(buf []byte, i, from int) bool {
-	h := hash4(buf[i:])
-	for _, e := range p.entries[p.start[h]:p.start[h+1]] {
-		s := int(e.off)
-		at := i - s
-		if at < from {
+// verify checks the patterns whose 4-gram w sits at i.
+func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) bool {
+	for k := p.start[bucket]; k < p.start[bucket+1]; k++ {
+		e := &p.entries[k]
+		if e.gram != w {
+			continue
+		}
+		at := i - int(e.off)
+		if at < from || !e.sameHead(buf, at) {
 			continue
 		}
 		pat := p.pats[e.pat]
