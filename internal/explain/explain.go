@@ -1,15 +1,25 @@
-// Package explain turns log text into diagnoses: it reads parsed events,
-// matches them against the knowledge base, refines surface errors to root
-// causes, and locates the user-code line each failure comes from.
+// Package explain turns logs into diagnoses: it parses each input into
+// events, groups them into distinct failures, asks the knowledge base for
+// each failure's root class, locates the user-code line it comes from, and
+// joins the ranks of a distributed job into one verdict.
+//
+// The API is one call: New(kb).Explain(ctx, inputs). Each Input's Reader is
+// read to its end in one streaming pass (a pipe from a running child is
+// fine); memory stays bounded whatever the input size.
 package explain
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -19,40 +29,281 @@ type Input struct {
 	Reader io.Reader
 }
 
-// Engine diagnoses inputs with a knowledge base.
+// Engine diagnoses inputs with a knowledge base. It is safe for
+// concurrent use.
 type Engine struct {
 	KB *kb.KB
+
+	once sync.Once
+	pf   *logparse.Prefilter
 }
 
 // New returns an engine over k.
 func New(k *kb.KB) *Engine { return &Engine{KB: k} }
 
-// Explain reads every input to its end and returns the findings, primary first.
+// commandTriggers find a command line echoed into the log (a shell prompt
+// or `set -x` trace), so remedies can repeat the user's own command.
+var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun", "$ srun ", "+ srun "}
+
+func (e *Engine) prefilter() *logparse.Prefilter {
+	e.once.Do(func() {
+		pats := append(append(anchors(e.KB), logparse.Triggers()...), commandTriggers...)
+		e.pf = logparse.NewPrefilter(pats)
+	})
+	return e.pf
+}
+
+// maxEvents bounds what one input keeps: the first half and the most
+// recent half, so a log full of errors still ends with its last failure.
+const maxEvents = 4096
+
+// Explain reads every input to its end and returns the findings, primary
+// first. Empty inputs yield no findings; binary input is an error.
 func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding, error) {
-	var out []report.Finding
-	for _, in := range inputs {
-		sc := bufio.NewScanner(in.Reader)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		seen := map[string]bool{}
-		n := 0
-		for sc.Scan() {
-			n++
-			line := sc.Text()
-			for _, m := range e.KB.Matches(line) {
-				if m.Signature.Strength != kb.Primary || seen[m.Class.ID] {
-					continue
-				}
-				seen[m.Class.ID] = true
-				out = append(out, report.Finding{Rule: m.Class.ID, Class: m.Class.ID, Severity: m.Class.Severity,
-					Message:  m.Class.Verdict,
-					Location: &report.Location{Path: in.Name, Line: n},
-					Evidence: []report.Evidence{{Path: in.Name, Line: n, Text: line}}})
+	pf := e.prefilter()
+	var all []*source
+	for i, in := range inputs {
+		src := &source{name: in.Name, index: i}
+		head, tail := 0, newRing(maxEvents/2)
+		err := logparse.Parse(ctx, in.Reader, in.Name, pf, func(ev logparse.Event) {
+			if head < maxEvents/2 {
+				src.events = append(src.events, ev)
+				head++
+				return
 			}
+			tail.push(ev)
+		})
+		if err != nil {
+			return nil, err
 		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", in.Name, err)
+		src.events = append(src.events, tail.items()...)
+		src.fileRank = rankFromName(in.Name)
+		all = append(all, src)
+	}
+	var fails []*failure
+	var sums []summaryRef
+	var cmd string
+	for _, s := range all {
+		f, su, c := s.group()
+		fails = append(fails, f...)
+		sums = append(sums, su...)
+		if cmd == "" {
+			cmd = c
 		}
 	}
-	report.SortFindings(out)
+	var findings []*built
+	for _, f := range fails {
+		if b := e.build(f); b != nil {
+			findings = append(findings, b)
+		}
+	}
+	out := e.arrange(findings, sums, cmd, len(all))
 	return out, nil
+}
+
+var rankNameRE = regexp.MustCompile(`(?i)(?:rank|node)[_-]?(\d+)`)
+
+// rankFromName reads a rank from a per-rank log's file name ("rank_3.log").
+func rankFromName(name string) int {
+	if m := rankNameRE.FindStringSubmatch(filepath.Base(name)); m != nil {
+		n := 0
+		fmt.Sscan(m[1], &n)
+		return n
+	}
+	return -1
+}
+
+type ring struct {
+	buf  []logparse.Event
+	next int
+	full bool
+}
+
+func newRing(n int) *ring { return &ring{buf: make([]logparse.Event, 0, n)} }
+
+func (r *ring) push(ev logparse.Event) {
+	if len(r.buf) < cap(r.buf) {
+		r.buf = append(r.buf, ev)
+		return
+	}
+	r.buf[r.next] = ev
+	r.next = (r.next + 1) % len(r.buf)
+	r.full = true
+}
+
+func (r *ring) items() []logparse.Event {
+	if !r.full {
+		return r.buf
+	}
+	return append(append([]logparse.Event{}, r.buf[r.next:]...), r.buf[:r.next]...)
+}
+
+// source is one input's events.
+type source struct {
+	name     string
+	index    int
+	events   []logparse.Event
+	fileRank int
+}
+
+// failure is the events of one distinct failure of one process.
+type failure struct {
+	src    *source
+	rank   int
+	events []*logparse.Event
+}
+
+func (f *failure) firstLine() int { return f.events[0].Line }
+
+func (f *failure) time() string {
+	for _, ev := range f.events {
+		if ev.Time != "" {
+			return ev.Time
+		}
+	}
+	return ""
+}
+
+type summaryRef struct {
+	src *source
+	ev  *logparse.Event
+}
+
+// isLauncherTraceback is torchrun's own traceback: it reports that a child
+// failed, not why.
+func isLauncherTraceback(ev *logparse.Event) bool {
+	if ev.Kind != logparse.KindTraceback || len(ev.Chain) == 0 {
+		return false
+	}
+	last := ev.Chain[len(ev.Chain)-1]
+	return strings.HasSuffix(last.Type, "ChildFailedError")
+}
+
+// Attachment windows: how far (in lines) an event may be from the traceback
+// it is folded into. Device asserts and sanitizer records print before the
+// error surfaces; C++ dumps and watchdog messages print after it.
+const (
+	attachForward  = 64
+	attachBackward = 400
+)
+
+// group splits a source's events into failures. Each traceback anchors a
+// failure; assertion floods and sanitizer records join the next traceback;
+// other events join the previous failure of their rank (the process is
+// already dying), or the next one if none came before.
+func (s *source) group() ([]*failure, []summaryRef, string) {
+	evs := s.events
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Line < evs[j].Line })
+	var sums []summaryRef
+	var cmd string
+	multiRank := false
+	for i := range evs {
+		if evs[i].Rank < 0 && s.fileRank >= 0 {
+			evs[i].Rank = s.fileRank
+		}
+		if evs[i].Rank >= 0 {
+			multiRank = true
+		}
+	}
+	var anchors []*failure
+	anchorOf := map[int]*failure{} // event index -> failure
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Kind == logparse.KindSummary {
+			sums = append(sums, summaryRef{s, ev})
+			continue
+		}
+		if ev.Kind == logparse.KindMessage && len(ev.Lines) > 0 {
+			if c := commandIn(ev.Lines[0].Text); c != "" {
+				if cmd == "" {
+					cmd = c
+				}
+				anchorOf[i] = nil
+				continue
+			}
+		}
+		if ev.Kind == logparse.KindTraceback && !isLauncherTraceback(ev) {
+			f := &failure{src: s, rank: ev.Rank, events: []*logparse.Event{ev}}
+			anchors = append(anchors, f)
+			anchorOf[i] = f
+		}
+	}
+	var loose []*failure
+	for i := range evs {
+		ev := &evs[i]
+		if _, done := anchorOf[i]; done || ev.Kind == logparse.KindSummary || isLauncherTraceback(ev) {
+			continue
+		}
+		sameRank := func(f *failure) bool {
+			return f.rank == ev.Rank || (ev.Rank < 0 && multiRank) || (!multiRank)
+		}
+		var prev, next *failure
+		for _, a := range anchors {
+			if a.events[0].Line < ev.Line && sameRank(a) {
+				prev = a
+			}
+			if a.events[0].Line > ev.Line && sameRank(a) && next == nil {
+				next = a
+			}
+		}
+		forward := ev.Kind == logparse.KindAssert || ev.Kind == logparse.KindSanitizer
+		var to *failure
+		switch {
+		case forward && next != nil && next.events[0].Line-ev.EndLine <= attachForward:
+			to = next
+		case prev != nil && ev.Line-lastLine(prev) <= attachBackward:
+			to = prev
+		case next != nil && next.events[0].Line-ev.EndLine <= attachForward:
+			to = next
+		}
+		if to == nil {
+			// Join a loose failure of the same rank that ends right before.
+			for _, l := range loose {
+				if (l.rank == ev.Rank || (ev.Rank < 0 && multiRank)) && ev.Line-lastLine(l) <= attachForward {
+					to = l
+				}
+			}
+		}
+		if to == nil {
+			to = &failure{src: s, rank: ev.Rank}
+			loose = append(loose, to)
+		}
+		to.events = append(to.events, ev)
+		if to.rank < 0 && ev.Rank >= 0 && to.events[0] == ev {
+			to.rank = ev.Rank
+		}
+	}
+	out := append(anchors, loose...)
+	for _, f := range out {
+		sort.SliceStable(f.events, func(i, j int) bool { return f.events[i].Line < f.events[j].Line })
+		if f.rank < 0 {
+			for _, ev := range f.events {
+				if ev.Rank >= 0 {
+					f.rank = ev.Rank
+					break
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].firstLine() < out[j].firstLine() })
+	return out, sums, cmd
+}
+
+func lastLine(f *failure) int {
+	n := 0
+	for _, ev := range f.events {
+		if ev.EndLine > n {
+			n = ev.EndLine
+		}
+	}
+	return n
+}
+
+var commandRE = regexp.MustCompile(`^\s*[$+] ((?:python[\d.]*|torchrun|srun|accelerate|deepspeed)\b.*)$`)
+
+func commandIn(text string) string {
+	if m := commandRE.FindStringSubmatch(text); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
 }

@@ -1,0 +1,186 @@
+package explain
+
+import (
+	"regexp/syntax"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// anchors picks, for every signature, the fixed texts the prefilter looks
+// for: a line can only match the signature if it holds one of them. The
+// choice is the better of its longest keyword (all keywords must occur)
+// and a set of literals the regex cannot match without (as RE2's
+// prefilter derives them): a line holding "137" is common, one holding
+// "exit code 137" or "exit status 137" is not.
+func anchors(k *kb.KB) []string {
+	var out []string
+	for _, c := range k.Classes {
+		for _, s := range c.Signatures {
+			best := []string{""}
+			for _, kw := range s.Keywords {
+				if len(kw) > len(best[0]) {
+					best = []string{kw}
+				}
+			}
+			if set := requiredSet(s.Regex); len(set) > 0 && minLen(set) > len(best[0]) {
+				best = set
+			}
+			for _, a := range best {
+				if a != "" {
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func minLen(set []string) int {
+	m := -1
+	for _, s := range set {
+		if m < 0 || len(s) < m {
+			m = len(s)
+		}
+	}
+	return m
+}
+
+// requiredSet returns literals of which every match of expr contains at
+// least one, or nil when it finds none worth using.
+func requiredSet(expr string) []string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	f := factors(re.Simplify())
+	if f.exact != nil {
+		return f.exact
+	}
+	return f.any
+}
+
+// maxSet bounds the sets, so a regex with many alternatives does not blow
+// up the cross products.
+const maxSet = 16
+
+// factorInfo describes a sub-expression: exact is the complete set of
+// strings it can match (nil when unknown or too many); any is a set of
+// which every match contains one (nil when none is known).
+type factorInfo struct {
+	exact []string
+	any   []string
+}
+
+func factors(re *syntax.Regexp) factorInfo {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return factorInfo{}
+		}
+		return factorInfo{exact: []string{string(re.Rune)}}
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return factorInfo{exact: []string{""}}
+	case syntax.OpCapture:
+		return factors(re.Sub[0])
+	case syntax.OpPlus:
+		f := factors(re.Sub[0])
+		return factorInfo{any: better(f.any, f.exact)}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			f := factors(re.Sub[0])
+			return factorInfo{any: better(f.any, f.exact)}
+		}
+		return factorInfo{}
+	case syntax.OpCharClass:
+		// A small class is a set of one-character strings.
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(set) >= 4 {
+					return factorInfo{}
+				}
+				set = append(set, string(r))
+			}
+		}
+		return factorInfo{exact: set}
+	case syntax.OpAlternate:
+		var exact, any []string
+		allExact, allAny := true, true
+		for _, s := range re.Sub {
+			f := factors(s)
+			if f.exact == nil {
+				allExact = false
+			} else {
+				exact = append(exact, f.exact...)
+			}
+			a := better(f.any, f.exact)
+			if a == nil {
+				allAny = false
+			} else {
+				any = append(any, a...)
+			}
+		}
+		var out factorInfo
+		if allExact && len(exact) <= maxSet {
+			out.exact = exact
+		}
+		if allAny && len(any) <= maxSet {
+			out.any = any
+		}
+		return out
+	case syntax.OpConcat:
+		// Walk the children, growing the cross product of adjacent exact
+		// runs; the best set seen anywhere is required.
+		run := []string{""}
+		var best []string
+		for _, s := range re.Sub {
+			f := factors(s)
+			if f.exact != nil && len(run)*len(f.exact) <= maxSet {
+				var next []string
+				for _, a := range run {
+					for _, b := range f.exact {
+						next = append(next, a+b)
+					}
+				}
+				run = next
+				continue
+			}
+			best = better(best, run)
+			best = better(best, f.any)
+			best = better(best, f.exact)
+			run = []string{""}
+		}
+		if len(best) == 0 || len(run) > 0 && run[0] != "" && minLen(run) >= minLen(best) {
+			// Every child was exact: the whole concatenation is.
+			allExact := true
+			for _, s := range re.Sub {
+				if factors(s).exact == nil {
+					allExact = false
+				}
+			}
+			if allExact && len(run) <= maxSet {
+				return factorInfo{exact: run}
+			}
+		}
+		return factorInfo{any: better(best, run)}
+	}
+	return factorInfo{}
+}
+
+// better picks the set whose shortest member is longer (rarer).
+func better(a, b []string) []string {
+	if len(a) == 0 || minLen(a) == 0 {
+		if len(b) == 0 || minLen(b) == 0 {
+			return nil
+		}
+		return b
+	}
+	if len(b) == 0 || minLen(b) == 0 {
+		return a
+	}
+	if minLen(b) > minLen(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,55 @@
+package explain
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+func TestRequiredSet(t *testing.T) {
+	tests := []struct {
+		re   string
+		want []string
+	}{
+		{`(?:exit code|exit status) 137\b`, []string{"exit code 137", "exit status 137"}},
+		{`CUDA out of memory\. Tried to allocate (?P<x>\d+)`, []string{"CUDA out of memory. Tried to allocate "}},
+		{`(?i)killed`, nil},
+		{`abc|x+`, []string{"abc", "x"}},
+		{`Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)|died with <Signals\.SIGKILL`, []string{"Signal 9 (SIGKILL) received by PID ", "died with <Signals.SIGKILL"}},
+		{`a?bcd`, []string{"bcd"}},
+	}
+	for _, tt := range tests {
+		got := requiredSet(tt.re)
+		sort.Strings(got)
+		sort.Strings(tt.want)
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("requiredSet(%q) (-want +got):\n%s", tt.re, d)
+		}
+	}
+}
+
+// Every line a signature matches must hold one of its anchors: checked on
+// the knowledge base's own examples.
+func TestAnchorsAreRequired(t *testing.T) {
+	k := kb.MustDefault()
+	for _, c := range k.Classes {
+		for _, ex := range append(c.Examples.Match, c.Examples.NoMatch...) {
+			for _, line := range strings.Split(ex.Text, "\n") {
+				for _, m := range k.Matches(line) {
+					as := anchors(&kb.KB{Classes: []*kb.Class{{Signatures: []kb.Signature{*m.Signature}}}})
+					found := false
+					for _, a := range as {
+						found = found || strings.Contains(line, a)
+					}
+					if !found {
+						t.Errorf("%s/%s: no anchor of %q is in the line it matches: %q", m.Class.ID, m.Signature.ID, as, line)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,455 @@
+package explain
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// built is a finding with what arrange needs to order and merge it.
+type built struct {
+	f       report.Finding
+	fail    *failure
+	class   *kb.Class
+	victim  bool // only a consequence of another rank's failure: a timeout or a kill
+	time    string
+	script  string // the script of the traceback's outermost frame
+	async   bool   // reported asynchronously, origin unknown
+	launchB bool   // ran under CUDA_LAUNCH_BLOCKING=1 (no async hint)
+	dsa     bool   // the log carries the TORCH_USE_CUDA_DSA hint
+	verdict kb.Verdict
+}
+
+// lineRef ties a classification line back to the log.
+type lineRef struct {
+	path  string
+	line  int
+	text  string
+	count int
+}
+
+const maxEvidence = 10
+
+// asyncHintRE is PyTorch's note that a CUDA error may be reported late.
+var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
+
+func (e *Engine) build(f *failure) *built {
+	var texts []string
+	var refs []lineRef
+	for _, ev := range f.events {
+		for i, l := range classifyLines(ev) {
+			count := 0
+			if i == 0 {
+				count = ev.Count // a folded event's count belongs to its first line
+			}
+			texts = append(texts, l.Text)
+			refs = append(refs, lineRef{f.src.name, l.N, l.Text, count})
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	v, ok := e.KB.Classify(texts)
+	b := &built{fail: f, time: f.time()}
+	facts := map[string]any{}
+	if !ok {
+		// An exception cudadoctor has no class for: say what it is, softly.
+		exc := rootException(f)
+		if exc == nil || exc.Type == "" {
+			return nil
+		}
+		b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+			Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
+		b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
+		b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
+	} else {
+		b.class = v.Class
+		b.verdict = v
+		b.f = report.Finding{Rule: v.Class.ID, Class: v.Class.ID, Severity: v.Class.Severity}
+		for _, a := range v.Alternatives {
+			if a.Class != v.Class.ID {
+				b.f.Alternatives = append(b.f.Alternatives, a.Class)
+			}
+		}
+		for k, val := range v.Facts {
+			facts[k] = typed(val)
+		}
+		pr := refs[v.Primary]
+		b.f.Location = &report.Location{Path: pr.path, Line: pr.line}
+		seen := map[string]bool{}
+		for _, i := range v.Evidence {
+			r := refs[i]
+			if seen[r.text] || len(b.f.Evidence) >= maxEvidence {
+				continue
+			}
+			seen[r.text] = true
+			ev := report.Evidence{Path: r.path, Line: r.line, Text: r.text}
+			if r.count > 1 {
+				ev.Count = r.count
+			}
+			b.f.Evidence = append(b.f.Evidence, ev)
+		}
+	}
+	if f.rank >= 0 {
+		b.f.Rank = report.IntPtr(f.rank)
+	}
+	e.eventFacts(f, facts)
+	if _, ok := facts["collective"]; ok {
+		// Both ranks' fingerprints are in the log: the mismatch is the cause.
+		b.f.Alternatives = nil
+	}
+	asyncHint := false
+	dsaHint := false
+	for _, t := range texts {
+		if asyncHintRE.MatchString(t) {
+			asyncHint = true
+		}
+		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			dsaHint = true
+		}
+	}
+	// Without a class, any error that carries the hint was reported late.
+	classAsync := (b.class == nil && asyncHint) || (b.class != nil && (v.Async || b.class.Async || (v.Surface != nil && v.Surface.Async)))
+	if b.class != nil {
+		b.addEvidence(f, refs, asyncHint && classAsync)
+	}
+	b.locate(f, asyncHint && classAsync)
+	b.launchB = classAsync && !asyncHint
+	if len(facts) > 0 {
+		b.f.Facts = facts
+	}
+	b.victim = isVictim(b, f)
+	if b.class != nil {
+		b.f.Message = e.message(b, v, facts)
+		b.asyncHint(classAsync, asyncHint, dsaHint)
+	}
+	return b
+}
+
+func oneLine(typ, msg string) string {
+	if msg == "" {
+		return typ
+	}
+	if len(msg) > 160 {
+		msg = msg[:157] + "..."
+	}
+	return typ + ": " + msg
+}
+
+// typed turns numeric fact strings into numbers for JSON.
+func typed(s string) any {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return s
+}
+
+// eventFacts adds what the parser measured: the assertion, the collective,
+// torchrun's exit status.
+func (e *Engine) eventFacts(f *failure, facts map[string]any) {
+	for _, ev := range f.events {
+		switch {
+		case ev.Assert != nil:
+			if _, ok := facts["failed_threads"]; !ok {
+				// The knowledge base names the first line's parts; the
+				// parser adds what only the whole flood shows.
+				setDefault(facts, "kernel", ev.Assert.Kernel)
+				setDefault(facts, "assertion", ev.Assert.Expr)
+				if _, ok := facts["kernel_src"]; !ok {
+					setDefault(facts, "assert_source", fmt.Sprintf("%s:%d", ev.Assert.File, ev.Assert.Line))
+				}
+				setDefault(facts, "block", ev.Assert.Block)
+				setDefault(facts, "thread", ev.Assert.Thread)
+				facts["failed_threads"] = ev.Count
+			}
+		case ev.Work != nil:
+			if _, ok := facts["seq_num"]; !ok {
+				w := ev.Work
+				facts["seq_num"] = w.SeqNum
+				facts["op_type"] = w.OpType
+				if w.NumelIn > 0 || w.NumelOut > 0 {
+					facts["numel_in"] = w.NumelIn
+					facts["numel_out"] = w.NumelOut
+				}
+				facts["timeout_ms"] = w.TimeoutMs
+				if w.RanForMs > 0 {
+					facts["ran_for_ms"] = w.RanForMs
+				}
+			}
+		case ev.Kind == logparse.KindSanitizer:
+			if len(ev.Lines) > 0 {
+				facts["sanitizer_error"] = ev.Lines[0].Text
+				if ev.Count > 1 {
+					facts["sanitizer_records"] = ev.Count
+				}
+				for _, l := range ev.Lines[1:] {
+					if strings.HasPrefix(l.Text, "at ") {
+						facts["kernel_location"] = strings.TrimPrefix(l.Text, "at ")
+						break
+					}
+				}
+			}
+		}
+	}
+	for _, ev := range f.events {
+		for _, l := range ev.Lines {
+			if m := fingerprintRE.FindAllStringSubmatch(l.Text, -1); len(m) == 2 {
+				ranks := rankRunningRE.FindAllStringSubmatch(l.Text, -1)
+				if len(ranks) == 2 {
+					facts["collective"] = m[0][2]
+					facts["seq_num"] = typed(m[0][1])
+					facts["rank_"+ranks[0][1]+"_shape"] = "[" + m[0][3] + "]"
+					facts["rank_"+ranks[1][1]+"_shape"] = "[" + m[1][3] + "]"
+					if m[0][4] != m[1][4] {
+						facts["rank_"+ranks[0][1]+"_dtype"] = m[0][4]
+						facts["rank_"+ranks[1][1]+"_dtype"] = m[1][4]
+					}
+				}
+				return
+			}
+		}
+	}
+}
+
+var (
+	fingerprintRE = regexp.MustCompile(`CollectiveFingerPrint\(SequenceNumber=(\d+), OpType=(\w+), TensorShape=\[([^\]]*)\], TensorDtypes=(\w+)`)
+	rankRunningRE = regexp.MustCompile(`Rank (\d+) is running collective`)
+)
+
+// rootException is the first exception of the failure's chain: the cause.
+func rootException(f *failure) *logparse.Exception {
+	for _, ev := range f.events {
+		if ev.Kind == logparse.KindTraceback && len(ev.Chain) > 0 {
+			return &ev.Chain[0]
+		}
+	}
+	return nil
+}
+
+// libraryMarkers are path parts of code that is not the user's.
+var libraryMarkers = []string{"site-packages/", "dist-packages/", "/torch/", "/triton/", "/cupy/", "cupy_backends/",
+	"/multiprocessing/", "importlib", "<frozen", "/lib/python", "/lib64/python", "/bin/torchrun", "/bin/accelerate",
+	"/bin/deepspeed", "/_pytest/", "/runpy.py", "/threading.py"}
+
+// IsUserPath reports whether a frame's file is the user's code rather than
+// a library, the interpreter or a launcher.
+func IsUserPath(path string) bool {
+	p := strings.ReplaceAll(path, `\`, "/")
+	for _, m := range libraryMarkers {
+		if strings.Contains(p, m) {
+			return false
+		}
+	}
+	for _, prefix := range []string{"torch/", "triton/", "cupy/", "numpy/", "multiprocessing/"} {
+		if strings.HasPrefix(p, prefix) {
+			return false
+		}
+	}
+	return p != ""
+}
+
+// innermostUser returns the deepest user frame of an exception.
+func innermostUser(frames []logparse.Frame) *logparse.Frame {
+	for i := len(frames) - 1; i >= 0; i-- {
+		if IsUserPath(frames[i].Path) {
+			return &frames[i]
+		}
+	}
+	return nil
+}
+
+func loc(fr *logparse.Frame) *report.Location {
+	return &report.Location{Path: fr.Path, Line: fr.Line, Function: fr.Function, Code: fr.Code}
+}
+
+// locate sets origin and reported. The traceback's innermost user frame of
+// the root exception is where the error surfaced. It is the origin unless
+// the error was reported asynchronously; then only other evidence names
+// the origin: the failed collective's stack, or a sanitizer's host
+// backtrace.
+func (b *built) locate(f *failure, async bool) {
+	var surfaced *logparse.Frame
+	var userFiles = map[string]string{} // basename -> full path
+	for _, ev := range f.events {
+		if ev.Kind != logparse.KindTraceback {
+			continue
+		}
+		for ci := range ev.Chain {
+			for _, fr := range ev.Chain[ci].Frames {
+				if IsUserPath(fr.Path) {
+					userFiles[filepath.Base(fr.Path)] = fr.Path
+				}
+			}
+			if surfaced == nil {
+				surfaced = innermostUser(ev.Chain[ci].Frames)
+			}
+		}
+		if b.script == "" && len(ev.Chain) > 0 {
+			last := ev.Chain[len(ev.Chain)-1]
+			for _, fr := range last.Frames {
+				if IsUserPath(fr.Path) {
+					b.script = fr.Path
+					break
+				}
+			}
+		}
+	}
+	var other *logparse.Frame
+	for _, ev := range f.events {
+		if other != nil {
+			break
+		}
+		switch ev.Kind {
+		case logparse.KindMessage:
+			// "#0 all_reduce from ..." frames are innermost first.
+			for i := range ev.Frames {
+				if IsUserPath(ev.Frames[i].Path) {
+					fr := ev.Frames[i]
+					other = &fr
+					break
+				}
+			}
+		case logparse.KindSanitizer:
+			// Host frames are bare file names; prefer one the traceback
+			// shows as user code, else the outermost.
+			for i := range ev.Frames {
+				if full, ok := userFiles[filepath.Base(ev.Frames[i].Path)]; ok {
+					fr := ev.Frames[i]
+					fr.Path = full
+					other = &fr
+					break
+				}
+			}
+			if other == nil && len(ev.Frames) > 0 {
+				fr := ev.Frames[len(ev.Frames)-1]
+				other = &fr
+			}
+		}
+	}
+	switch {
+	case other != nil:
+		b.f.Origin = loc(other)
+		if surfaced != nil && (surfaced.Line != other.Line || filepath.Base(surfaced.Path) != filepath.Base(other.Path)) {
+			b.f.Reported = loc(surfaced)
+		}
+	case async:
+		if surfaced != nil {
+			b.f.Reported = loc(surfaced)
+		}
+		b.async = true
+	case surfaced != nil:
+		b.f.Origin = loc(surfaced)
+	}
+	if b.script == "" && surfaced != nil {
+		b.script = surfaced.Path
+	}
+}
+
+// isVictim: a failure that only shows a rank waiting for, or killed
+// because of, another rank.
+func isVictim(b *built, f *failure) bool {
+	if b.class == nil {
+		return true
+	}
+	for _, ev := range f.events {
+		for _, l := range ev.Lines {
+			t := l.Text
+			if strings.Contains(t, "Detected mismatch between collectives") {
+				return false
+			}
+		}
+	}
+	switch b.class.ID {
+	case "nccl-error", "host-killed":
+		return true
+	}
+	return false
+}
+
+// fill replaces {name} placeholders; ok is false when one has no value.
+var holeRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
+
+func fill(text string, vals map[string]string) (string, bool) {
+	ok := true
+	out := holeRE.ReplaceAllStringFunc(text, func(h string) string {
+		v, found := vals[h[1:len(h)-1]]
+		if !found || v == "" {
+			ok = false
+			return h
+		}
+		return v
+	})
+	return out, ok
+}
+
+func factStrings(facts map[string]any) map[string]string {
+	out := make(map[string]string, len(facts))
+	for k, v := range facts {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
+}
+
+// classifyLines are the lines of an event the knowledge base judges: its
+// significant lines and, for tracebacks, the frame lines (a refinement may
+// need to know the error came from a kernel launch), in log order. Code
+// lines are left out: source text is not evidence of a failure.
+func classifyLines(ev *logparse.Event) []logparse.Line {
+	if ev.Kind != logparse.KindTraceback {
+		return ev.Lines
+	}
+	var out []logparse.Line
+	for _, e := range ev.Chain {
+		for _, fr := range e.Frames {
+			text := fmt.Sprintf("File %q, line %d", fr.Path, fr.Line)
+			if fr.Function != "" {
+				text += ", in " + fr.Function
+			}
+			out = append(out, logparse.Line{N: fr.LogLine, Text: text})
+		}
+	}
+	out = append(out, ev.Lines...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+func setDefault(m map[string]any, k string, v any) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// addEvidence makes sure the evidence shows the exception that surfaced
+// and, when it matters, PyTorch's note that it was reported late.
+func (b *built) addEvidence(f *failure, refs []lineRef, async bool) {
+	have := map[string]bool{}
+	for _, e := range b.f.Evidence {
+		have[e.Text] = true
+	}
+	add := func(r lineRef) {
+		if have[r.text] || len(b.f.Evidence) >= maxEvidence {
+			return
+		}
+		have[r.text] = true
+		b.f.Evidence = append(b.f.Evidence, report.Evidence{Path: r.path, Line: r.line, Text: r.text})
+	}
+	if exc := rootException(f); exc != nil && len(exc.Lines) > 0 {
+		add(lineRef{path: f.src.name, line: exc.Lines[0].N, text: exc.Lines[0].Text})
+	}
+	if async {
+		for _, r := range refs {
+			if asyncHintRE.MatchString(r.text) {
+				add(r)
+				break
+			}
+		}
+	}
+	sort.SliceStable(b.f.Evidence, func(i, j int) bool { return b.f.Evidence[i].Line < b.f.Evidence[j].Line })
+}

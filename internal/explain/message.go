@@ -1,0 +1,169 @@
+package explain
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// message writes the one-line verdict: the class's sentence with its facts,
+// then the detail the evidence gives.
+func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
+	vals := factStrings(facts)
+	msg := v.Message()
+	if msg == "" {
+		msg = v.Class.Title
+	}
+	var detail []string
+	if k, ok := vals["kernel"]; ok && strings.HasPrefix(v.Class.ID, "device-assert") {
+		d := "kernel " + k
+		if n, ok := facts["failed_threads"].(int); ok && n > 1 {
+			d += fmt.Sprintf(", %d failing threads", n)
+		}
+		detail = append(detail, d)
+	}
+	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
+		detail = append(detail, d)
+	}
+	if k, ok := vals["kernel_location"]; ok {
+		detail = append(detail, "compute-sanitizer: "+strings.ToLower(vals["sanitizer_error"][:1])+vals["sanitizer_error"][1:]+" at "+k)
+	}
+	if len(detail) > 0 {
+		msg += " (" + strings.Join(detail, "; ") + ")"
+	}
+	return msg
+}
+
+// collectiveDetail names the collective and what went wrong with it.
+func collectiveDetail(facts map[string]any) string {
+	var shapes []string
+	for k := range facts {
+		if strings.HasPrefix(k, "rank_") && strings.HasSuffix(k, "_shape") {
+			shapes = append(shapes, k)
+		}
+	}
+	sort.Strings(shapes)
+	if len(shapes) == 2 {
+		r0 := strings.TrimSuffix(strings.TrimPrefix(shapes[0], "rank_"), "_shape")
+		r1 := strings.TrimSuffix(strings.TrimPrefix(shapes[1], "rank_"), "_shape")
+		s0, s1 := fmt.Sprint(facts[shapes[0]]), fmt.Sprint(facts[shapes[1]])
+		d := fmt.Sprintf("ranks passed different sizes to %v #%v: rank %s has shape %s, rank %s has %s", facts["collective"], facts["seq_num"], r0, s0, r1, s1)
+		if n0, n1 := numel(s0), numel(s1); n0 >= 0 && n1 >= 0 && n0 != n1 {
+			d += fmt.Sprintf(" (%d vs %d elements)", n0, n1)
+		}
+		return d
+	}
+	if op, ok := facts["op_type"]; ok {
+		d := fmt.Sprintf("%v SeqNum=%v", op, facts["seq_num"])
+		if n, ok := facts["numel_in"]; ok {
+			d += fmt.Sprintf(", %v elements", n)
+		}
+		if t, ok := facts["timeout_ms"]; ok {
+			d += fmt.Sprintf(", timed out after %v ms", t)
+		}
+		return d
+	}
+	return ""
+}
+
+// numel multiplies a printed shape "[4, 256]"; -1 when unparsable.
+func numel(shape string) int {
+	s := strings.Trim(shape, "[] ")
+	if s == "" {
+		return 1
+	}
+	n := 1
+	for _, p := range strings.Split(s, ",") {
+		var d int
+		if _, err := fmt.Sscan(strings.TrimSpace(p), &d); err != nil {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// asyncHint adds the honest notes about asynchronous reporting.
+func (b *built) asyncHint(classAsync, hint, dsa bool) {
+	b.f.Facts = ensure(b.f.Facts)
+	if classAsync && hint {
+		b.f.Facts["reported_asynchronously"] = true
+	}
+	if classAsync && !hint {
+		b.f.Facts["launch_blocking"] = true
+	}
+	b.dsa = dsa
+}
+
+func ensure(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// finish fills the remedies once the job's command is known.
+func (b *built) finish(cmd string, ranks int) {
+	command := cmd
+	if command == "" {
+		script := b.script
+		if script == "" {
+			script = "your_script.py"
+		}
+		if b.f.Rank != nil || ranks > 1 {
+			n := ranks
+			if n < 2 {
+				n = 2
+			}
+			command = fmt.Sprintf("torchrun --nproc_per_node=%d %s", n, script)
+		} else {
+			command = "python " + script
+		}
+	}
+	var rems []string
+	if b.async {
+		where := "the line the traceback names"
+		if b.f.Reported != nil {
+			where = fmt.Sprintf("%s:%d", filepath.Base(b.f.Reported.Path), b.f.Reported.Line)
+		}
+		rems = append(rems, fmt.Sprintf("CUDA reported this error asynchronously, so %s is probably not where it happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
+	}
+	if b.class != nil {
+		extra := map[string]string{"command": command, "script": b.script}
+		if b.f.Origin != nil {
+			extra["origin"] = fmt.Sprintf("%s:%d", b.f.Origin.Path, b.f.Origin.Line)
+		}
+		seenStart := map[string]bool{}
+		for _, r := range b.verdict.Remedies(extra) {
+			// The engine already said whether and how to re-run blocking.
+			if (b.async || b.launchB) && strings.Contains(r, "CUDA_LAUNCH_BLOCKING") {
+				continue
+			}
+			if dup := firstWords(r, 4); seenStart[dup] {
+				// The same advice in a less specific wording.
+				continue
+			} else {
+				seenStart[dup] = true
+			}
+			rems = append(rems, r)
+		}
+	}
+	if b.dsa && (b.async || b.launchB) {
+		rems = append(rems, "PyTorch's hint to compile with TORCH_USE_CUDA_DSA is a build-time option: the pip and conda wheels are built without it, so setting it as an environment variable changes nothing. CUDA_LAUNCH_BLOCKING=1 is the switch that works with them.")
+	}
+	b.f.Remedies = rems
+}
+
+var _ = report.Error
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.ToLower(strings.Join(f, " "))
+}

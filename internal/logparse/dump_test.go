@@ -1,0 +1,67 @@
+package logparse
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// summarize renders events compactly for tests.
+func summarize(evs []Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		fmt.Fprintf(&b, "%s rank=%d lines=%d-%d count=%d time=%q\n", e.Kind, e.Rank, e.Line, e.EndLine, e.Count, e.Time)
+		for i, x := range e.Chain {
+			fmt.Fprintf(&b, "  exc[%d] remote=%v %s: %.60s frames=%d\n", i, x.Remote, x.Type, x.Message, len(x.Frames))
+			for _, f := range x.Frames {
+				fmt.Fprintf(&b, "    %s:%d %s | %.50s\n", filepath.Base(f.Path), f.Line, f.Function, f.Code)
+			}
+		}
+		for _, f := range e.Frames {
+			fmt.Fprintf(&b, "  frame %s:%d %s\n", filepath.Base(f.Path), f.Line, f.Function)
+		}
+		if e.Assert != nil {
+			fmt.Fprintf(&b, "  assert %+v\n", *e.Assert)
+		}
+		if e.Work != nil {
+			fmt.Fprintf(&b, "  work %+v\n", *e.Work)
+		}
+		if e.Summary != nil {
+			for _, f := range e.Summary.Failures {
+				fmt.Fprintf(&b, "  failure root=%v rank=%d exit=%d sig=%s tb=%d\n", f.Root, f.Rank, f.ExitCode, f.Signal, len(f.Traceback))
+			}
+		}
+		for _, l := range e.Lines {
+			fmt.Fprintf(&b, "  | %d %.100s\n", l.N, l.Text)
+		}
+	}
+	return b.String()
+}
+
+func parseFile(t testing.TB, path string) []Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var evs []Event
+	pf := NewPrefilter(append(Triggers(), "CUDA error", "out of memory", "NCCL error", "Error"))
+	if err := Parse(context.Background(), f, filepath.Base(path), pf, func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func TestDumpFixtures(t *testing.T) {
+	if os.Getenv("LOGPARSE_DUMP") == "" {
+		t.Skip("set LOGPARSE_DUMP=glob to print events")
+	}
+	paths, _ := filepath.Glob(os.Getenv("LOGPARSE_DUMP"))
+	for _, p := range paths {
+		fmt.Printf("=== %s\n%s", p, summarize(parseFile(t, p)))
+	}
+}

@@ -1,0 +1,243 @@
+package logparse
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxLineBytes is how much of one line the parser keeps; the rest of a
+// longer line is dropped (the line still counts once).
+const MaxLineBytes = 8 << 10
+
+// cleanLine turns raw bytes of one line into display text: the last
+// segment of a \r-overwritten line (progress bars), ANSI escape sequences
+// removed, invalid UTF-8 replaced, trailing space trimmed.
+func cleanLine(raw []byte) string {
+	raw = bytes.TrimRight(raw, "\r\n")
+	if i := bytes.LastIndexByte(raw, '\r'); i >= 0 {
+		last := raw[i+1:]
+		// "\r" followed only by spaces (a cleared bar) leaves the segment before it.
+		for len(bytes.TrimSpace(last)) == 0 && i > 0 {
+			j := bytes.LastIndexByte(raw[:i], '\r')
+			last = raw[j+1 : i]
+			i = j
+			if j < 0 {
+				break
+			}
+		}
+		raw = last
+	}
+	if len(raw) > MaxLineBytes {
+		raw = raw[:MaxLineBytes]
+	}
+	needs := bytes.IndexByte(raw, 0x1b) >= 0 || !utf8.Valid(raw)
+	if !needs {
+		return string(bytes.TrimRight(raw, " \t"))
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c == 0x1b {
+			i = skipEscape(raw, i)
+			continue
+		}
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, raw[i:i+n]...)
+		}
+		i += n
+	}
+	return string(bytes.TrimRight(out, " \t"))
+}
+
+// skipEscape returns the index after the escape sequence starting at i.
+func skipEscape(b []byte, i int) int {
+	i++ // ESC
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '[': // CSI: parameters then a final byte in 0x40..0x7e
+		i++
+		for i < len(b) && (b[i] < 0x40 || b[i] > 0x7e) {
+			i++
+		}
+		return i + 1
+	case ']': // OSC: up to BEL or ESC \
+		for i < len(b) && b[i] != 0x07 && b[i] != 0x1b {
+			i++
+		}
+		if i < len(b) && b[i] == 0x1b {
+			i++
+		}
+		return i + 1
+	default:
+		return i + 1
+	}
+}
+
+// stripRank removes a launcher's rank prefix: torchrun's "[rank1]:" and
+// "[default0]:" (then one optional space), mpirun's "[1,0]<stderr>:", and
+// srun --label's "0: ". It returns -1 when there is none.
+func stripRank(s string) (int, string) {
+	s = stripStamp(s)
+	if len(s) < 3 {
+		return -1, s
+	}
+	if s[0] == '[' {
+		for _, tag := range [...]string{"rank", "default"} {
+			if strings.HasPrefix(s[1:], tag) {
+				j := 1 + len(tag)
+				n, k := digits(s, j)
+				if k > j && strings.HasPrefix(s[k:], "]:") {
+					return n, trimOneSpace(s[k+2:])
+				}
+			}
+		}
+		// mpirun --tag-output: [jobid,rank]<stdout|stderr>:
+		if j := indexComma(s); j > 1 {
+			if _, k := digits(s, 1); k == j {
+				n, k2 := digits(s, j+1)
+				if k2 > j+1 && k2 < len(s) && s[k2] == ']' {
+					rest := s[k2+1:]
+					for _, t := range [...]string{"<stdout>:", "<stderr>:"} {
+						if len(rest) >= len(t) && rest[:len(t)] == t {
+							return n, trimOneSpace(rest[len(t):])
+						}
+					}
+				}
+			}
+		}
+		return -1, s
+	}
+	// srun --label: "<rank>: " at the start (at most 5 digits, optional leading spaces).
+	i := 0
+	for i < len(s) && i < 4 && s[i] == ' ' {
+		i++
+	}
+	n, k := digits(s, i)
+	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
+		return n, s[k+2:]
+	}
+	return -1, s
+}
+
+func trimOneSpace(s string) string {
+	if len(s) > 0 && s[0] == ' ' {
+		return s[1:]
+	}
+	return s
+}
+
+func indexComma(s string) int {
+	for i := 1; i < len(s) && i < 12; i++ {
+		if s[i] == ',' {
+			return i
+		}
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+	}
+	return -1
+}
+
+// digits parses a decimal number at s[i:], returning it and the index after.
+func digits(s string, i int) (int, int) {
+	n, j := 0, i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 9 {
+		n = n*10 + int(s[j]-'0')
+		j++
+	}
+	return n, j
+}
+
+// c10Prefix recognises the glog-style prefix of PyTorch's C++ log lines,
+// "[E1122 05:43:58.555329701 ProcessGroupNCCL.cpp:689] " (c10), and
+// torchrun's "E1122 05:36:55.349000 1284 torch/.../api.py:986] ". It
+// returns the level (E, W, I), a sortable time "MMDD HH:MM:SS.nnnnnnnnn",
+// and the message after the prefix.
+func c10Prefix(s string) (level byte, ts, msg string, ok bool) {
+	t := s
+	bracket := len(t) > 0 && t[0] == '['
+	if bracket {
+		t = t[1:]
+	}
+	// L MMDD HH:MM:SS.frac
+	if len(t) < 16 || (t[0] != 'E' && t[0] != 'W' && t[0] != 'I' && t[0] != 'F') {
+		return 0, "", "", false
+	}
+	if !allDigits(t[1:5]) || t[5] != ' ' || !allDigits(t[6:8]) || t[8] != ':' || !allDigits(t[9:11]) || t[11] != ':' || !allDigits(t[12:14]) {
+		return 0, "", "", false
+	}
+	end := 14
+	frac := ""
+	if end < len(t) && t[end] == '.' {
+		_, k := digits(t, end+1)
+		frac = t[end+1 : k]
+		end = k
+	}
+	close := indexByteFrom(t, ']', end)
+	if close < 0 || close-end > 300 {
+		return 0, "", "", false
+	}
+	for len(frac) < 9 {
+		frac += "0"
+	}
+	ts = t[1:5] + " " + t[6:14] + "." + frac[:9]
+	msg = t[close+1:]
+	if len(msg) > 0 && msg[0] == ' ' {
+		msg = msg[1:]
+	}
+	return t[0], ts, msg, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+func indexByteFrom(s string, c byte, from int) int {
+	for i := from; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// stampRE is an ISO-8601 time at the start of a line, as log collectors
+// (kubectl --timestamps, container runtimes, cloud log exports) add it,
+// optionally followed by the container runtime's "stdout F " tag.
+var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:(?:stdout|stderr) [FP] )?`)
+
+func stripStamp(s string) string {
+	if len(s) < 20 || s[4] != '-' || s[0] < '0' || s[0] > '9' {
+		return s
+	}
+	if loc := stampRE.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
+}

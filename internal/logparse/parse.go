@@ -1,0 +1,497 @@
+package logparse
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// BinaryError says the input is not text.
+type BinaryError struct{ Name string }
+
+func (e *BinaryError) Error() string { return e.Name + ": binary data, not a text log" }
+
+// ErrBinary matches every BinaryError with errors.Is.
+var ErrBinary = errors.New("binary data, not a text log")
+
+func (e *BinaryError) Is(target error) bool { return target == ErrBinary }
+
+// Triggers are the fixed texts that start a structure the parser must see
+// whatever the knowledge base holds. The engine adds them to its keywords.
+func Triggers() []string {
+	return []string{
+		"Traceback (most recent call last)",
+		"RemoteTraceback",
+		"Exception raised from ",
+		"terminate called after throwing",
+		"ChildFailedError",
+		"Root Cause (first observed failure)",
+		"Assertion `",
+		"Stack trace of the failed collective",
+		"Watchdog caught collective",
+		"might be asynchronously reported",
+		"CollectiveFingerPrint",
+		"=========",
+		"Some NCCL operations have failed",
+		"Exception ignored in",
+	}
+}
+
+const (
+	chunkSize    = 1 << 20
+	maxEventLine = 64  // significant lines kept per event
+	maxFrames    = 200 // frames kept per exception
+	staleLines   = 64  // an open structure not fed for this many lines closes
+)
+
+// Parse reads r to its end and calls emit for every event, in the order the
+// events end. pf must include Triggers(). name labels errors and events.
+func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
+	p := &parser{src: name, pf: pf, emit: emit, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1}
+	buf := make([]byte, chunkSize)
+	carry := 0
+	first := true
+	skipping := false // inside the dropped tail of an over-long line
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := io.ReadFull(r, buf[carry:])
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		data := buf[:carry+n]
+		if first && len(data) > 0 {
+			first = false
+			if looksBinary(data) {
+				return &BinaryError{Name: name}
+			}
+		}
+		if skipping {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				carry = 0
+				if eof {
+					break
+				}
+				continue
+			}
+			data = data[i+1:]
+			skipping = false
+		}
+		last := bytes.LastIndexByte(data, '\n')
+		switch {
+		case eof:
+			if len(data) > 0 {
+				if last != len(data)-1 {
+					data = append(data[:len(data):len(data)], '\n')
+				}
+				p.chunk(data)
+			}
+		case last >= 0:
+			p.chunk(data[:last+1])
+			carry = copy(buf, data[last+1:])
+		case len(data) == len(buf):
+			// One line longer than the buffer: keep its head, drop the rest.
+			p.chunk(append(data[:len(data)-1:len(data)-1], '\n'))
+			carry = 0
+			skipping = true
+		default:
+			carry = copy(buf, data)
+		}
+		if eof {
+			break
+		}
+	}
+	p.finish()
+	return nil
+}
+
+// looksBinary judges the first chunk: NUL bytes, or many bytes that are
+// neither printable text nor valid UTF-8.
+func looksBinary(b []byte) bool {
+	if len(b) > 8192 {
+		b = b[:8192]
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\b' && c != 0x1b {
+				bad++
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 && len(b)-i >= utf8.UTFMax {
+			bad++
+		}
+		i += n
+	}
+	return bad*10 > len(b)
+}
+
+type parser struct {
+	src      string
+	pf       *Prefilter
+	emit     func(Event)
+	lineNo   int
+	blocks   map[int]block
+	floods   map[string]*Event
+	lastN    int
+	lastRank int
+}
+
+// pline is one line as the structures see it.
+type pline struct {
+	N        int
+	Text     string // after the rank prefix
+	Rank     int
+	Prefixed bool
+	C10      bool
+	Level    byte
+	TS       string
+	Msg      string // after the C++ log prefix (== Text without one)
+	Cand     bool
+}
+
+func (p *parser) chunk(buf []byte) {
+	cur := p.pf.Cursor(buf)
+	next := -2 // next candidate line start; -2 unknown, -1 none
+	pos := 0
+	for pos < len(buf) {
+		if next != -1 && next < pos {
+			next = cur.Next(pos)
+		}
+		if len(p.blocks) == 0 {
+			if next < 0 {
+				p.lineNo += bytes.Count(buf[pos:], []byte{'\n'})
+				return
+			}
+			p.lineNo += bytes.Count(buf[pos:next], []byte{'\n'})
+			pos = next
+		}
+		e := bytes.IndexByte(buf[pos:], '\n')
+		p.lineNo++
+		p.line(p.lineNo, buf[pos:pos+e+1], pos == next)
+		pos += e + 1
+	}
+}
+
+func (p *parser) line(n int, raw []byte, cand bool) {
+	text := cleanLine(raw)
+	rank, rest := stripRank(text)
+	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand}
+	l.Text = rest
+	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)
+	if !l.C10 {
+		l.Msg = rest
+	}
+	// An unprefixed line right after a rank's C++ log message continues it,
+	// unless it is a log line or a structure of its own.
+	if !l.Prefixed && !startsStructure(l) {
+		if b := p.blocks[p.lastRank]; p.lastRank >= 0 && p.lastN == n-1 && b != nil && b.inherits() {
+			l.Rank = p.lastRank
+		}
+	}
+	p.closeStale(n)
+	if b := p.blocks[l.Rank]; b != nil {
+		if b.feed(p, l) {
+			p.lastN, p.lastRank = n, l.Rank
+			return
+		}
+		p.close(l.Rank)
+	}
+	p.start(l)
+	p.lastN, p.lastRank = n, l.Rank
+}
+
+func (p *parser) closeStale(n int) {
+	for r, b := range p.blocks {
+		if n-b.last() > staleLines {
+			p.close(r)
+		}
+	}
+}
+
+func (p *parser) close(rank int) {
+	if b := p.blocks[rank]; b != nil {
+		delete(p.blocks, rank)
+		b.finish(p)
+	}
+}
+
+func (p *parser) finish() {
+	ranks := make([]int, 0, len(p.blocks))
+	for r := range p.blocks {
+		ranks = append(ranks, r)
+	}
+	sort.Ints(ranks)
+	for _, r := range ranks {
+		p.close(r)
+	}
+	p.flushFloods()
+}
+
+func (p *parser) flushFloods() {
+	if len(p.floods) == 0 {
+		return
+	}
+	evs := make([]*Event, 0, len(p.floods))
+	for _, e := range p.floods {
+		evs = append(evs, e)
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].Line < evs[j].Line })
+	for _, e := range evs {
+		p.emit(*e)
+	}
+	clear(p.floods)
+}
+
+func (p *parser) newEvent(k Kind, l pline) Event {
+	return Event{Kind: k, Source: p.src, Rank: l.Rank, Line: l.N, EndLine: l.N, Level: l.Level, Time: l.TS, Count: 1}
+}
+
+var (
+	assertRE = regexp.MustCompile("^(.+?):(\\d+): (.*): block: \\[([^\\]]*)\\], thread: \\[([^\\]]*)\\] Assertion `(.*)` failed\\.?$")
+	frameRE  = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
+	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
+	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
+	ipyFrameRE = regexp.MustCompile(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
+	arrowRE    = regexp.MustCompile(`^-*> ?(\d+)\s?(.*)$`)
+	excRE      = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
+	collRE     = regexp.MustCompile(`^#(\d+) (.+?) from (.+):(\d+)$`)
+	workRE     = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?.*?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?`)
+	hostRE     = regexp.MustCompile(`^=========\s+Host Frame: ?(\S*) in (\S+\.py):(\d+)$`)
+)
+
+// start decides what a line that no open structure took begins.
+func (p *parser) start(l pline) {
+	msg := l.Msg
+	if isAssert(msg) {
+		if m := assertRE.FindStringSubmatch(msg); m != nil {
+			p.addAssert(l, m)
+			return
+		}
+	}
+	p.flushFloods()
+	switch {
+	case strings.Contains(msg, "Traceback (most recent call last)") && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
+		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N}
+		tb.chain = append(tb.chain, Exception{})
+		p.blocks[l.Rank] = tb
+	case strings.HasSuffix(strings.TrimSpace(msg), "RemoteTraceback:"):
+		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, state: tbRemote}
+		p.blocks[l.Rank] = tb
+	case strings.HasPrefix(msg, "Exception raised from "):
+		ev := p.newEvent(KindCppTrace, l)
+		ev.Lines = []Line{{l.N, msg}}
+		p.blocks[l.Rank] = &cppBlock{ev: ev, lastN: l.N}
+	case strings.HasPrefix(msg, "=========") && isSanitizerRecord(msg):
+		ev := p.newEvent(KindSanitizer, l)
+		ev.Lines = []Line{{l.N, strings.TrimSpace(strings.TrimLeft(msg, "="))}}
+		p.blocks[l.Rank] = &sanBlock{ev: ev, lastN: l.N}
+	case strings.HasPrefix(msg, "Root Cause (first observed failure)"):
+		sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N, inRoot: true}
+		sb.ev.Summary = &Summary{}
+		p.blocks[l.Rank] = sb
+	case l.Cand || (l.C10 && l.Level == 'E'):
+		if !l.Cand && !strings.Contains(msg, "rror") && !strings.Contains(msg, "fail") {
+			return
+		}
+		ev := p.newEvent(KindMessage, l)
+		ev.Lines = []Line{{l.N, msg}}
+		mb := &msgBlock{ev: ev, lastN: l.N}
+		if strings.Contains(msg, "Stack trace of the failed collective:") {
+			mb.collective = true
+		}
+		mb.work(msg)
+		p.blocks[l.Rank] = mb
+	}
+}
+
+// isAssert is the cheap test before the assertion regex.
+func isAssert(msg string) bool { return strings.Contains(msg, "Assertion `") }
+
+func isSanitizerRecord(msg string) bool {
+	t := strings.TrimSpace(strings.TrimLeft(msg, "="))
+	if t == "" || strings.HasPrefix(msg, "==========") {
+		return false
+	}
+	for _, skip := range []string{"COMPUTE-SANITIZER", "ERROR SUMMARY", "Target application returned", "LEAK SUMMARY"} {
+		if strings.HasPrefix(t, skip) {
+			return false
+		}
+	}
+	return !strings.HasPrefix(msg, "=========  ")
+}
+
+func (p *parser) addAssert(l pline, m []string) {
+	key := m[1] + ":" + m[2] + ":" + m[3] + ":" + m[6]
+	if e, ok := p.floods[key]; ok {
+		e.Count++
+		e.EndLine = l.N
+		return
+	}
+	if len(p.floods) >= 16 {
+		p.flushFloods()
+	}
+	ev := p.newEvent(KindAssert, l)
+	ev.Lines = []Line{{l.N, l.Msg}}
+	ev.Assert = &Assert{File: m[1], Line: atoi(m[2]), Kernel: m[3], Block: m[4], Thread: m[5], Expr: m[6]}
+	p.floods[key] = &ev
+}
+
+// block is an open multi-line structure of one rank.
+type block interface {
+	// feed offers the next line; false means the line is not part of the
+	// block, which is then closed and the line started afresh.
+	feed(p *parser, l pline) bool
+	finish(p *parser)
+	// inherits says whether unprefixed lines right after this block's last
+	// line belong to its rank (continuations of a C++ log message).
+	inherits() bool
+	last() int
+}
+
+func addLine(ev *Event, l pline, text string) {
+	ev.EndLine = l.N
+	if ev.Time == "" {
+		ev.Time = l.TS
+	}
+	if len(ev.Lines) < maxEventLine {
+		ev.Lines = append(ev.Lines, Line{l.N, text})
+	}
+}
+
+// startsStructure is true for lines that always begin something new.
+func startsStructure(l pline) bool {
+	m := l.Msg
+	return l.C10 || strings.Contains(m, "Traceback (most recent call last):") || strings.HasPrefix(m, "Exception raised from ") ||
+		strings.HasPrefix(m, "terminate called after") || (isAssert(m) && assertRE.MatchString(m)) || strings.HasPrefix(m, "=========")
+}
+
+// msgBlock is a log message with its continuation lines (and, after
+// "Stack trace of the failed collective:", that stack's frames).
+type msgBlock struct {
+	ev         Event
+	lastN      int
+	collective bool
+}
+
+func (b *msgBlock) inherits() bool { return true }
+func (b *msgBlock) last() int      { return b.lastN }
+
+func (b *msgBlock) feed(p *parser, l pline) bool {
+	if l.N != b.lastN+1 || (l.Prefixed && l.Rank >= 0 && b.ev.Rank >= 0 && l.C10) || strings.TrimSpace(l.Text) == "" || startsStructure(l) {
+		return false
+	}
+	if l.Prefixed && b.ev.Rank < 0 {
+		return false
+	}
+	if b.collective {
+		if m := collRE.FindStringSubmatch(strings.TrimSpace(l.Msg)); m != nil {
+			if len(b.ev.Frames) < maxFrames {
+				b.ev.Frames = append(b.ev.Frames, Frame{Function: m[2], Path: m[3], Line: atoi(m[4]), LogLine: l.N})
+			}
+			b.lastN = l.N
+			b.ev.EndLine = l.N
+			return true
+		}
+		return false
+	}
+	if len(b.ev.Lines) >= 30 {
+		return false
+	}
+	addLine(&b.ev, l, l.Msg)
+	b.work(l.Msg)
+	b.lastN = l.N
+	return true
+}
+
+func (b *msgBlock) work(msg string) {
+	if b.ev.Work != nil || !strings.Contains(msg, "WorkNCCL(") {
+		return
+	}
+	if m := workRE.FindStringSubmatch(msg); m != nil {
+		b.ev.Work = &Work{SeqNum: atoi(m[1]), OpType: m[2], NumelIn: atoi(m[3]), NumelOut: atoi(m[4]), TimeoutMs: atoi(m[5]), RanForMs: atoi(m[6])}
+	}
+}
+
+func (b *msgBlock) finish(p *parser) { p.emit(b.ev) }
+
+// cppBlock is a C++ frame dump: the header line, then "frame #N:" lines.
+type cppBlock struct {
+	ev    Event
+	lastN int
+}
+
+func (b *cppBlock) inherits() bool { return true }
+func (b *cppBlock) last() int      { return b.lastN }
+func (b *cppBlock) feed(p *parser, l pline) bool {
+	if l.N != b.lastN+1 || !strings.HasPrefix(strings.TrimSpace(l.Msg), "frame #") {
+		return false
+	}
+	b.lastN = l.N
+	b.ev.EndLine = l.N
+	return true
+}
+func (b *cppBlock) finish(p *parser) { p.emit(b.ev) }
+
+// sanBlock is one compute-sanitizer record; identical records that follow
+// are folded into its count.
+type sanBlock struct {
+	ev     Event
+	lastN  int
+	header string
+	done   bool // the first record is complete; later ones only count
+}
+
+func (b *sanBlock) inherits() bool { return false }
+func (b *sanBlock) last() int      { return b.lastN }
+func (b *sanBlock) feed(p *parser, l pline) bool {
+	if !strings.HasPrefix(l.Msg, "=========") {
+		return false
+	}
+	b.lastN = l.N
+	b.ev.EndLine = l.N
+	t := strings.TrimSpace(strings.TrimLeft(l.Msg, "="))
+	if b.header == "" {
+		b.header = b.ev.Lines[0].Text
+	}
+	if isSanitizerRecord(l.Msg) {
+		if t == b.header {
+			b.ev.Count++
+			b.done = true
+			return true
+		}
+		return false
+	}
+	if b.done || t == "" {
+		b.done = b.done || t == ""
+		return true
+	}
+	if m := hostRE.FindStringSubmatch(l.Msg); m != nil {
+		if len(b.ev.Frames) < maxFrames {
+			b.ev.Frames = append(b.ev.Frames, Frame{Function: m[1], Path: m[2], Line: atoi(m[3]), LogLine: l.N})
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "Host Frame:") {
+		return true
+	}
+	addLine(&b.ev, l, t)
+	return true
+}
+func (b *sanBlock) finish(p *parser) { p.emit(b.ev) }

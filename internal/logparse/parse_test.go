@@ -1,0 +1,268 @@
+package logparse
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseString(t testing.TB, s string) []Event {
+	t.Helper()
+	var evs []Event
+	pf := NewPrefilter(append(Triggers(), "CUDA error", "out of memory"))
+	if err := Parse(context.Background(), strings.NewReader(s), "t.log", pf, func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func TestCleanLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain\n", "plain"},
+		{"crlf\r\n", "crlf"},
+		{"10%|#   \r50%|#####  \r100%|########|\n", "100%|########|"},
+		{"\x1b[31mRuntimeError\x1b[0m: CUDA error\n", "RuntimeError: CUDA error"},
+		{"bad \xff\xfe utf8\n", "bad \uFFFD\uFFFD utf8"},
+		{"bar 99%\r   \r\n", "bar 99%"},
+	}
+	for _, tt := range tests {
+		if got := cleanLine([]byte(tt.in)); got != tt.want {
+			t.Errorf("cleanLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStripRank(t *testing.T) {
+	tests := []struct {
+		in   string
+		rank int
+		rest string
+	}{
+		{"[rank1]: Traceback (most recent call last):", 1, "Traceback (most recent call last):"},
+		{"[rank0]:[E1122 05:43:58.555 ProcessGroupNCCL.cpp:689] x", 0, "[E1122 05:43:58.555 ProcessGroupNCCL.cpp:689] x"},
+		{"[default3]:  File \"a.py\", line 1", 3, " File \"a.py\", line 1"},
+		{"[1,2]<stderr>:RuntimeError: x", 2, "RuntimeError: x"},
+		{"12: Traceback (most recent call last):", 12, "Traceback (most recent call last):"},
+		{"no prefix", -1, "no prefix"},
+		{"[rankX]: nope", -1, "[rankX]: nope"},
+	}
+	for _, tt := range tests {
+		r, rest := stripRank(tt.in)
+		if r != tt.rank || rest != tt.rest {
+			t.Errorf("stripRank(%q) = %d %q, want %d %q", tt.in, r, rest, tt.rank, tt.rest)
+		}
+	}
+}
+
+func TestC10Prefix(t *testing.T) {
+	lv, ts, msg, ok := c10Prefix("[E1122 05:43:58.555329701 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog")
+	if !ok || lv != 'E' || ts != "1122 05:43:58.555329701" || msg != "[Rank 0] Watchdog" {
+		t.Errorf("c10: %c %q %q %v", lv, ts, msg, ok)
+	}
+	lv, ts, msg, ok = c10Prefix("E1122 05:36:55.349000 1284 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6)")
+	if !ok || lv != 'E' || ts != "1122 05:36:55.349000000" || msg != "failed (exitcode: -6)" {
+		t.Errorf("torchrun: %c %q %q %v", lv, ts, msg, ok)
+	}
+	if _, _, _, ok := c10Prefix("Error: nothing"); ok {
+		t.Error("plain line taken for a log prefix")
+	}
+}
+
+func TestInterleavedRanksStayApart(t *testing.T) {
+	log := `[rank0]: Traceback (most recent call last):
+[rank1]: Traceback (most recent call last):
+[rank0]:   File "/w/a.py", line 3, in <module>
+[rank1]:   File "/w/a.py", line 4, in <module>
+[rank0]:     x()
+[rank1]:     y()
+[rank0]: RuntimeError: CUDA error: zero
+[rank1]: ValueError: one
+`
+	evs := parseString(t, log)
+	type got struct {
+		Rank, Line int
+		Type       string
+	}
+	var g []got
+	for _, e := range evs {
+		g = append(g, got{e.Rank, e.Chain[0].Frames[0].Line, e.Chain[0].Type})
+	}
+	want := []got{{0, 3, "RuntimeError"}, {1, 4, "ValueError"}}
+	if d := cmp.Diff(want, g); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestChainedAndMultilineMessage(t *testing.T) {
+	log := `Traceback (most recent call last):
+  File "/w/t.py", line 9, in <module>
+    y.sum().item()
+    ^^^^^^^^^^^^^^
+torch.AcceleratorError: CUDA error: first
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/w/t.py", line 7, in <module>
+    with g:
+RuntimeError: second
+`
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 2 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	c := evs[0].Chain
+	if c[0].Frames[0].Line != 9 || c[0].Frames[0].Code != "y.sum().item()" || len(c[0].Lines) != 2 || c[1].Type != "RuntimeError" {
+		t.Errorf("chain: %s", summarize(evs))
+	}
+}
+
+func TestAssertFloodFolded(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 900; i++ {
+		b.WriteString("/p/IndexKernel.cu:111: operator(): block: [3,0,0], thread: [")
+		b.WriteString(strings.Repeat("1", 1+i%3))
+		b.WriteString(",0,0] Assertion `idx < n && \"index out of bounds\"` failed.\n")
+	}
+	evs := parseString(t, b.String())
+	if len(evs) != 1 || evs[0].Count != 900 || evs[0].Assert.Kernel != "operator()" || evs[0].Assert.Block != "3,0,0" || evs[0].Assert.Thread != "1,0,0" || evs[0].EndLine != 900 {
+		t.Errorf("flood: %s", summarize(evs))
+	}
+}
+
+func TestSummaryRootCause(t *testing.T) {
+	log := `torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-11-22_05:36:55
+  host      : node7
+  rank      : 0 (local_rank: 0)
+  exitcode  : -15 (pid: 1326)
+  error_file: <N/A>
+  traceback : Signal 15 (SIGTERM) received by PID 1326
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-11-22_05:36:55
+  host      : node7
+  rank      : 3 (local_rank: 1)
+  exitcode  : -9 (pid: 1327)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 1327
+============================================================
+`
+	evs := parseString(t, "Traceback (most recent call last):\n  File \"/v/bin/torchrun\", line 10, in <module>\n    sys.exit(main())\n"+log)
+	var s *Summary
+	for _, e := range evs {
+		if e.Summary != nil {
+			s = e.Summary
+		}
+	}
+	if s == nil || s.Title != "train.py" || len(s.Failures) != 2 {
+		t.Fatalf("summary: %s", summarize(evs))
+	}
+	r := s.Root()
+	if r == nil || r.Rank != 3 || r.LocalRank != 1 || r.ExitCode != -9 || r.Signal != "SIGKILL" || r.Host != "node7" {
+		t.Errorf("root: %+v", r)
+	}
+	if s.Failures[0].Signal != "SIGTERM" || s.Failures[0].Root {
+		t.Errorf("other: %+v", s.Failures[0])
+	}
+}
+
+func TestBinaryAndEdges(t *testing.T) {
+	pf := NewPrefilter(Triggers())
+	err := Parse(context.Background(), bytes.NewReader([]byte("PK\x03\x04\x00\x00garbage")), "train.log", pf, func(Event) {})
+	if !errors.Is(err, ErrBinary) || err.Error() != "train.log: binary data, not a text log" {
+		t.Errorf("binary: %v", err)
+	}
+	if evs := parseString(t, ""); len(evs) != 0 {
+		t.Errorf("empty: %v", evs)
+	}
+	// A line far longer than the read buffer, then a traceback: counted once, no panic.
+	long := strings.Repeat("x", 3*chunkSize) + "\nTraceback (most recent call last):\n  File \"/a.py\", line 2, in f\nValueError: v"
+	evs := parseString(t, long)
+	if len(evs) != 1 || evs[0].Line != 2 || evs[0].Chain[0].Type != "ValueError" {
+		t.Errorf("long line: %s", summarize(evs))
+	}
+}
+
+func TestPrefilterFindsEveryOccurrence(t *testing.T) {
+	pats := []string{"CUDA out of memory", "Traceback (most recent call last)", "NCCL error", "Xid"}
+	pf := NewPrefilter(pats)
+	noise := "vm:1392:1392 [0] NCCL INFO Channel 00/24 : 0 1 via P2P/CUMEM error\n"
+	for _, p := range pats {
+		for pad := 0; pad < 40; pad++ {
+			buf := []byte(noise + strings.Repeat("a", pad) + p + " tail\n" + noise)
+			c := pf.Cursor(buf)
+			if got := c.Next(0); got != len(noise) {
+				t.Fatalf("pattern %q at pad %d: next=%d want %d", p, pad, got, len(noise))
+			}
+			if got := c.Next(len(buf) - len(noise)); got != -1 {
+				t.Fatalf("pattern %q: phantom hit %d", p, got)
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("[rank1]: Traceback (most recent call last):\n[rank1]:   File \"a.py\", line 1, in <module>\n[rank1]: RuntimeError: CUDA error: x\n"))
+	f.Add([]byte("/a.cu:1: k: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.\n"))
+	f.Add([]byte("multiprocessing.pool.RemoteTraceback: \n\"\"\"\nTraceback (most recent call last):\n  File \"a.py\", line 1\nE: x\n\"\"\"\n\nThe above exception was the direct cause of the following exception:\n\nTraceback (most recent call last):\nE: y\n"))
+	f.Add([]byte("[rank0]:[E1122 05:35:38.655882093 ProcessGroupNCCL.cpp:733] Stack trace of the failed collective: \n#0 all_reduce from /a/b.py:3\n\nRoot Cause (first observed failure):\n[0]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : -6 (pid: 1)\n=====\n"))
+	f.Add([]byte("========= Invalid __global__ write of size 4 bytes\n=========         Host Frame: <module> in a.py:13\n=========\n"))
+	f.Add([]byte("\x1b[31mx\r\ny\rz\xff\n"))
+	pf := NewPrefilter(append(Triggers(), "CUDA error", "Error"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = Parse(context.Background(), bytes.NewReader(b), "f", pf, func(e Event) {
+			if e.Line < 1 || e.EndLine < e.Line {
+				t.Fatalf("bad line range %d-%d", e.Line, e.EndLine)
+			}
+		})
+	})
+}
+
+func TestIPythonTraceback(t *testing.T) {
+	log := `---------------------------------------------------------------------------
+OutOfMemoryError                          Traceback (most recent call last)
+Cell In[5], line 3
+      1 model = Net().cuda()
+      2 x = torch.randn(10**6, 10**4, device="cuda")
+----> 3 y = model(x)
+
+File ~/.venv/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, *args, **kwargs)
+   1496 # hooks
+-> 1501     return forward_call(*args, **kwargs)
+
+OutOfMemoryError: CUDA out of memory. Tried to allocate 38.15 GiB
+`
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	want := []Frame{{Path: "In[5]", Line: 3, Code: "y = model(x)", LogLine: 3},
+		{Path: "~/.venv/lib/python3.10/site-packages/torch/nn/modules/module.py", Line: 1501, Function: "Module._call_impl", Code: "return forward_call(*args, **kwargs)", LogLine: 8}}
+	if d := cmp.Diff(want, e.Frames); d != "" || e.Type != "OutOfMemoryError" {
+		t.Errorf("frames (-want +got):\n%s\ntype %q", d, e.Type)
+	}
+}
+
+func TestTimestampedLines(t *testing.T) {
+	log := "2024-05-01T10:00:00.123456789Z stderr F Traceback (most recent call last):\n" +
+		"2024-05-01T10:00:00.123456789Z stderr F   File \"/app/train.py\", line 7, in <module>\n" +
+		"2024-05-01T10:00:00.123456789Z stderr F     loss.backward()\n" +
+		"2024-05-01T10:00:00.123456789Z stderr F RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || evs[0].Chain[0].Frames[0].Line != 7 || evs[0].Chain[0].Frames[0].Code != "loss.backward()" {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}

@@ -1,0 +1,272 @@
+package logparse
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+)
+
+// Prefilter finds the lines of a buffer that contain any of a fixed set of
+// substrings without looking at most bytes: it samples one 4-byte window
+// every `stride` bytes and checks it against a bitset of every 4-gram of
+// every pattern (a sampled Wu-Manber filter). Every occurrence of a pattern
+// of length L spans L-3 consecutive windows, so sampling with a stride of at
+// most L-3 cannot miss it. Patterns too short for the sampled table are
+// searched with bytes.Index.
+type Prefilter struct {
+	stride  int
+	bits    [1 << hashBits / 64]uint64
+	start   [1<<16 + 1]int32 // CSR index of entries per hash
+	entries []pfEntry
+	pats    [][]byte
+
+	// Short patterns get the same treatment with 2-byte windows, exact
+	// (no hash): a bitset over all 65536 byte pairs.
+	short   [][]byte
+	stride2 int
+	bits2   [1 << 16 / 64]uint64
+	start2  [1<<16 + 1]int32
+	entry2  []pfEntry
+}
+
+type pfEntry struct {
+	pat  int32  // index into pats
+	off  int32  // offset of the 4-gram inside the pattern
+	gram uint32 // the 4-gram itself, to reject hash collisions cheaply
+	head uint64 // the pattern's first bytes (up to 8), masked by mask
+	mask uint64
+}
+
+func headOf(pat []byte) (uint64, uint64) {
+	var b [8]byte
+	n := copy(b[:], pat)
+	mask := ^uint64(0)
+	if n < 8 {
+		mask = 1<<(8*uint(n)) - 1
+	}
+	return binary.LittleEndian.Uint64(b[:]), mask
+}
+
+// sameHead compares a pattern's first bytes at buf[at:] in one load.
+func (e *pfEntry) sameHead(buf []byte, at int) bool {
+	if at+8 > len(buf) {
+		return true // near the end: let the full comparison decide
+	}
+	return binary.LittleEndian.Uint64(buf[at:])&e.mask == e.head
+}
+
+// hashBits sizes the 4-gram bitset: 2^20 bits (128 KiB) keeps it sparse, so
+// few windows of ordinary text pass it; buckets use the top 16 bits.
+const hashBits = 20
+
+// minSampled is the shortest pattern the sampled table takes; shorter ones
+// cost one bytes.Index pass each, so there should be few.
+const minSampled = 8
+
+// NewPrefilter builds the filter once for a pattern set.
+func NewPrefilter(patterns []string) *Prefilter {
+	p := &Prefilter{}
+	seen := map[string]bool{}
+	minLen := 1 << 30
+	for _, s := range patterns {
+		if s == "" || seen[s] || bytes.IndexByte([]byte(s), '\n') >= 0 {
+			continue
+		}
+		seen[s] = true
+		if len(s) < minSampled {
+			p.short = append(p.short, []byte(s))
+			continue
+		}
+		p.pats = append(p.pats, []byte(s))
+		if len(s) < minLen {
+			minLen = len(s)
+		}
+	}
+	p.buildShort()
+	if len(p.pats) == 0 {
+		p.stride = 1
+		return p
+	}
+	p.stride = minLen - 3
+	type kv struct {
+		h uint32
+		e pfEntry
+	}
+	var all []kv
+	for i, s := range p.pats {
+		for off := 0; off+4 <= len(s); off++ {
+			h := hash4(s[off:])
+			hd, mk := headOf(s)
+			all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(s[off:]), hd, mk}})
+			p.bits[h>>6] |= 1 << (h & 63)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].h < all[j].h })
+	p.entries = make([]pfEntry, len(all))
+	for i, a := range all {
+		p.entries[i] = a.e
+		p.start[a.h+1]++
+	}
+	for i := 1; i < len(p.start); i++ {
+		p.start[i] += p.start[i-1]
+	}
+	return p
+}
+
+func (p *Prefilter) buildShort() {
+	minLen := 1 << 30
+	type kv struct {
+		h uint32
+		e pfEntry
+	}
+	var all []kv
+	var keep [][]byte
+	for _, s := range p.short {
+		if len(s) < 2 {
+			continue // one byte would match nearly every line
+		}
+		keep = append(keep, s)
+		if len(s) < minLen {
+			minLen = len(s)
+		}
+		for off := 0; off+2 <= len(s); off++ {
+			h := uint32(s[off]) | uint32(s[off+1])<<8
+			hd, mk := headOf(s)
+			all = append(all, kv{h, pfEntry{pat: int32(len(keep) - 1), off: int32(off), head: hd, mask: mk}})
+			p.bits2[h>>6] |= 1 << (h & 63)
+		}
+	}
+	p.short = keep
+	if len(keep) == 0 {
+		return
+	}
+	p.stride2 = minLen - 1
+	sort.Slice(all, func(i, j int) bool { return all[i].h < all[j].h })
+	p.entry2 = make([]pfEntry, len(all))
+	for i, a := range all {
+		p.entry2[i] = a.e
+		p.start2[a.h+1]++
+	}
+	for i := 1; i < len(p.start2); i++ {
+		p.start2[i] += p.start2[i-1]
+	}
+}
+
+func hash4(b []byte) uint32 {
+	return (binary.LittleEndian.Uint32(b) * 0x9E3779B1) >> (32 - hashBits)
+}
+
+// Cursor scans one buffer. It remembers where each of the two scans found
+// its next line, so a run of Next calls over a buffer stays linear.
+type Cursor struct {
+	p      *Prefilter
+	buf    []byte
+	n4, n2 int // next hit line start per scan; -2 unknown, -1 none
+}
+
+// Cursor starts a scan of buf.
+func (p *Prefilter) Cursor(buf []byte) *Cursor {
+	return &Cursor{p: p, buf: buf, n4: -2, n2: -2}
+}
+
+// Next returns the start of the first line at or after from (a line start)
+// that contains a pattern, or -1. The buffer holds whole lines.
+func (c *Cursor) Next(from int) int {
+	if c.n4 == -2 || (c.n4 >= 0 && c.n4 < from) {
+		c.n4 = c.scan4(from)
+	}
+	if c.n2 == -2 || (c.n2 >= 0 && c.n2 < from) {
+		c.n2 = c.scan2(from)
+	}
+	switch {
+	case c.n4 < 0:
+		return c.n2
+	case c.n2 < 0 || c.n4 < c.n2:
+		return c.n4
+	}
+	return c.n2
+}
+
+func (c *Cursor) scan4(from int) int {
+	p, buf := c.p, c.buf
+	if len(p.pats) == 0 {
+		return -1
+	}
+	end := len(buf) - 4
+	stride := p.stride
+	bits := &p.bits
+	for i := from; i <= end; i += stride {
+		w := binary.LittleEndian.Uint32(buf[i:])
+		h := (w * 0x9E3779B1) >> (32 - hashBits)
+		if bits[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		if p.verify(buf, i, from, w, h>>(hashBits-16)) {
+			return lineStart(buf, i, from)
+		}
+	}
+	return -1
+}
+
+func (c *Cursor) scan2(from int) int {
+	p, buf := c.p, c.buf
+	if len(p.short) == 0 {
+		return -1
+	}
+	end := len(buf) - 2
+	stride := p.stride2
+	bits := &p.bits2
+	for i := from; i <= end; i += stride {
+		h := uint32(binary.LittleEndian.Uint16(buf[i:]))
+		if bits[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		if p.verify2(buf, i, from) {
+			return lineStart(buf, i, from)
+		}
+	}
+	return -1
+}
+
+func (p *Prefilter) verify2(buf []byte, i, from int) bool {
+	h := uint32(binary.LittleEndian.Uint16(buf[i:]))
+	for k := p.start2[h]; k < p.start2[h+1]; k++ {
+		e := &p.entry2[k]
+		at := i - int(e.off)
+		if at < from || !e.sameHead(buf, at) {
+			continue
+		}
+		pat := p.short[e.pat]
+		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) {
+			return true
+		}
+	}
+	return false
+}
+
+// verify checks the patterns whose 4-gram w sits at i.
+func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) bool {
+	for k := p.start[bucket]; k < p.start[bucket+1]; k++ {
+		e := &p.entries[k]
+		if e.gram != w {
+			continue
+		}
+		at := i - int(e.off)
+		if at < from || !e.sameHead(buf, at) {
+			continue
+		}
+		pat := p.pats[e.pat]
+		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) {
+			return true
+		}
+	}
+	return false
+}
+
+func lineStart(buf []byte, i, floor int) int {
+	j := bytes.LastIndexByte(buf[floor:i], '\n')
+	if j < 0 {
+		return floor
+	}
+	return floor + j + 1
+}

@@ -1,0 +1,379 @@
+package logparse
+
+import (
+	"regexp"
+	"strings"
+)
+
+const (
+	tbFrames  = iota // reading frames, code and caret lines
+	tbMessage        // after the exception line: its message's continuation lines
+	tbAfter          // after a blank line or closing quotes: a chain separator may follow
+	tbExpect         // after a chain separator: the next traceback header
+	tbRemote         // after "RemoteTraceback:": quotes, then a traceback header
+)
+
+// tbBlock builds one traceback event with its whole exception chain.
+type tbBlock struct {
+	ev    Event
+	lastN int
+	state int
+	// chain is in print order; finish reorders it root cause first.
+	chain  []Exception
+	blanks int
+	// pending holds remote (worker) exceptions to place before the one
+	// that carries them.
+	nested  bool
+	remoteQ bool // inside RemoteTraceback quotes
+	ipython bool // the last frame is IPython's: its code line has an arrow
+}
+
+func (b *tbBlock) inherits() bool { return false }
+func (b *tbBlock) last() int      { return b.lastN }
+
+func (b *tbBlock) cur() *Exception { return &b.chain[len(b.chain)-1] }
+
+var caretRE = regexp.MustCompile(`^\s*[\^~]+[\s\^~]*$`)
+
+func isSeparator(s string) bool {
+	return strings.HasPrefix(s, "During handling of the above exception") || strings.HasPrefix(s, "The above exception was the direct cause")
+}
+
+func (b *tbBlock) feed(p *parser, l pline) bool {
+	msg := l.Msg
+	trim := strings.TrimSpace(msg)
+	// A line of another rank never reaches here; a C++ log line ends the traceback.
+	if l.C10 {
+		return false
+	}
+	switch b.state {
+	case tbRemote:
+		switch {
+		case trim == `"""`:
+			b.remoteQ = !b.remoteQ
+		case strings.Contains(trim, "Traceback (most recent call last):"):
+			b.chain = append(b.chain, Exception{Remote: true})
+			b.state = tbFrames
+		case trim == "":
+		default:
+			return false
+		}
+	case tbFrames:
+		if fr, ok := parseFrame(msg, l.N); ok {
+			b.ipython = !frameRE.MatchString(msg)
+			e := b.cur()
+			if len(e.Frames) < maxFrames {
+				e.Frames = append(e.Frames, fr)
+			} else {
+				e.Frames[len(e.Frames)-1] = fr
+			}
+			b.blanks = 0
+			break
+		}
+		if trim == "" {
+			if b.blanks++; b.blanks > 2 {
+				return false
+			}
+			break
+		}
+		b.blanks = 0
+		if m := arrowRE.FindStringSubmatch(msg); m != nil {
+			// IPython marks the frame's line with an arrow.
+			e := b.cur()
+			if n := len(e.Frames); n > 0 {
+				f := &e.Frames[n-1]
+				if f.Line == 0 {
+					f.Line = atoi(m[1])
+				}
+				if f.Code == "" {
+					f.Code = strings.TrimSpace(m[2])
+				}
+			}
+			break
+		}
+		if strings.HasPrefix(trim, "-----") {
+			break
+		}
+		if msg[0] == ' ' || msg[0] == '\t' {
+			e := b.cur()
+			if caretRE.MatchString(msg) || strings.HasPrefix(trim, "[Previous line repeated") {
+				break
+			}
+			if n := len(e.Frames); n > 0 && !b.ipython && e.Frames[n-1].Code == "" && e.Frames[n-1].LogLine == l.N-1 {
+				e.Frames[n-1].Code = trim
+			}
+			break
+		}
+		// The exception line.
+		e := b.cur()
+		if m := excRE.FindStringSubmatch(msg); m != nil {
+			e.Type, e.Message = m[1], m[2]
+		} else {
+			e.Message = msg
+		}
+		e.Lines = append(e.Lines, Line{l.N, msg})
+		b.state = tbMessage
+		if strings.HasSuffix(e.Type, "ChildFailedError") {
+			// torchrun's summary follows: hand over to its own block.
+			b.finishChain(p)
+			sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N}
+			sb.ev.Summary = &Summary{}
+			sb.ev.Lines = []Line{{l.N, msg}}
+			p.blocks[l.Rank] = sb
+			return true
+		}
+	case tbMessage:
+		switch {
+		case trim == "":
+			b.state = tbAfter
+			b.blanks = 1
+		case trim == `"""`:
+			b.state = tbAfter
+			b.blanks = 0
+		case strings.HasPrefix(trim, "Original Traceback (most recent call last):"):
+			// DataLoader worker: the frames that follow ran in the worker.
+			b.chain = append(b.chain, Exception{Remote: true})
+			b.nested = true
+			b.state = tbFrames
+		case startsStructure(l) || isSeparator(trim):
+			if isSeparator(trim) {
+				b.state = tbExpect
+				break
+			}
+			return false
+		default:
+			e := b.cur()
+			if len(e.Lines) < 40 {
+				e.Lines = append(e.Lines, Line{l.N, msg})
+			}
+		}
+	case tbAfter:
+		switch {
+		case trim == "":
+			if b.blanks++; b.blanks > 3 {
+				return false
+			}
+		case isSeparator(trim):
+			b.state = tbExpect
+		case trim == `"""`:
+		default:
+			return false
+		}
+	case tbExpect:
+		switch {
+		case trim == "":
+		case strings.Contains(trim, "Traceback (most recent call last):"):
+			b.chain = append(b.chain, Exception{})
+			b.state = tbFrames
+			b.blanks = 0
+		case strings.HasSuffix(trim, "RemoteTraceback:"):
+			b.state = tbRemote
+		default:
+			return false
+		}
+	}
+	b.lastN = l.N
+	b.ev.EndLine = l.N
+	return true
+}
+
+// parseFrame reads a Python frame line in CPython's or IPython's format.
+func parseFrame(msg string, n int) (Frame, bool) {
+	if m := frameRE.FindStringSubmatch(msg); m != nil {
+		return Frame{Path: m[1], Line: atoi(m[2]), Function: m[3], LogLine: n}, true
+	}
+	if !strings.HasPrefix(msg, "File ") && !strings.HasPrefix(msg, "Cell ") && !strings.Contains(msg, " in ") {
+		return Frame{}, false
+	}
+	m := ipyFrameRE.FindStringSubmatch(msg)
+	if m == nil {
+		return Frame{}, false
+	}
+	fr := Frame{LogLine: n, Function: strings.TrimSpace(m[6])}
+	switch {
+	case m[1] != "":
+		fr.Path, fr.Line = m[1], atoi(m[2])
+	case m[3] != "":
+		fr.Path, fr.Line = m[3], atoi(m[4])
+	default:
+		fr.Path = m[5]
+	}
+	if i := strings.IndexByte(fr.Function, '('); i > 0 {
+		fr.Function = fr.Function[:i]
+	}
+	return fr, true
+}
+
+func (b *tbBlock) finish(p *parser) {
+	b.finishChain(p)
+}
+
+func (b *tbBlock) finishChain(p *parser) {
+	if b.ev.Kind == 0 {
+		return
+	}
+	// Python prints causes first already; a DataLoader worker's original
+	// traceback is printed inside its carrier's message, so it goes first.
+	var chain []Exception
+	for i := range b.chain {
+		e := b.chain[i]
+		if e.Type == "" && len(e.Frames) == 0 && len(e.Lines) == 0 {
+			continue
+		}
+		if e.Remote && len(chain) > 0 && !chain[len(chain)-1].Remote && b.nested {
+			chain = append(chain[:len(chain)-1], e, chain[len(chain)-1])
+			continue
+		}
+		chain = append(chain, e)
+	}
+	b.ev.Chain = chain
+	for _, e := range chain {
+		for _, ln := range e.Lines {
+			if len(b.ev.Lines) < maxEventLine {
+				b.ev.Lines = append(b.ev.Lines, ln)
+			}
+		}
+	}
+	ev := b.ev
+	b.ev.Kind = 0
+	if len(chain) > 0 {
+		p.emit(ev)
+	}
+}
+
+// summaryBlock parses torchrun's ChildFailedError summary.
+type summaryBlock struct {
+	ev       Event
+	lastN    int
+	inRoot   bool
+	cur      *RankFailure
+	inTB     bool
+	seenRoot bool
+}
+
+func (b *summaryBlock) inherits() bool { return false }
+func (b *summaryBlock) last() int      { return b.lastN }
+
+var kvRE = regexp.MustCompile(`^\s{2}(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$`)
+var rankRE = regexp.MustCompile(`^(-?\d+)(?: \(local_rank: (\d+)\))?`)
+var exitRE = regexp.MustCompile(`^(-?\d+)(?: \(pid: (\d+)\))?`)
+var entryRE = regexp.MustCompile(`^\[(\d+)\]:$`)
+
+func (b *summaryBlock) feed(p *parser, l pline) bool {
+	msg := l.Msg
+	trim := strings.TrimSpace(msg)
+	s := b.ev.Summary
+	switch {
+	case strings.HasPrefix(trim, "====="):
+		if b.seenRoot && b.cur != nil {
+			b.flush()
+			b.lastN = l.N
+			b.ev.EndLine = l.N
+			p.close(l.Rank)
+			return true
+		}
+	case strings.HasPrefix(trim, "-----"):
+		b.flush()
+		b.inTB = false
+	case strings.HasSuffix(trim, " FAILED") && s.Title == "":
+		s.Title = strings.TrimSuffix(trim, " FAILED")
+	case trim == "Failures:":
+		b.inRoot = false
+	case strings.HasPrefix(trim, "Root Cause (first observed failure)"):
+		b.flush()
+		b.inRoot = true
+	case trim == "<NO_OTHER_FAILURES>":
+	case entryRE.MatchString(trim) && !b.inTB || entryRE.MatchString(msg):
+		b.flush()
+		b.cur = &RankFailure{Root: b.inRoot, Rank: -1, Line: l.N}
+		b.inTB = false
+		if b.inRoot {
+			b.seenRoot = true
+		}
+	default:
+		if b.cur == nil {
+			if trim == "" {
+				break
+			}
+			return false
+		}
+		if m := kvRE.FindStringSubmatch(msg); m != nil && !(b.inTB && m[1] != "traceback" && false) {
+			b.inTB = false
+			v := strings.TrimSpace(m[2])
+			switch m[1] {
+			case "time":
+				b.cur.Time = v
+			case "host":
+				b.cur.Host = v
+			case "rank":
+				if r := rankRE.FindStringSubmatch(v); r != nil {
+					b.cur.Rank, b.cur.LocalRank = atoi(r[1]), atoi(r[2])
+				}
+			case "exitcode":
+				if r := exitRE.FindStringSubmatch(v); r != nil {
+					b.cur.ExitCode, b.cur.PID = atoi(r[1]), atoi(r[2])
+				}
+			case "error_file":
+				if v != "<N/A>" {
+					b.cur.ErrorFile = v
+				}
+			case "traceback":
+				b.inTB = true
+				b.cur.Traceback = append(b.cur.Traceback, Line{l.N, v})
+				if i := strings.Index(v, "Signal "); i >= 0 {
+					if j := strings.Index(v, "("); j > i {
+						if k := strings.Index(v[j:], ")"); k > 0 {
+							b.cur.Signal = v[j+1 : j+k]
+						}
+					}
+				}
+			}
+			break
+		}
+		if b.inTB {
+			if len(b.cur.Traceback) < maxEventLine {
+				b.cur.Traceback = append(b.cur.Traceback, Line{l.N, strings.TrimSpace(msg)})
+			}
+			break
+		}
+		if trim != "" {
+			return false
+		}
+	}
+	b.lastN = l.N
+	b.ev.EndLine = l.N
+	return true
+}
+
+var signalNames = map[int]string{1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
+
+// SignalName names a signal number ("SIGKILL"), or "" when unknown.
+func SignalName(n int) string { return signalNames[n] }
+
+func (b *summaryBlock) flush() {
+	if b.cur != nil {
+		if b.cur.Signal == "" && b.cur.ExitCode < 0 {
+			b.cur.Signal = signalNames[-b.cur.ExitCode]
+		}
+		b.ev.Summary.Failures = append(b.ev.Summary.Failures, *b.cur)
+		b.cur = nil
+	}
+}
+
+func (b *summaryBlock) finish(p *parser) {
+	b.flush()
+	if len(b.ev.Summary.Failures) == 0 {
+		return
+	}
+	for _, f := range b.ev.Summary.Failures {
+		if !f.Root {
+			continue
+		}
+		for _, t := range f.Traceback {
+			if len(b.ev.Lines) < maxEventLine {
+				b.ev.Lines = append(b.ev.Lines, t)
+			}
+		}
+	}
+	p.emit(b.ev)
+}
