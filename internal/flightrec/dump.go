@@ -19,7 +19,7 @@ import (
 // MaxDumpBytes bounds what is read of one dump. The default ring of 2000
 // entries with stacks pickles to about 1 MiB; a ring of a million entries,
 // the largest size seen configured in practice, to a few hundred.
-const MaxDumpBytes = 512 << 20
+var MaxDumpBytes = 512 << 20 // a variable so tests can lower it
 
 // Frame is one Python frame of the stack that issued a collective,
 // innermost first in Entry.Frames.
@@ -102,7 +102,7 @@ func IsPickle(data []byte) bool {
 // from the file name (…rank_3, …_3.pickle) or, failing that, from a process
 // group that holds only this rank; it is -1 when neither tells.
 func Decode(r io.Reader, path string) (*Dump, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxDumpBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(MaxDumpBytes)+1))
 	if err != nil {
 		return nil, err
 	}
