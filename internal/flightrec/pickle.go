@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
@@ -70,6 +71,29 @@ var refused = map[byte]string{
 	0x98: "an out-of-band buffer",
 }
 
+// opKind classifies every opcode once, so the scan is a table lookup.
+type opKind struct {
+	class  byte // 0 unknown, 'f' fixed, 'l' lines, 'c' counted, 'r' refused
+	n      int  // fixed size, line count, or width of the count
+	reason string
+}
+
+var opTable = func() (t [256]opKind) {
+	for op, n := range fixedArg {
+		t[op] = opKind{class: 'f', n: n}
+	}
+	for op, n := range lineArg {
+		t[op] = opKind{class: 'l', n: n}
+	}
+	for op, n := range counted {
+		t[op] = opKind{class: 'c', n: n}
+	}
+	for op, why := range refused {
+		t[op] = opKind{class: 'r', reason: why}
+	}
+	return t
+}()
+
 // scanPickle walks the opcode stream without building anything: it checks
 // that every length fits in the data (so no allocation can exceed the input),
 // that each opcode is known, and that the only class named is the jit int
@@ -81,10 +105,12 @@ func scanPickle(data []byte) (int, error) {
 		op := data[i]
 		at := i
 		i++
-		if why, bad := refused[op]; bad {
-			return 0, fmt.Errorf("the pickle holds %s (opcode 0x%02x at byte %d); a Flight Recorder dump never does, and cudadoctor does not load objects", why, op, at)
-		}
-		if n, ok := fixedArg[op]; ok {
+		k := &opTable[op]
+		switch k.class {
+		case 'r':
+			return 0, fmt.Errorf("the pickle holds %s (opcode 0x%02x at byte %d); a Flight Recorder dump never does, and cudadoctor does not load objects", k.reason, op, at)
+		case 'f':
+			n := k.n
 			if n > len(data)-i {
 				return 0, errTruncated(at)
 			}
@@ -106,10 +132,9 @@ func scanPickle(data []byte) (int, error) {
 				return proto, nil
 			}
 			continue
-		}
-		if lines, ok := lineArg[op]; ok {
+		case 'l':
 			start := i
-			for l := 0; l < lines; l++ {
+			for l := 0; l < k.n; l++ {
 				j := bytes.IndexByte(data[i:], '\n')
 				if j < 0 {
 					return 0, errTruncated(at)
@@ -120,12 +145,12 @@ func scanPickle(data []byte) (int, error) {
 				name := string(data[start : i-1])
 				if name != intListModule+"\n"+intListName {
 					return 0, fmt.Errorf("the pickle names class %q; only %s.%s belongs in a Flight Recorder dump, and cudadoctor loads nothing else",
-						bytes.ReplaceAll([]byte(name), []byte("\n"), []byte(".")), intListModule, intListName)
+						strings.ReplaceAll(name, "\n", "."), intListModule, intListName)
 				}
 			}
 			continue
-		}
-		if width, ok := counted[op]; ok {
+		case 'c':
+			width := k.n
 			if width > len(data)-i {
 				return 0, errTruncated(at)
 			}
@@ -201,12 +226,14 @@ func decodePickle(data []byte) (v any, err error) {
 // shared dict or list once (dumps memoize frames and strings heavily), which
 // also keeps a pickle of lists referencing lists from growing exponentially.
 type converter struct {
-	done map[any]any
+	dicts  map[*types.Dict]map[string]any
+	lists  map[*types.List][]any
+	tuples map[*types.Tuple][]any
 }
 
 // plain converts the decoder's values, refusing anything a dump cannot hold.
 func plain(v interface{}, depth int) (any, error) {
-	c := converter{done: map[any]any{}}
+	c := converter{dicts: map[*types.Dict]map[string]any{}, lists: map[*types.List][]any{}, tuples: map[*types.Tuple][]any{}}
 	return c.value(v, depth)
 }
 
@@ -231,7 +258,7 @@ func (c *converter) value(v interface{}, depth int) (any, error) {
 		}
 		return f, nil
 	case *types.Dict:
-		if done, ok := c.done[x]; ok {
+		if done, ok := c.dicts[x]; ok {
 			return done, nil
 		}
 		m := make(map[string]any, x.Len())
@@ -250,27 +277,27 @@ func (c *converter) value(v interface{}, depth int) (any, error) {
 			}
 			m[k] = pv
 		}
-		c.done[x] = m
+		c.dicts[x] = m
 		return m, nil
 	case *types.List:
-		if done, ok := c.done[x]; ok {
+		if done, ok := c.lists[x]; ok {
 			return done, nil
 		}
 		out, err := c.slice(*x, depth)
 		if err != nil {
 			return nil, err
 		}
-		c.done[x] = out
+		c.lists[x] = out
 		return out, nil
 	case *types.Tuple:
-		if done, ok := c.done[x]; ok {
+		if done, ok := c.tuples[x]; ok {
 			return done, nil
 		}
 		out, err := c.slice(*x, depth)
 		if err != nil {
 			return nil, err
 		}
-		c.done[x] = out
+		c.tuples[x] = out
 		return out, nil
 	}
 	return nil, fmt.Errorf("the pickle holds a %T, which a Flight Recorder dump never does", v)

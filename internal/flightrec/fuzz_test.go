@@ -1,0 +1,30 @@
+package flightrec
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzDecode feeds arbitrary bytes to the decoder and, when they decode, to
+// the analysis: a bad file must give an error, never a panic or a hang.
+func FuzzDecode(f *testing.F) {
+	if real, err := os.ReadFile(realDump); err == nil {
+		f.Add(real)
+	}
+	f.Add(encodePickle(n1Both.dump(0)))
+	f.Add(encodePickle(n1Both.dump(1)))
+	f.Add(encodeJSON(n1Both.dump(0)))
+	f.Add(encodePickle(map[string]any{"version": "2.10", "entries": []any{map[string]any{"input_sizes": []any{intlist{int64(3)}}}}}))
+	f.Add([]byte("\x80\x02}(K\x01u."))
+	f.Add([]byte("\x80\x02]q\x00(h\x00e."))
+	f.Add([]byte(`{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":"3"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := DecodeBytes(data, "nccl_trace_rank_1")
+		if err != nil {
+			return
+		}
+		if _, err := Analyze([]*Dump{d}); err != nil {
+			t.Fatalf("analysis of a decoded dump failed: %v", err)
+		}
+	})
+}
