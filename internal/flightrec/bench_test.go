@@ -2,6 +2,7 @@ package flightrec
 
 import (
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"testing"
 )
@@ -44,7 +45,7 @@ func syntheticJob64(tb testing.TB) [][]byte {
 			}
 			e["record_id"] = int64(i)
 			e["op_id"] = int64(i + 1)
-			e["pg_id"] = pgID(pg)
+			e["pg_id"] = frtest.PGID(pg)
 			e["process_group"] = []any{pg, "undefined"}
 			e["collective_seq_id"] = seq[pg]
 			e["time_created_ns"] = int64(1795325714474014111 + i*1000)
@@ -57,10 +58,10 @@ func syntheticJob64(tb testing.TB) [][]byte {
 		}
 		cfg := map[string]any{}
 		for _, pg := range pgs {
-			cfg[pg] = map[string]any{"name": pg, "desc": "undefined", "ranks": ranksString(all)}
+			cfg[pg] = map[string]any{"name": pg, "desc": "undefined", "ranks": frtest.RanksString(all)}
 		}
 		d := map[string]any{"version": "2.10", "comm_lib_version": "2.28.9", "pg_config": cfg, "pg_status": map[string]any{}, "entries": entries}
-		out[r] = encodePickle(d)
+		out[r] = frtest.EncodePickle(d)
 	}
 	return out
 }

@@ -103,7 +103,9 @@ func (c *composer) evidence(r int, e *Entry) report.Evidence {
 	if s := site(e); s != "" {
 		text += ", called at " + s
 	}
-	return report.Evidence{Path: c.views[r].dump.Path, Text: text}
+	// No Path: a dump has no lines to point at; the finding's location
+	// names the file.
+	return report.Evidence{Text: text}
 }
 
 func seqOf(e *Entry) int64 {
@@ -185,20 +187,24 @@ func (c *composer) related(skip []int, pg string, seq int64) []report.Related {
 	var out []report.Related
 	for _, msg := range order {
 		g := byMsg[msg]
-		rel := report.Related{Message: ranksLabel(g.ranks) + ": " + msg, Location: g.loc, Class: Class}
-		if len(g.ranks) == 1 {
+		rel := report.Related{Message: msg, Location: g.loc, Class: Class}
+		if len(g.ranks) == 1 && g.ranks[0] >= 0 {
 			rel.Rank = report.IntPtr(g.ranks[0])
+		} else {
+			rel.Message = ranksLabel(g.ranks) + ": " + msg
 		}
 		out = append(out, rel)
 	}
 	if len(c.missing) > 0 {
-		msg := ranksLabel(c.missing) + ": no Flight Recorder dump"
+		msg := "no Flight Recorder dump"
 		if name := c.expectedName(c.missing[0]); name != "" {
 			msg += fmt.Sprintf(" (expected a file such as %s)", name)
 		}
 		rel := report.Related{Message: msg}
 		if len(c.missing) == 1 {
 			rel.Rank = report.IntPtr(c.missing[0])
+		} else {
+			rel.Message = ranksLabel(c.missing) + ": " + msg
 		}
 		out = append(out, rel)
 	}

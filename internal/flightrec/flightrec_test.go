@@ -3,6 +3,7 @@ package flightrec
 import (
 	"bytes"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,33 +114,33 @@ func TestRealDumpFinding(t *testing.T) {
 }
 
 // n1 as it would look with both dumps: rank 0 makes one all_reduce more per step.
-var n1Both = job{
-	pgs:    map[string][]int{"0": {0, 1}},
-	script: "/workspace/faultlab/nccl/n1_desync_timeout.py",
-	calls: map[int][]call{
-		0: {{pg: "0", op: "all_reduce", size: 1 << 20, line: 12}, {pg: "0", op: "all_reduce", size: 1 << 20, line: 14},
-			{pg: "0", op: "all_reduce", size: 1 << 20, line: 12}, {pg: "0", op: "all_reduce", size: 1 << 20, line: 14, state: "scheduled"}},
-		1: {{pg: "0", op: "all_reduce", size: 1 << 20, line: 12}, {pg: "0", op: "all_reduce", size: 1 << 20, line: 12},
-			{pg: "0", op: "all_reduce", size: 1 << 20, line: 12}},
+var n1Both = frtest.Job{
+	PGs:    map[string][]int{"0": {0, 1}},
+	Script: "/workspace/faultlab/nccl/n1_desync_timeout.py",
+	Calls: map[int][]frtest.Call{
+		0: {{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}, {PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 14},
+			{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}, {PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 14, State: "scheduled"}},
+		1: {{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}, {PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12},
+			{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}},
 	},
 }
 
 func TestAnalyze(t *testing.T) {
 	threePG := map[string][]int{"0": {0, 1, 2, 3}, "1": {0, 1, 2, 3}, "2": {0, 1, 2, 3}}
-	steps := func(n int, last call, lastRanks map[int]call) map[int][]call {
-		out := map[int][]call{}
+	steps := func(n int, last frtest.Call, lastRanks map[int]frtest.Call) map[int][]frtest.Call {
+		out := map[int][]frtest.Call{}
 		for r := 0; r < 4; r++ {
-			var cs []call
+			var cs []frtest.Call
 			for s := 0; s < n; s++ {
-				cs = append(cs, call{pg: "0", op: "all_reduce", size: 64, line: 10},
-					call{pg: "1", op: "all_reduce", size: 64, line: 11},
-					call{pg: "2", op: "all_reduce", size: 64, line: 12})
+				cs = append(cs, frtest.Call{PG: "0", Op: "all_reduce", Size: 64, Line: 10},
+					frtest.Call{PG: "1", Op: "all_reduce", Size: 64, Line: 11},
+					frtest.Call{PG: "2", Op: "all_reduce", Size: 64, Line: 12})
 			}
 			c := last
 			if lc, ok := lastRanks[r]; ok {
 				c = lc
 			}
-			if c.op != "" {
+			if c.Op != "" {
 				cs = append(cs, c)
 			}
 			out[r] = cs
@@ -148,7 +149,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		job   job
+		job   frtest.Job
 		json  bool
 		drop  []int // ranks whose dumps are not given
 		want  *summary
@@ -167,78 +168,78 @@ func TestAnalyze(t *testing.T) {
 		},
 		{
 			name: "n4: sizes differ, rank 0 completed, rank 1 waits",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "all_reduce", size: 1000, line: 9}},
-				1: {{pg: "0", op: "all_reduce", size: 1024, line: 9, state: "started"}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 1000, Line: 9}},
+				1: {{PG: "0", Op: "all_reduce", Size: 1024, Line: 9, State: "started"}},
 			}},
 			want:  &summary{Rule: RuleDesync, Divergence: KindSize, Rank: 1, Origin: "train.py:9"},
 			inMsg: []string{"1000 elements", "1024 elements"},
 		},
 		{
 			name: "dtype differs",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "all_reduce", size: 8, line: 9, state: "started"}},
-				1: {{pg: "0", op: "all_reduce", size: 8, dtype: "Half", line: 9, state: "started"}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 9, State: "started"}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Dtype: "Half", Line: 9, State: "started"}},
 			}},
 			want: &summary{Rule: RuleDesync, Divergence: KindDtype, Rank: 1, Origin: "train.py:9"},
 		},
 		{
 			name: "three groups, rank 2 broadcasts where the others all_reduce on group 2",
-			job: job{pgs: threePG, calls: steps(3, call{pg: "2", op: "all_reduce", size: 64, line: 12, state: "started"},
-				map[int]call{2: {pg: "2", op: "broadcast", size: 64, line: 30, state: "started"}})},
+			job: frtest.Job{PGs: threePG, Calls: steps(3, frtest.Call{PG: "2", Op: "all_reduce", Size: 64, Line: 12, State: "started"},
+				map[int]frtest.Call{2: {PG: "2", Op: "broadcast", Size: 64, Line: 30, State: "started"}})},
 			want:  &summary{Rule: RuleDesync, Divergence: KindOp, Rank: 2, Origin: "train.py:30"},
 			inMsg: []string{"collective #4 of process group 2", "rank 2 broadcast at train.py:30", "ranks 0-1,3 all_reduce"},
 		},
 		{
 			name: "tie broken by the call site that is new on its rank",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "all_reduce", size: 8, line: 5, state: "started"}},
-				1: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "all_gather", size: 8, line: 7, state: "started"}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "all_reduce", Size: 8, Line: 5, State: "started"}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "all_gather", Size: 8, Line: 7, State: "started"}},
 			}},
 			want: &summary{Rule: RuleDesync, Divergence: KindOp, Rank: 1, Origin: "train.py:7"},
 		},
 		{
 			name: "rank 3 skips a barrier on group 1, missing dump of rank 1",
-			job: job{pgs: threePG, calls: steps(2, call{pg: "1", op: "all_reduce", size: 1, line: 40, state: "scheduled"},
-				map[int]call{3: {}})},
+			job: frtest.Job{PGs: threePG, Calls: steps(2, frtest.Call{PG: "1", Op: "all_reduce", Size: 1, Line: 40, State: "scheduled"},
+				map[int]frtest.Call{3: {}})},
 			drop: []int{1},
 			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "train.py:40", Missing: "[1]", NotEntered: "[3]"},
 		},
 		{
 			name: "every rank entered and nothing completed",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "all_reduce", size: 8, line: 6, state: "started"}},
-				1: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "all_reduce", size: 8, line: 6, state: "started"}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "all_reduce", Size: 8, Line: 6, State: "started"}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "all_reduce", Size: 8, Line: 6, State: "started"}},
 			}},
 			want:  &summary{Rule: RuleStuck, Divergence: KindStuck, Rank: 0, Origin: "train.py:6"},
 			inMsg: []string{"every rank entered all_reduce #2"},
 		},
 		{
 			name: "a pending send with its peer's dump missing",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "send 0->1", size: 8, line: 8, state: "scheduled", p2p: true}},
-				1: {{pg: "0", op: "all_reduce", size: 8, line: 5}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "send 0->1", Size: 8, Line: 8, State: "scheduled", P2P: true}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}},
 			}},
 			drop: []int{1},
 			want: &summary{Rule: RuleDesync, Divergence: KindNoPeerDump, Rank: 0, Origin: "train.py:8", Missing: "[1]"},
 		},
 		{
 			name: "healthy job: nothing pending, nothing differs",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "broadcast", size: 8, line: 6}},
-				1: {{pg: "0", op: "all_reduce", size: 8, line: 5}, {pg: "0", op: "broadcast", size: 8, line: 6}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "broadcast", Size: 8, Line: 6}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Line: 5}, {PG: "0", Op: "broadcast", Size: 8, Line: 6}},
 			}},
 		},
 		{
 			name: "gathers may differ in size across ranks",
-			job: job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{
-				0: {{pg: "0", op: "gather", size: 16, line: 5}},
-				1: {{pg: "0", op: "gather", size: 8, line: 5}},
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "gather", Size: 16, Line: 5}},
+				1: {{PG: "0", Op: "gather", Size: 8, Line: 5}},
 			}},
 		},
 		{
 			name: "version 2.4 dumps read the same",
-			job:  job{version: "2.4", pgs: n1Both.pgs, calls: n1Both.calls, script: n1Both.script},
+			job:  frtest.Job{Version: "2.4", PGs: n1Both.PGs, Calls: n1Both.Calls, Script: n1Both.Script},
 			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "n1_desync_timeout.py:14", NotEntered: "[1]"},
 		},
 	}
@@ -286,13 +287,13 @@ func TestAnalyze(t *testing.T) {
 // A rank whose ring no longer holds the early collectives must not look as
 // if it never entered them.
 func TestEvictedHistoryIsNotDivergence(t *testing.T) {
-	var c0, c1 []call
+	var c0, c1 []frtest.Call
 	for i := 0; i < 10; i++ {
-		c0 = append(c0, call{pg: "0", op: "all_reduce", size: 4, line: 3})
-		c1 = append(c1, call{pg: "0", op: "all_reduce", size: 4, line: 3})
+		c0 = append(c0, frtest.Call{PG: "0", Op: "all_reduce", Size: 4, Line: 3})
+		c1 = append(c1, frtest.Call{PG: "0", Op: "all_reduce", Size: 4, Line: 3})
 	}
-	c0[9].state, c1[9].state = "started", "started"
-	dumps := decodeJob(t, job{pgs: map[string][]int{"0": {0, 1}}, calls: map[int][]call{0: c0, 1: c1}}, false)
+	c0[9].State, c1[9].State = "started", "started"
+	dumps := decodeJob(t, frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{0: c0, 1: c1}}, false)
 	dumps[1].Entries = dumps[1].Entries[6:] // rank 1's ring kept only #7..#10
 	fs, err := Analyze(dumps)
 	if err != nil {
@@ -319,10 +320,10 @@ func TestJSONAndPickleAgree(t *testing.T) {
 
 func TestBuildIntList(t *testing.T) {
 	v := map[string]any{"version": "2.10", "entries": []any{map[string]any{
-		"pg_id": int64(0), "process_group": tuple{"0", "default_pg"}, "collective_seq_id": int64(1),
-		"profiling_name": "nccl:all_reduce", "input_sizes": []any{intlist{int64(3), int64(4)}}, "state": "started",
+		"pg_id": int64(0), "process_group": frtest.Tuple{"0", "default_pg"}, "collective_seq_id": int64(1),
+		"profiling_name": "nccl:all_reduce", "input_sizes": []any{frtest.IntList{int64(3), int64(4)}}, "state": "started",
 	}}}
-	d, err := DecodeBytes(encodePickle(v), "nccl_trace_rank_2")
+	d, err := DecodeBytes(frtest.EncodePickle(v), "nccl_trace_rank_2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +333,8 @@ func TestBuildIntList(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	good := encodePickle(n1Both.dump(0))
-	snapshot := encodePickle(map[string]any{"segments": []any{}, "device_traces": []any{}})
+	good := frtest.EncodePickle(n1Both.Dump(0))
+	snapshot := frtest.EncodePickle(map[string]any{"segments": []any{}, "device_traces": []any{}})
 	tests := []struct {
 		name string
 		data []byte
@@ -346,8 +347,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"os.system", []byte("\x80\x02cos\nsystem\nX\x02\x00\x00\x00ls\x85R."), `class "os.system"`},
 		{"object state", []byte("\x80\x02}b."), "object state"},
 		{"memory snapshot", snapshot, "memory snapshot"},
-		{"list at top", encodePickle([]any{int64(1)}), "not a dictionary"},
-		{"other dict", encodePickle(map[string]any{"a": int64(1)}), "not a Flight Recorder dump"},
+		{"list at top", frtest.EncodePickle([]any{int64(1)}), "not a dictionary"},
+		{"other dict", frtest.EncodePickle(map[string]any{"a": int64(1)}), "not a Flight Recorder dump"},
 		{"huge string length", []byte("\x80\x02X\xff\xff\xff\x7f"), "truncated"},
 		{"unknown opcode", []byte("\x80\x02\xff."), "unknown pickle opcode"},
 		{"odd setitems", []byte("\x80\x02}(K\x01u."), "malformed pickle"},
@@ -442,7 +443,7 @@ func TestIsPickle(t *testing.T) {
 			t.Errorf("IsPickle(%x) = %v", tc.data, got)
 		}
 	}
-	if !bytes.HasPrefix(encodePickle(n1Both.dump(0)), []byte{0x80, 2}) {
+	if !bytes.HasPrefix(frtest.EncodePickle(n1Both.Dump(0)), []byte{0x80, 2}) {
 		t.Error("synthetic dumps must be protocol 2")
 	}
 }

@@ -1,6 +1,7 @@
 package flightrec
 
 import (
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"testing"
 )
@@ -11,10 +12,10 @@ func FuzzDecode(f *testing.F) {
 	if real, err := os.ReadFile(realDump); err == nil {
 		f.Add(real)
 	}
-	f.Add(encodePickle(n1Both.dump(0)))
-	f.Add(encodePickle(n1Both.dump(1)))
-	f.Add(encodeJSON(n1Both.dump(0)))
-	f.Add(encodePickle(map[string]any{"version": "2.10", "entries": []any{map[string]any{"input_sizes": []any{intlist{int64(3)}}}}}))
+	f.Add(frtest.EncodePickle(n1Both.Dump(0)))
+	f.Add(frtest.EncodePickle(n1Both.Dump(1)))
+	f.Add(frtest.EncodeJSON(n1Both.Dump(0)))
+	f.Add(frtest.EncodePickle(map[string]any{"version": "2.10", "entries": []any{map[string]any{"input_sizes": []any{frtest.IntList{int64(3)}}}}}))
 	f.Add([]byte("\x80\x02}(K\x01u."))
 	f.Add([]byte("\x80\x02]q\x00(h\x00e."))
 	f.Add([]byte(`{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":"3"}}}`))

@@ -1,4 +1,7 @@
-package flightrec
+// Package frtest writes NCCL Flight Recorder dumps as torch lays them out
+// (pickle protocol 2 with memoized strings, or the JSON form), so tests and
+// benchmarks can build multi-rank jobs without a GPU.
+package frtest
 
 import (
 	"encoding/binary"
@@ -10,14 +13,11 @@ import (
 	"testing"
 )
 
-// This file writes Flight Recorder dumps the way torch does, so tests and
-// benchmarks can build multi-rank jobs from the shape of the real dump.
+// Tuple is a pickled tuple (process_group is one).
+type Tuple []any
 
-// tuple is a pickled tuple (process_group is one).
-type tuple []any
-
-// intlist is a list torch's jit Pickler wraps in build_intlist.
-type intlist []any
+// IntList is a list torch's jit Pickler wraps in build_intlist.
+type IntList []any
 
 // pickler writes protocol 2 with memoized strings, as torch::jit::Pickler does.
 type pickler struct {
@@ -26,7 +26,7 @@ type pickler struct {
 	next int
 }
 
-func encodePickle(v any) []byte {
+func EncodePickle(v any) []byte {
 	p := &pickler{memo: map[string]int{}}
 	p.buf = append(p.buf, 0x80, 2)
 	p.value(v)
@@ -76,7 +76,7 @@ func (p *pickler) value(v any) {
 		p.buf = append(p.buf, x...)
 		p.memo[x] = p.next
 		p.put()
-	case tuple:
+	case Tuple:
 		if len(x) == 2 {
 			p.value(x[0])
 			p.value(x[1])
@@ -90,7 +90,7 @@ func (p *pickler) value(v any) {
 		}
 		p.buf = append(p.buf, 't')
 		p.put()
-	case intlist:
+	case IntList:
 		p.buf = append(p.buf, "ctorch.jit._pickle\nbuild_intlist\n"...)
 		p.put()
 		p.value([]any(x))
@@ -140,7 +140,7 @@ func (p *pickler) int(n int64) {
 
 // encodeJSON writes the JSON form: no stacks, 0 for unknown times, pg_status
 // numbers as strings, as _dump_nccl_trace_json does.
-func encodeJSON(v map[string]any) []byte {
+func EncodeJSON(v map[string]any) []byte {
 	out := map[string]any{}
 	for k, x := range v {
 		out[k] = x
@@ -183,46 +183,46 @@ func encodeJSON(v map[string]any) []byte {
 
 func unwrap(v any) any {
 	switch x := v.(type) {
-	case tuple:
+	case Tuple:
 		return []any(x)
-	case intlist:
+	case IntList:
 		return []any(x)
 	}
 	return v
 }
 
-// call is one collective a synthetic rank makes.
-type call struct {
-	pg    string
-	op    string
-	size  int
-	dtype string
-	line  int
-	state string // default "completed"
-	p2p   bool
+// Call is one collective a synthetic rank makes.
+type Call struct {
+	PG    string
+	Op    string
+	Size  int
+	Dtype string
+	Line  int
+	State string // default "completed"
+	P2P   bool
 }
 
-// job describes a synthetic distributed job: per rank, its calls in order.
-type job struct {
-	version string
-	pgs     map[string][]int // pg name -> global ranks
-	calls   map[int][]call
-	script  string
+// Job describes a synthetic distributed job: per rank, its calls in order.
+type Job struct {
+	Version string
+	PGs     map[string][]int // pg name -> global ranks
+	Calls   map[int][]Call
+	Script  string
 }
 
-// dump builds one rank's dump as torch 2.11 lays it out.
-func (j job) dump(rank int) map[string]any {
-	version := j.version
+// Dump builds one rank's dump as torch 2.11 lays it out.
+func (j Job) Dump(rank int) map[string]any {
+	version := j.Version
 	if version == "" {
 		version = "2.10"
 	}
-	script := j.script
+	script := j.Script
 	if script == "" {
 		script = "/workspace/train.py"
 	}
 	cfg := map[string]any{}
 	status := map[string]any{}
-	for name, ranks := range j.pgs {
+	for name, ranks := range j.PGs {
 		member := false
 		for _, r := range ranks {
 			member = member || r == rank
@@ -234,21 +234,21 @@ func (j job) dump(rank int) map[string]any {
 		if name == "0" {
 			desc = "default_pg"
 		}
-		cfg[name] = map[string]any{"name": name, "desc": desc, "ranks": ranksString(ranks)}
+		cfg[name] = map[string]any{"name": name, "desc": desc, "ranks": RanksString(ranks)}
 	}
 	seq := map[string]int64{}
 	p2pSeq := map[string]int64{}
 	last := map[string][3]int64{}
 	var entries []any
-	for i, c := range j.calls[rank] {
-		state := c.state
+	for i, c := range j.Calls[rank] {
+		state := c.State
 		if state == "" {
 			state = "completed"
 		}
-		if c.p2p {
-			p2pSeq[c.pg]++
+		if c.P2P {
+			p2pSeq[c.PG]++
 		} else {
-			seq[c.pg]++
+			seq[c.PG]++
 		}
 		t := int64(1795325714474014111 + i*1000 + rank)
 		var started, completed any
@@ -258,21 +258,21 @@ func (j job) dump(rank int) map[string]any {
 		if state == "completed" {
 			completed = t + 20
 		}
-		dtype := c.dtype
+		dtype := c.Dtype
 		if dtype == "" {
 			dtype = "Float"
 		}
 		e := map[string]any{
 			"record_id":                    int64(i),
-			"pg_id":                        pgID(c.pg),
-			"process_group":                tuple{c.pg, cfgDesc(cfg, c.pg)},
-			"collective_seq_id":            seq[c.pg],
-			"p2p_seq_id":                   p2pSeq[c.pg],
+			"pg_id":                        PGID(c.PG),
+			"process_group":                Tuple{c.PG, cfgDesc(cfg, c.PG)},
+			"collective_seq_id":            seq[c.PG],
+			"p2p_seq_id":                   p2pSeq[c.PG],
 			"op_id":                        int64(i + 1),
-			"profiling_name":               "nccl:" + c.op,
+			"profiling_name":               "nccl:" + c.Op,
 			"time_created_ns":              t,
-			"input_sizes":                  []any{[]any{int64(c.size)}},
-			"output_sizes":                 []any{[]any{int64(c.size)}},
+			"input_sizes":                  []any{[]any{int64(c.Size)}},
+			"output_sizes":                 []any{[]any{int64(c.Size)}},
 			"input_dtypes":                 []any{dtype},
 			"output_dtypes":                []any{dtype},
 			"state":                        state,
@@ -280,26 +280,26 @@ func (j job) dump(rank int) map[string]any {
 			"time_discovered_completed_ns": completed,
 			"retired":                      state == "completed",
 			"timeout_ms":                   int64(20000),
-			"is_p2p":                       c.p2p,
+			"is_p2p":                       c.P2P,
 			"thread_id":                    "140527198486848",
 			"thread_name":                  "python",
 			"frames": []any{
-				map[string]any{"name": c.op, "filename": "/opt/torch/.venv/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py", "line": int64(3068)},
+				map[string]any{"name": c.Op, "filename": "/opt/torch/.venv/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py", "line": int64(3068)},
 				map[string]any{"name": "wrapper", "filename": "/opt/torch/.venv/lib/python3.12/site-packages/torch/distributed/c10d_logger.py", "line": int64(83)},
-				map[string]any{"name": "<module>", "filename": script, "line": int64(c.line)},
+				map[string]any{"name": "<module>", "filename": script, "line": int64(c.Line)},
 			},
 		}
 		entries = append(entries, e)
-		if !c.p2p {
-			l := last[c.pg]
-			l[0] = seq[c.pg]
+		if !c.P2P {
+			l := last[c.PG]
+			l[0] = seq[c.PG]
 			if state != "scheduled" {
-				l[1] = seq[c.pg]
+				l[1] = seq[c.PG]
 			}
 			if state == "completed" {
-				l[2] = seq[c.pg]
+				l[2] = seq[c.PG]
 			}
-			last[c.pg] = l
+			last[c.PG] = l
 		}
 	}
 	for name := range cfg {
@@ -307,7 +307,7 @@ func (j job) dump(rank int) map[string]any {
 		if !ok {
 			continue
 		}
-		status[fmt.Sprint(pgID(name))] = map[string]any{
+		status[fmt.Sprint(PGID(name))] = map[string]any{
 			"last_enqueued_collective": l[0], "last_started_collective": orMinus(l[1]), "last_completed_collective": orMinus(l[2]),
 		}
 	}
@@ -330,7 +330,7 @@ func orMinus(n int64) int64 {
 	return n
 }
 
-func ranksString(rs []int) string {
+func RanksString(rs []int) string {
 	s := "["
 	for i, r := range rs {
 		if i > 0 {
@@ -348,28 +348,28 @@ func cfgDesc(cfg map[string]any, name string) string {
 	return "undefined"
 }
 
-func pgID(name string) int64 {
+func PGID(name string) int64 {
 	var n int64
 	fmt.Sscan(name, &n)
 	return n
 }
 
-// write stores every rank's dump under dir as <prefix><rank> and returns the paths.
-func (j job) write(t testing.TB, dir, prefix string, asJSON bool) []string {
+// Write stores every rank's dump under dir as <prefix><rank> and returns the paths.
+func (j Job) Write(t testing.TB, dir, prefix string, asJSON bool) []string {
 	t.Helper()
 	var ranks []int
-	for r := range j.calls {
+	for r := range j.Calls {
 		ranks = append(ranks, r)
 	}
 	sort.Ints(ranks)
 	var paths []string
 	for _, r := range ranks {
-		v := j.dump(r)
+		v := j.Dump(r)
 		var b []byte
 		if asJSON {
-			b = encodeJSON(v)
+			b = EncodeJSON(v)
 		} else {
-			b = encodePickle(v)
+			b = EncodePickle(v)
 		}
 		p := fmt.Sprintf("%s/%s%d", dir, prefix, r)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -380,28 +380,11 @@ func (j job) write(t testing.TB, dir, prefix string, asJSON bool) []string {
 	return paths
 }
 
-// decodeJob decodes every rank's dump of a job in memory.
-func decodeJob(t testing.TB, j job, asJSON bool) []*Dump {
-	t.Helper()
-	var ranks []int
-	for r := range j.calls {
-		ranks = append(ranks, r)
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	sort.Ints(ranks)
-	var out []*Dump
-	for _, r := range ranks {
-		v := j.dump(r)
-		var b []byte
-		if asJSON {
-			b = encodeJSON(v)
-		} else {
-			b = encodePickle(v)
-		}
-		d, err := DecodeBytes(b, fmt.Sprintf("nccl_trace_rank_%d", r))
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-		out = append(out, d)
-	}
+	sort.Strings(out)
 	return out
 }
