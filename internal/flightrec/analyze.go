@@ -297,8 +297,9 @@ func split(entries map[int]*Entry, key func(*Entry) string) [][]int {
 }
 
 // orderGroups puts the odd group first: the smallest; between equals, the
-// one whose call site is new on its rank (the others repeat a call they made
-// before); failing that, the group without the lowest rank.
+// one that made an extra call (the others' call here is its next one); then
+// the one whose call site is new on its rank (the others repeat a call they
+// made before); failing that, the group without the lowest rank.
 func orderGroups(groups [][]int, entries map[int]*Entry, views map[int]*rankView, pg string) [][]int {
 	novel := func(g []int) bool {
 		r := g[0]
@@ -317,10 +318,21 @@ func orderGroups(groups [][]int, entries map[int]*Entry, views map[int]*rankView
 		}
 		return true
 	}
+	// skipped says whether group g's call at this sequence id is the one
+	// the other group's ranks make next: then g's ranks skipped a call the
+	// others made here, and the others' call is the odd one.
+	skipped := func(g, other []int) bool {
+		e := entries[g[0]]
+		next := views[other[0]].coll[pg][e.CollectiveSeq+1]
+		return next != nil && next.Op() == e.Op() && sizeKey(next) == sizeKey(e)
+	}
 	sort.SliceStable(groups, func(i, j int) bool {
 		a, b := groups[i], groups[j]
 		if len(a) != len(b) {
 			return len(a) < len(b)
+		}
+		if sa, sb := skipped(a, b), skipped(b, a); sa != sb {
+			return sb
 		}
 		if na, nb := novel(a), novel(b); na != nb {
 			return na

@@ -199,6 +199,16 @@ func TestAnalyze(t *testing.T) {
 			want: &summary{Rule: RuleDesync, Divergence: KindOp, Rank: 1, Origin: "train.py:7"},
 		},
 		{
+			name: "rank 1 skips a barrier and goes on to the next step's all_reduce",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce_barrier", Size: 1, Line: 9}, {PG: "0", Op: "all_reduce", Size: 8, Line: 5},
+					{PG: "0", Op: "all_reduce_barrier", Size: 1, Line: 9}, {PG: "0", Op: "all_reduce", Size: 8, Line: 5, State: "scheduled"}},
+				1: {{PG: "0", Op: "all_reduce_barrier", Size: 1, Line: 9}, {PG: "0", Op: "all_reduce", Size: 8, Line: 5},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 5, State: "started"}},
+			}},
+			want: &summary{Rule: RuleDesync, Divergence: KindOp, Rank: 0, Origin: "train.py:9"},
+		},
+		{
 			name: "rank 3 skips a barrier on group 1, missing dump of rank 1",
 			job: frtest.Job{PGs: threePG, Calls: steps(2, frtest.Call{PG: "1", Op: "all_reduce", Size: 1, Line: 40, State: "scheduled"},
 				map[int]frtest.Call{3: {}})},
