@@ -161,17 +161,15 @@ func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setSt
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
-	if err != nil {
-		return false, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
-	}
-	if len(data) > flightrec.MaxDumpBytes {
-		if kind == kindJSONDoc {
-			return a.putBack(data, stdin, setStdin)
-		}
-		return false, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
-	}
+	limited := io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1)
 	if kind == kindPickle {
+		data, err := io.ReadAll(limited)
+		if err != nil {
+			return false, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+		}
+		if len(data) > flightrec.MaxDumpBytes {
+			return false, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
+		}
 		if snapshotLike(data) {
 			return false, memorySnapshotError(path)
 		}
@@ -185,26 +183,37 @@ func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setSt
 		a.add(path, d)
 		return false, nil
 	}
-	// JSON: the first value decides; JSON-lines logs start with an object too.
+	// JSON: the first value decides, and only it is read to decide, since
+	// JSON-lines logs (possibly huge) start with an object too.
+	var consumed bytes.Buffer
 	var top map[string]json.RawMessage
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&top); err != nil {
-		return a.putBack(data, stdin, setStdin)
+	if err := json.NewDecoder(io.TeeReader(limited, &consumed)).Decode(&top); err != nil {
+		return a.putBack(consumed.Bytes(), stdin, setStdin)
 	}
-	switch {
-	case isCudadoctorReport(top):
+	isReport, isDump := isCudadoctorReport(top), isDumpJSON(top)
+	if !isReport && !isDump {
+		return a.putBack(consumed.Bytes(), stdin, setStdin)
+	}
+	rest, err := io.ReadAll(limited)
+	if err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	data := append(consumed.Bytes(), rest...)
+	if len(data) > flightrec.MaxDumpBytes {
+		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+	}
+	if isReport {
 		if err := a.addReport(path, data); err != nil {
 			return false, fmt.Errorf("%s: %v", name, err)
 		}
 		return false, nil
-	case isDumpJSON(top):
-		d, err := flightrec.DecodeBytes(data, path)
-		if err != nil {
-			return false, fmt.Errorf("%s: a JSON Flight Recorder dump that cannot be read: %v", name, err)
-		}
-		a.add(path, d)
-		return false, nil
 	}
-	return a.putBack(data, stdin, setStdin)
+	d, err := flightrec.DecodeBytes(data, path)
+	if err != nil {
+		return false, fmt.Errorf("%s: a JSON Flight Recorder dump that cannot be read: %v", name, err)
+	}
+	a.add(path, d)
+	return false, nil
 }
 
 // putBack hands a JSON input to the log engine: a file is simply reopened,
