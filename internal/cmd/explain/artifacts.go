@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
@@ -88,7 +90,7 @@ type runTimes struct {
 // in loses nothing.
 func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
 	arts := &artifacts{}
-	var logs []string
+	var logs, pickles []string
 	for _, p := range files {
 		var kind inputKind
 		var br *bufio.Reader
@@ -112,6 +114,11 @@ func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
 			logs = append(logs, p)
 			continue
 		}
+		if kind == kindPickle && p != "-" {
+			// Decoded below, in parallel: a job leaves one dump per rank.
+			pickles = append(pickles, p)
+			continue
+		}
 		isLog, err := arts.read(p, kind, br, func(r io.Reader) { opts.Stdin = r })
 		if err != nil {
 			return nil, nil, err
@@ -119,6 +126,9 @@ func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
 		if isLog {
 			logs = append(logs, p)
 		}
+	}
+	if err := arts.readPickles(pickles); err != nil {
+		return nil, nil, err
 	}
 	if len(arts.dumps) > 0 {
 		fs, err := flightrec.Analyze(arts.dumps)
@@ -163,22 +173,9 @@ func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setSt
 	}
 	limited := io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1)
 	if kind == kindPickle {
-		data, err := io.ReadAll(limited)
+		d, err := decodePickleInput(limited, path, name)
 		if err != nil {
-			return false, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
-		}
-		if len(data) > flightrec.MaxDumpBytes {
-			return false, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
-		}
-		if snapshotLike(data) {
-			return false, memorySnapshotError(path)
-		}
-		d, err := flightrec.DecodeBytes(data, path)
-		if err != nil {
-			if strings.Contains(err.Error(), "memory snapshot") {
-				return false, memorySnapshotError(path)
-			}
-			return false, fmt.Errorf("%s: a pickle that is not a readable Flight Recorder dump: %v", name, err)
+			return false, err
 		}
 		a.add(path, d)
 		return false, nil
@@ -214,6 +211,62 @@ func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setSt
 	}
 	a.add(path, d)
 	return false, nil
+}
+
+// readPickles decodes pickle files on every core, keeping input order and
+// reporting the first failure in that order.
+func (a *artifacts) readPickles(paths []string) error {
+	dumps := make([]*flightrec.Dump, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			dumps[i], errs[i] = readPickleFile(p)
+		}()
+	}
+	wg.Wait()
+	for i, p := range paths {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		a.add(p, dumps[i])
+	}
+	return nil
+}
+
+func readPickleFile(path string) (*flightrec.Dump, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	return decodePickleInput(f, path, path)
+}
+
+// decodePickleInput reads a pickle that must be a Flight Recorder dump.
+func decodePickleInput(r io.Reader, path, name string) (*flightrec.Dump, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	if len(data) > flightrec.MaxDumpBytes {
+		return nil, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
+	}
+	if snapshotLike(data) {
+		return nil, memorySnapshotError(path)
+	}
+	d, err := flightrec.DecodeBytes(data, path)
+	if err != nil {
+		if strings.Contains(err.Error(), "memory snapshot") {
+			return nil, memorySnapshotError(path)
+		}
+		return nil, fmt.Errorf("%s: a pickle that is not a readable Flight Recorder dump: %v", name, err)
+	}
+	return d, nil
 }
 
 // putBack hands a JSON input to the log engine: a file is simply reopened,
