@@ -22,7 +22,7 @@ type composer struct {
 }
 
 func (c *composer) pgLabel(pg string) string {
-	if d := c.descs[pg]; d != "" && d != pg {
+	if d := c.descs[pg]; d != "" && d != pg && d != "undefined" {
 		return fmt.Sprintf("process group %s (%s)", pg, d)
 	}
 	return "process group " + pg
@@ -115,9 +115,29 @@ func seqOf(e *Entry) int64 {
 	return e.CollectiveSeq
 }
 
-// position says where a rank stands on a group: its entry at seq, or the
-// last collective it made there.
+// position says where a rank stands on a group (its entry at seq, or the
+// last collective it made there) and, when it waits elsewhere, where.
 func (c *composer) position(r int, pg string, seq int64) (string, *report.Location) {
+	msg, loc := c.positionOn(r, pg, seq)
+	var oldest *Entry
+	for _, e := range c.views[r].pending {
+		if oldest == nil || e.TimeCreatedNs < oldest.TimeCreatedNs {
+			oldest = e
+		}
+	}
+	if oldest != nil && !(oldest.PGName == pg && seqOf(oldest) == seq) {
+		msg += fmt.Sprintf("; it waits in %s #%d of %s", oldest.Op(), seqOf(oldest), c.pgLabel(oldest.PGName))
+		if s := site(oldest); s != "" {
+			msg += " at " + s
+		}
+		if l := origin(oldest); l != nil {
+			loc = l
+		}
+	}
+	return msg, loc
+}
+
+func (c *composer) positionOn(r int, pg string, seq int64) (string, *report.Location) {
 	v := c.views[r]
 	if seq < 0 {
 		var last *Entry

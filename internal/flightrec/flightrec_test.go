@@ -457,3 +457,41 @@ func TestIsPickle(t *testing.T) {
 		t.Error("synthetic dumps must be protocol 2")
 	}
 }
+
+// n8's shape: rank 1 skips its call on group 2 at step 2, so rank 0 waits
+// on group 2 while rank 1 runs ahead and waits on group 0. The earlier
+// divergence (group 2) is the cause; rank 1's wait on group 0 its echo.
+func TestEarliestDivergenceAcrossGroups(t *testing.T) {
+	var c0, c1 []frtest.Call
+	for step := 0; step < 5; step++ {
+		for r := 0; r < 2; r++ {
+			cs := []frtest.Call{{PG: "0", Op: "all_reduce", Size: 4096, Line: 18}, {PG: "1", Op: "all_reduce", Size: 512, Line: 19}}
+			if !(r == 1 && step == 2) {
+				cs = append(cs, frtest.Call{PG: "2", Op: "all_reduce", Size: 64, Line: 21})
+			}
+			if r == 0 {
+				c0 = append(c0, cs...)
+			} else {
+				c1 = append(c1, cs...)
+			}
+		}
+	}
+	c0, c1 = c0[:9], c1[:9] // both block after their ninth call
+	c0[8].State, c1[8].State = "started", "started"
+	job := frtest.Job{PGs: map[string][]int{"0": {0, 1}, "1": {0, 1}, "2": {0, 1}}, Script: "/w/n8_group_desync.py",
+		Calls: map[int][]frtest.Call{0: c0, 1: c1}}
+	fs, err := Analyze(decodeJob(t, job, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 {
+		t.Fatalf("%d findings", len(fs))
+	}
+	want := summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "n8_group_desync.py:21", NotEntered: "[1]"}
+	if diff := cmp.Diff(want, summarize(fs[0])); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(fs[0].Related) != 1 || !strings.Contains(fs[0].Related[0].Message, "waits in all_reduce #4 of process group 0 (default_pg) at n8_group_desync.py:18") {
+		t.Errorf("related = %+v", fs[0].Related)
+	}
+}
