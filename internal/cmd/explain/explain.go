@@ -34,6 +34,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Flight Recorder dumps and cudadoctor reports are read apart from logs (artifacts.go).
+	files, arts, err := splitInputs(files, &opts)
+	if err != nil {
+		return nil, err
+	}
 	var inputs []engine.Input
 	var closers []io.Closer
 	defer func() {
@@ -62,6 +67,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	rep.Findings = findings
 	rep.Rules = k.RuleInfos()
+	arts.apply(rep) // merges the artifacts' findings into the job's verdict (artifacts.go)
 	return rep, nil
 }
 

@@ -1,0 +1,425 @@
+package explain
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudadoctor/cudadoctor/internal/flightrec"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// Inputs that are not logs: NCCL Flight Recorder dumps (pickle or JSON) and
+// the JSON reports `cudadoctor run --report-dir` writes, one per node. They
+// are recognised by their first bytes, whatever their names, so a directory
+// may mix them with logs.
+
+// inputKind is what sniffing decided a file is.
+type inputKind int
+
+const (
+	kindLog inputKind = iota
+	kindPickle
+	kindJSONDoc
+)
+
+// sniffLen is how much of an input is looked at to tell what it is.
+const sniffLen = 64
+
+// sniff tells a pickle (protocols 2 to 5, the ones torch writes) and a
+// JSON object from everything else, which is a log.
+func sniff(head []byte) inputKind {
+	if flightrec.IsPickle(head) {
+		return kindPickle
+	}
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(t) > 0 && t[0] == '{' {
+		return kindJSONDoc
+	}
+	return kindLog
+}
+
+// artifacts holds what was read from the non-log inputs.
+type artifacts struct {
+	paths   []string
+	dumps   []*flightrec.Dump
+	reports []nodeReport
+	// frFindings is the Flight Recorder analysis of all dumps together.
+	frFindings []report.Finding
+}
+
+// nodeReport is one cudadoctor JSON report.
+type nodeReport struct {
+	path     string
+	findings []report.Finding
+	run      *report.RunInfo
+	ended    time.Time // zero when the report does not say
+	order    int
+}
+
+// reportDoc is the part of a cudadoctor JSON report that merging reads.
+type reportDoc struct {
+	SchemaVersion *int `json:"schema_version"`
+	Tool          struct {
+		Name string `json:"name"`
+	} `json:"tool"`
+	Findings []report.Finding `json:"findings"`
+	Run      *report.RunInfo  `json:"run"`
+}
+
+// runTimes are optional timestamps of a report's run section.
+type runTimes struct {
+	Run struct {
+		EndedAt   string `json:"ended_at"`
+		StartedAt string `json:"started_at"`
+	} `json:"run"`
+}
+
+// splitInputs reads the Flight Recorder dumps and cudadoctor reports among
+// files and returns the rest, the logs, for the log engine. Stdin ("-") is
+// sniffed through a buffer that opts.Stdin is replaced with, so a log piped
+// in loses nothing.
+func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
+	arts := &artifacts{}
+	var logs, pickles []string
+	for _, p := range files {
+		var kind inputKind
+		var br *bufio.Reader
+		if p == "-" {
+			if opts.Stdin == nil {
+				logs = append(logs, p)
+				continue
+			}
+			br = bufio.NewReaderSize(opts.Stdin, 64*1024)
+			opts.Stdin = br
+			head, _ := br.Peek(sniffLen)
+			kind = sniff(head)
+		} else {
+			head, err := readHead(p)
+			if err != nil {
+				return nil, nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
+			}
+			kind = sniff(head)
+		}
+		if kind == kindLog {
+			logs = append(logs, p)
+			continue
+		}
+		if kind == kindPickle && p != "-" {
+			// Decoded below, in parallel: a job leaves one dump per rank.
+			pickles = append(pickles, p)
+			continue
+		}
+		isLog, err := arts.read(p, kind, br, func(r io.Reader) { opts.Stdin = r })
+		if err != nil {
+			return nil, nil, err
+		}
+		if isLog {
+			logs = append(logs, p)
+		}
+	}
+	if err := arts.readPickles(pickles); err != nil {
+		return nil, nil, err
+	}
+	if len(arts.dumps) > 0 {
+		fs, err := flightrec.Analyze(arts.dumps)
+		if err != nil {
+			return nil, nil, err
+		}
+		arts.frFindings = fs
+	}
+	return logs, arts, nil
+}
+
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return head[:n], nil
+}
+
+// read decodes one non-log input. A JSON document that is neither a dump
+// nor a cudadoctor report is a log after all (JSON-lines logging), and
+// isLog says so; for stdin the bytes read are put back in front of it.
+func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setStdin func(io.Reader)) (isLog bool, err error) {
+	name := path
+	if path == "-" {
+		name = "standard input"
+	}
+	var r io.Reader = stdin
+	if stdin == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			return false, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	limited := io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1)
+	if kind == kindPickle {
+		d, err := decodePickleInput(limited, path, name)
+		if err != nil {
+			return false, err
+		}
+		a.add(path, d)
+		return false, nil
+	}
+	// JSON: the first value decides, and only it is read to decide, since
+	// JSON-lines logs (possibly huge) start with an object too.
+	var consumed bytes.Buffer
+	var top map[string]json.RawMessage
+	if err := json.NewDecoder(io.TeeReader(limited, &consumed)).Decode(&top); err != nil {
+		return a.putBack(consumed.Bytes(), stdin, setStdin)
+	}
+	isReport, isDump := isCudadoctorReport(top), isDumpJSON(top)
+	if !isReport && !isDump {
+		return a.putBack(consumed.Bytes(), stdin, setStdin)
+	}
+	rest, err := io.ReadAll(limited)
+	if err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	data := append(consumed.Bytes(), rest...)
+	if len(data) > flightrec.MaxDumpBytes {
+		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+	}
+	if isReport {
+		if err := a.addReport(path, data); err != nil {
+			return false, fmt.Errorf("%s: %v", name, err)
+		}
+		return false, nil
+	}
+	d, err := flightrec.DecodeBytes(data, path)
+	if err != nil {
+		return false, fmt.Errorf("%s: a JSON Flight Recorder dump that cannot be read: %v", name, err)
+	}
+	a.add(path, d)
+	return false, nil
+}
+
+// readPickles decodes pickle files on every core, keeping input order and
+// reporting the first failure in that order.
+func (a *artifacts) readPickles(paths []string) error {
+	dumps := make([]*flightrec.Dump, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			dumps[i], errs[i] = readPickleFile(p)
+		}()
+	}
+	wg.Wait()
+	for i, p := range paths {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		a.add(p, dumps[i])
+	}
+	return nil
+}
+
+func readPickleFile(path string) (*flightrec.Dump, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	return decodePickleInput(f, path, path)
+}
+
+// decodePickleInput reads a pickle that must be a Flight Recorder dump.
+func decodePickleInput(r io.Reader, path, name string) (*flightrec.Dump, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	if len(data) > flightrec.MaxDumpBytes {
+		return nil, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
+	}
+	if snapshotLike(data) {
+		return nil, memorySnapshotError(path)
+	}
+	d, err := flightrec.DecodeBytes(data, path)
+	if err != nil {
+		if strings.Contains(err.Error(), "memory snapshot") {
+			return nil, memorySnapshotError(path)
+		}
+		return nil, fmt.Errorf("%s: a pickle that is not a readable Flight Recorder dump: %v", name, err)
+	}
+	return d, nil
+}
+
+// putBack hands a JSON input to the log engine: a file is simply reopened,
+// stdin gets the consumed bytes in front of the rest.
+func (a *artifacts) putBack(data []byte, stdin *bufio.Reader, setStdin func(io.Reader)) (bool, error) {
+	if stdin != nil {
+		setStdin(io.MultiReader(bytes.NewReader(data), stdin))
+	}
+	return true, nil
+}
+
+func (a *artifacts) add(path string, d *flightrec.Dump) {
+	a.paths = append(a.paths, path)
+	a.dumps = append(a.dumps, d)
+}
+
+func isCudadoctorReport(top map[string]json.RawMessage) bool {
+	if _, ok := top["schema_version"]; !ok {
+		return false
+	}
+	var tool struct {
+		Name string `json:"name"`
+	}
+	return json.Unmarshal(top["tool"], &tool) == nil && tool.Name == "cudadoctor"
+}
+
+func isDumpJSON(top map[string]json.RawMessage) bool {
+	var version string
+	if json.Unmarshal(top["version"], &version) != nil || version == "" {
+		return false
+	}
+	for _, k := range []string{"entries", "pg_config", "pg_status"} {
+		if _, ok := top[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *artifacts) addReport(path string, data []byte) error {
+	var doc reportDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("a cudadoctor report that cannot be read: %v", err)
+	}
+	if doc.SchemaVersion == nil {
+		return errors.New("a cudadoctor report without a schema_version")
+	}
+	if *doc.SchemaVersion > report.SchemaVersion {
+		return fmt.Errorf("a cudadoctor report of schema version %d; this cudadoctor reads up to %d", *doc.SchemaVersion, report.SchemaVersion)
+	}
+	nr := nodeReport{path: path, findings: doc.Findings, run: doc.Run, order: len(a.reports)}
+	var times runTimes
+	if json.Unmarshal(data, &times) == nil {
+		for _, s := range []string{times.Run.EndedAt, times.Run.StartedAt} {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				nr.ended = t
+				break
+			}
+		}
+	}
+	for i := range nr.findings {
+		f := &nr.findings[i]
+		if f.Facts == nil {
+			f.Facts = map[string]any{}
+		}
+		f.Facts["report"] = path
+	}
+	a.paths = append(a.paths, path)
+	a.reports = append(a.reports, nr)
+	return nil
+}
+
+// memorySnapshotError sends a memory snapshot to the command that reads it.
+func memorySnapshotError(path string) error {
+	return fmt.Errorf("%s is a CUDA memory snapshot, not a log or Flight Recorder dump: run 'cudadoctor memory %s'", path, path)
+}
+
+// snapshotLike spots a memory snapshot by its first key without decoding
+// it: snapshots can be large, and their top-level dict opens with "segments".
+func snapshotLike(data []byte) bool {
+	head := data[:min(len(data), 256)]
+	return bytes.Contains(head, []byte("segments")) && !bytes.Contains(head, []byte("pg_config")) && !bytes.Contains(head, []byte("entries"))
+}
+
+// consequence says whether a finding is the echo of a failure elsewhere in
+// the job: an NCCL timeout or error on a rank left waiting, or a process
+// that the launcher terminated because another one failed.
+func consequence(f *report.Finding) bool {
+	if f.Class == "nccl-error" {
+		return true
+	}
+	return isSIGTERM(f.Facts["signal"]) || isSIGTERM(f.Facts["exit_code"])
+}
+
+func isSIGTERM(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == "SIGTERM" || x == "15" || x == "-15" || x == "143"
+	case float64:
+		return x == -15 || x == 143
+	case int:
+		return x == -15 || x == 143
+	}
+	return false
+}
+
+func runTerminated(r *report.RunInfo) bool {
+	return r != nil && (r.Signal == "SIGTERM" || r.ExitCode == 143 || r.ExitCode == -15)
+}
+
+// apply merges the artifacts' findings with the log engine's into the job's
+// verdict: root causes first (from the reports, earliest run first, then
+// from the logs), then the Flight Recorder's divergence, then the
+// consequences (timeouts, terminated ranks).
+func (a *artifacts) apply(rep *report.Report) {
+	if a == nil {
+		return
+	}
+	rep.Inputs = append(rep.Inputs, a.paths...)
+	rep.Rules = append(rep.Rules, flightrec.RuleInfos()...)
+	if len(a.reports) == 0 && len(a.frFindings) == 0 {
+		return
+	}
+	reports := append([]nodeReport(nil), a.reports...)
+	sort.SliceStable(reports, func(i, j int) bool {
+		ti, tj := reports[i].ended, reports[j].ended
+		if !ti.IsZero() && !tj.IsZero() && !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return reports[i].order < reports[j].order
+	})
+	var roots, echoes []report.Finding
+	for _, nr := range reports {
+		terminated := runTerminated(nr.run)
+		for _, f := range nr.findings {
+			if terminated || consequence(&f) {
+				echoes = append(echoes, f)
+			} else {
+				roots = append(roots, f)
+			}
+		}
+	}
+	for _, f := range rep.Findings {
+		if consequence(&f) {
+			echoes = append(echoes, f)
+		} else {
+			roots = append(roots, f)
+		}
+	}
+	merged := make([]report.Finding, 0, len(roots)+len(a.frFindings)+len(echoes))
+	merged = append(merged, roots...)
+	merged = append(merged, a.frFindings...)
+	merged = append(merged, echoes...)
+	report.SortFindings(merged)
+	rep.Findings = merged
+}

@@ -1,0 +1,347 @@
+package explain_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/cli"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
+)
+
+const (
+	gpuData  = "../../../testdata/gpu"
+	realDump = gpuData + "/artifacts/n1_flight_recorder_rank_0.pickle"
+)
+
+// run calls the command line in-process and returns exit code, stdout, stderr.
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	sys := cli.Sys{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
+		Now: func() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC) },
+	}
+	code := cli.Main(context.Background(), args, sys)
+	return code, out.String(), errb.String()
+}
+
+// finding is the part of a JSON finding the end-to-end tests check.
+type finding struct {
+	Rule    string `json:"rule"`
+	Class   string `json:"class"`
+	Message string `json:"message"`
+	Rank    *int   `json:"rank"`
+	Origin  *struct {
+		Path string `json:"path"`
+		Line int    `json:"line"`
+	} `json:"origin"`
+	Facts   map[string]any `json:"facts"`
+	Related []struct {
+		Message string `json:"message"`
+		Rank    *int   `json:"rank"`
+	} `json:"related"`
+}
+
+func (f finding) originString() string {
+	if f.Origin == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(f.Origin.Path), f.Origin.Line)
+}
+
+type jsonReport struct {
+	Findings []finding `json:"findings"`
+	Inputs   []string  `json:"inputs"`
+}
+
+func explainJSON(t *testing.T, stdin string, args ...string) (int, jsonReport, string) {
+	t.Helper()
+	code, out, errs := run(t, stdin, append([]string{"explain", "--format", "json"}, args...)...)
+	var rep jsonReport
+	if code == 0 || code == 1 {
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, out)
+		}
+	}
+	return code, rep, errs
+}
+
+func TestExplainRealFlightRecorderDump(t *testing.T) {
+	code, rep, errs := explainJSON(t, "", realDump)
+	if code != 1 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("%d findings, want 1", len(rep.Findings))
+	}
+	f := rep.Findings[0]
+	if f.Class != "nccl-error" || f.Rule != "flightrec/desync" || f.originString() != "n1_desync_timeout.py:14" || f.Rank == nil || *f.Rank != 0 {
+		t.Errorf("got rule %s class %s origin %s rank %v", f.Rule, f.Class, f.originString(), f.Rank)
+	}
+	if !strings.Contains(f.Message, "rank 1 left no Flight Recorder dump") {
+		t.Errorf("message %q does not name rank 1's missing dump", f.Message)
+	}
+	if len(f.Related) != 1 || f.Related[0].Rank == nil || *f.Related[0].Rank != 1 || !strings.Contains(f.Related[0].Message, "n1_flight_recorder_rank_1.pickle") {
+		t.Errorf("related = %+v", f.Related)
+	}
+	// The text form says the same.
+	code, out, _ := run(t, "", "explain", realDump)
+	if code != 1 || !strings.Contains(out, "n1_desync_timeout.py:14") || !strings.Contains(out, "rank 1 left no Flight Recorder dump") {
+		t.Errorf("text output (exit %d):\n%s", code, out)
+	}
+}
+
+func TestExplainRefusesNonLogs(t *testing.T) {
+	dir := t.TempDir()
+	real, err := os.ReadFile(realDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(dir, "nccl_trace_rank_0")
+	os.WriteFile(truncated, real[:len(real)/3], 0o644)
+	evil := filepath.Join(dir, "evil.pkl")
+	os.WriteFile(evil, []byte("\x80\x02cos\nsystem\nX\x02\x00\x00\x00ls\x85R."), 0o644)
+	snapshot := gpuData + "/artifacts/s33_memory_snapshot.pickle"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"memory snapshot", []string{snapshot}, "run 'cudadoctor memory " + snapshot + "'"},
+		{"truncated dump", []string{truncated}, "truncated"},
+		{"pickle naming a class", []string{evil}, `class "os.system"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := run(t, "", append([]string{"explain"}, tc.args...)...)
+			if code != 3 {
+				t.Fatalf("exit %d, want 3; stdout %q", code, out)
+			}
+			if strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q, want one line containing %q", errs, tc.want)
+			}
+		})
+	}
+	before, _ := os.ReadFile(truncated)
+	if !bytes.Equal(before, real[:len(real)/3]) {
+		t.Error("an input file was modified")
+	}
+}
+
+// n1Job is fixture n1 with both ranks' dumps.
+var n1Job = frtest.Job{
+	PGs:    map[string][]int{"0": {0, 1}},
+	Script: "/workspace/faultlab/nccl/n1_desync_timeout.py",
+	Calls: map[int][]frtest.Call{
+		0: {{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}, {PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 14},
+			{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}, {PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 14, State: "scheduled"}},
+		1: {{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}, {PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12},
+			{PG: "0", Op: "all_reduce", Size: 1 << 20, Line: 12}},
+	},
+}
+
+func TestExplainDirectoryMixingLogsAndDumps(t *testing.T) {
+	dir := t.TempDir()
+	n1Job.Write(t, dir, "fr_rank_", false)
+	logData, err := os.ReadFile(gpuData + "/logs/h200x2/n1_desync_timeout.plain.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "train.log"), logData, 0o644)
+	code, rep, errs := explainJSON(t, "", dir)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := []string{filepath.Join(dir, "train.log"), filepath.Join(dir, "fr_rank_0"), filepath.Join(dir, "fr_rank_1")}
+	if diff := cmp.Diff(want, rep.Inputs); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	var fr *finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Rule == "flightrec/desync" {
+			fr = &rep.Findings[i]
+		}
+	}
+	if fr == nil || fr.originString() != "n1_desync_timeout.py:14" || fr.Facts["divergence"] != "not-entered" {
+		t.Fatalf("want the Flight Recorder finding at line 14, got %+v", rep.Findings)
+	}
+	if rep.Findings[0].Class != "nccl-error" {
+		t.Errorf("first finding is %s, want nccl-error", rep.Findings[0].Class)
+	}
+}
+
+func TestExplainJSONDumpOnStdin(t *testing.T) {
+	dump := string(frtest.EncodeJSON(n1Job.Dump(0)))
+	code, rep, errs := explainJSON(t, dump, "-")
+	if code != 1 || len(rep.Findings) != 1 || rep.Findings[0].Rule != "flightrec/desync" {
+		t.Fatalf("exit %d, findings %+v, stderr %q", code, rep.Findings, errs)
+	}
+	// A JSON-lines log is still a log, read whole: the failure on its last
+	// line is found as it is when the log does not start with JSON.
+	var lines strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&lines, `{"level":"info","step":%d,"msg":"loss 0.1"}`+"\n", i)
+	}
+	lines.WriteString(`{"level":"error","msg":"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.50 GiB is free."}` + "\n")
+	code, jsonLog, errs := explainJSON(t, lines.String())
+	if code == 3 {
+		t.Fatalf("a JSON-lines log was refused: %s", errs)
+	}
+	_, plain, _ := explainJSON(t, "training starts\n"+lines.String())
+	if len(plain.Findings) == 0 {
+		t.Fatal("the log engine found nothing in the plain log; the comparison would prove nothing")
+	}
+	if len(jsonLog.Findings) != len(plain.Findings) || jsonLog.Findings[0].Class != plain.Findings[0].Class {
+		t.Errorf("a JSON-lines log read differently from the same text: %+v vs %+v", jsonLog.Findings, plain.Findings)
+	}
+}
+
+// nodeReport writes a report as `cudadoctor run --report-dir` would.
+func nodeReport(t *testing.T, dir, name string, findings []map[string]any, run map[string]any) {
+	t.Helper()
+	doc := map[string]any{"schema_version": 1, "tool": map[string]any{"name": "cudadoctor", "version": "0.1.0"},
+		"command": "run", "findings": findings, "run": run}
+	b, _ := json.Marshal(doc)
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExplainMergesNodeReports(t *testing.T) {
+	dir := t.TempDir()
+	// Node a (rank 0) timed out waiting and was terminated; node b (rank 1)
+	// ran out of memory. Names sort a before b: the merge must not care.
+	nodeReport(t, dir, "report-a-rank0.json", []map[string]any{{
+		"rule": "nccl-error", "class": "nccl-error", "severity": "error", "rank": 0,
+		"message": "NCCL watchdog timeout in all_reduce", "alternatives": []string{},
+	}}, map[string]any{"argv": []string{"python", "train.py"}, "exit_code": 143, "signal": "SIGTERM", "duration_s": 80.0})
+	nodeReport(t, dir, "report-b-rank1.json", []map[string]any{{
+		"rule": "oom", "class": "oom", "severity": "error", "rank": 1,
+		"message": "CUDA out of memory", "alternatives": []string{},
+		"origin": map[string]any{"path": "train.py", "line": 21},
+	}}, map[string]any{"argv": []string{"python", "train.py"}, "exit_code": 1, "duration_s": 60.0})
+	code, rep, errs := explainJSON(t, "", dir)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s@%d", f.Class, *f.Rank))
+	}
+	if diff := cmp.Diff([]string{"oom@1", "nccl-error@0"}, got); diff != "" {
+		t.Errorf("merged order (-want +got):\n%s", diff)
+	}
+	if rep.Findings[0].Facts["report"] != filepath.Join(dir, "report-b-rank1.json") {
+		t.Errorf("facts.report = %v", rep.Findings[0].Facts["report"])
+	}
+}
+
+func TestExplainReportsOrderedByTime(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []struct {
+		name, class, ended string
+		rank               int
+	}{
+		{"n1.json", "oom", "2026-11-22T06:00:05Z", 1},
+		{"n2.json", "illegal-address", "2026-11-22T06:00:01Z", 2},
+	} {
+		nodeReport(t, dir, r.name, []map[string]any{{"rule": r.class, "class": r.class, "severity": "error", "rank": r.rank, "message": r.class, "alternatives": []string{}}},
+			map[string]any{"argv": []string{"x"}, "exit_code": 1, "duration_s": 1.0, "ended_at": r.ended})
+	}
+	_, rep, _ := explainJSON(t, "", dir)
+	if len(rep.Findings) != 2 || rep.Findings[0].Class != "illegal-address" {
+		t.Fatalf("want the earlier failure first, got %+v", rep.Findings)
+	}
+}
+
+// expectation is a scenario directory's expect.json: what the first
+// finding of `cudadoctor explain DIR` must be. Empty fields are not checked.
+type expectation struct {
+	Class  string `json:"class"`
+	Rule   string `json:"rule"`
+	Rank   *int   `json:"rank"`
+	Origin string `json:"origin"` // base name:line
+	// Contains are strings the JSON output must hold somewhere.
+	Contains []string `json:"contains"`
+	// Exit is the expected exit code (default 1).
+	Exit *int `json:"exit"`
+}
+
+// TestDistScenarios runs explain over every directory under
+// testdata/gpu/dist/ (logs and Flight Recorder dumps of one real multi-GPU
+// failure each) and checks its expect.json. Adding a scenario is adding a
+// directory.
+func TestDistScenarios(t *testing.T) {
+	dirs, _ := filepath.Glob(gpuData + "/dist/*/expect.json")
+	if len(dirs) == 0 {
+		t.Fatal("no scenario under testdata/gpu/dist")
+	}
+	for _, exp := range dirs {
+		dir := filepath.Dir(exp)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var want expectation
+			b, err := os.ReadFile(exp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatalf("%s: %v", exp, err)
+			}
+			var inputs []string
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.Name() != "expect.json" && !e.IsDir() {
+					inputs = append(inputs, filepath.Join(dir, e.Name()))
+				}
+			}
+			code, out, errs := run(t, "", append([]string{"explain", "--format", "json"}, inputs...)...)
+			wantExit := 1
+			if want.Exit != nil {
+				wantExit = *want.Exit
+			}
+			if code != wantExit {
+				t.Fatalf("exit %d, want %d; stderr %q", code, wantExit, errs)
+			}
+			var rep jsonReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if want.Class == "" && want.Rule == "" {
+				if len(rep.Findings) != 0 {
+					t.Fatalf("want no finding, got %+v", rep.Findings)
+				}
+				return
+			}
+			if len(rep.Findings) == 0 {
+				t.Fatal("no finding")
+			}
+			f := rep.Findings[0]
+			check := func(what, got, want string) {
+				if want != "" && got != want {
+					t.Errorf("%s = %q, want %q (message: %s)", what, got, want, f.Message)
+				}
+			}
+			check("class", f.Class, want.Class)
+			check("rule", f.Rule, want.Rule)
+			check("origin", f.originString(), want.Origin)
+			if want.Rank != nil && (f.Rank == nil || *f.Rank != *want.Rank) {
+				t.Errorf("rank = %v, want %d", f.Rank, *want.Rank)
+			}
+			for _, s := range want.Contains {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+		})
+	}
+}

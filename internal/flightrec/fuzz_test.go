@@ -1,0 +1,31 @@
+package flightrec
+
+import (
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
+	"os"
+	"testing"
+)
+
+// FuzzDecode feeds arbitrary bytes to the decoder and, when they decode, to
+// the analysis: a bad file must give an error, never a panic or a hang.
+func FuzzDecode(f *testing.F) {
+	if real, err := os.ReadFile(realDump); err == nil {
+		f.Add(real)
+	}
+	f.Add(frtest.EncodePickle(n1Both.Dump(0)))
+	f.Add(frtest.EncodePickle(n1Both.Dump(1)))
+	f.Add(frtest.EncodeJSON(n1Both.Dump(0)))
+	f.Add(frtest.EncodePickle(map[string]any{"version": "2.10", "entries": []any{map[string]any{"input_sizes": []any{frtest.IntList{int64(3)}}}}}))
+	f.Add([]byte("\x80\x02}(K\x01u."))
+	f.Add([]byte("\x80\x02]q\x00(h\x00e."))
+	f.Add([]byte(`{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":"3"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := DecodeBytes(data, "nccl_trace_rank_1")
+		if err != nil {
+			return
+		}
+		if _, err := Analyze([]*Dump{d}); err != nil {
+			t.Fatalf("analysis of a decoded dump failed: %v", err)
+		}
+	})
+}
