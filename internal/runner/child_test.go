@@ -98,12 +98,15 @@ func child(mode string, args []string) int {
 		ch := make(chan os.Signal, 4)
 		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		if arg(0) == "grandchild" {
-			cmd := exec.Command(os.Args[0], "grandchild-ready")
+			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), childEnv+"=grandchild")
-			cmd.Stdout = os.Stdout
+			pipe, _ := cmd.StdoutPipe()
 			cmd.Start()
-			defer cmd.Wait()
-			time.Sleep(200 * time.Millisecond)
+			r := bufio.NewReader(pipe)
+			r.ReadString('\n') // "grandchild ready"
+			copied := make(chan struct{})
+			go func() { io.Copy(os.Stdout, r); close(copied) }()
+			defer func() { <-copied; cmd.Wait() }()
 		}
 		fmt.Println("ready")
 		for s := range ch {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -198,9 +199,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	// The child is gone; read what is left, but do not wait for processes
 	// it left behind that still hold the pipes.
 	drain := orDefaultDur(spec.Drain, DefaultDrain)
-	deadline := time.Now().Add(drain)
-	_ = outR.SetReadDeadline(deadline)
-	_ = errR.SetReadDeadline(deadline)
+	hardStop := time.Now().Add(maxDrainFactor * drain)
+	out.startDrain(drain, hardStop)
+	errp.startDrain(drain, hardStop)
 	pumps.Wait()
 	outR.Close()
 	errR.Close()
@@ -224,6 +225,33 @@ type pump struct {
 	lines *lineSplitter
 	seq   *seqCounter
 	werr  error
+	// drain is the idle time allowed once the child has exited (nanoseconds,
+	// 0 while it runs); reading goes on while output still flows, up to
+	// hardStop.
+	drain    atomic.Int64
+	hardStop atomic.Int64
+}
+
+// maxDrainFactor bounds the whole drain at this many idle periods, so that a
+// process left behind that keeps writing cannot hold the wrapper forever.
+const maxDrainFactor = 30
+
+func (p *pump) startDrain(idle time.Duration, hardStop time.Time) {
+	p.hardStop.Store(hardStop.UnixNano())
+	p.drain.Store(int64(idle))
+	_ = p.src.SetReadDeadline(time.Now().Add(idle))
+}
+
+func (p *pump) extendDrain() {
+	idle := p.drain.Load()
+	if idle == 0 {
+		return
+	}
+	d := time.Now().Add(time.Duration(idle))
+	if hs := time.Unix(0, p.hardStop.Load()); d.After(hs) {
+		d = hs
+	}
+	_ = p.src.SetReadDeadline(d)
 }
 
 func (p *pump) run() {
@@ -231,6 +259,7 @@ func (p *pump) run() {
 		buf := p.st.readBuf(readChunk)
 		n, err := p.src.Read(buf)
 		if n > 0 {
+			p.extendDrain()
 			p.st.commit(n, p.seq.next())
 			if p.dst != nil {
 				if _, werr := p.dst.Write(buf[:n]); werr != nil {
