@@ -239,7 +239,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 	case ModeSanitizer:
 		o.sanitize(ctx, rep, res, input)
 	default:
-		o.rerunBlocking(ctx, rep, res, input)
+		o.rerunBlocking(ctx, rep, res, input, sc)
 	}
 }
 
@@ -268,13 +268,14 @@ func (o *Options) rerunTimeout(first time.Duration) time.Duration {
 
 // rerunBlocking repeats the command with CUDA_LAUNCH_BLOCKING=1 and names
 // where the failure was reported and where it originates.
-func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *runner.Result, firstOutput []byte) {
+func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *runner.Result, firstOutput []byte, firstScan *scanner) {
 	env := withEnv(o.Env, "CUDA_LAUNCH_BLOCKING", "1")
 	timeout := o.rerunTimeout(first.Duration)
 	info := &report.RerunInfo{Mode: ModeBlocking, Argv: o.Argv, Env: []string{"CUDA_LAUNCH_BLOCKING=1"}}
 	rep.Run.Rerun = info
 	sc := newScanner()
 	res, err := o.rerun(ctx, "CUDA_LAUNCH_BLOCKING=1", o.Argv, env, timeout, sc)
+	headline := firstScan.cudaError
 	if err != nil {
 		info.Skipped = err.Error()
 		fmt.Fprintf(o.Messages, "cudadoctor: the re-run could not start: %v\n", err)
@@ -333,8 +334,13 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 		return
 	}
 	if primary == nil {
-		fmt.Fprintf(o.Messages, "cudadoctor: the failure originates at %s%s\n", shortLoc(origin), codeSuffix(origin))
-		return
+		// Neither run matched a known class, but PyTorch said the error was
+		// asynchronous: report it under its own words.
+		if headline == "" {
+			headline = "a CUDA error reported asynchronously"
+		}
+		rep.Findings = []report.Finding{{Rule: "other", Class: "other", Severity: report.Error, Message: headline}}
+		primary = &rep.Findings[0]
 	}
 	o.setOrigin(primary, reported, origin, "the blocking re-run")
 }

@@ -16,6 +16,9 @@ import (
 // and the early error lines that a long tail may have scrolled away.
 type scanner struct {
 	asyncHint bool
+	// cudaError is the first "CUDA error: ..." message, for a headline when
+	// the diagnosis knows no better.
+	cudaError string
 	lines     int
 	ranks     map[int]bool
 	// firstErrRank is the first rank whose output showed an error;
@@ -65,6 +68,11 @@ func (s *scanner) line(b []byte) {
 	}
 	if !s.asyncHint && bytes.Contains(b, asyncHint) {
 		s.asyncHint = true
+	}
+	if s.cudaError == "" {
+		if i := bytes.Index(b, []byte("CUDA error: ")); i >= 0 {
+			s.cudaError = strings.TrimSpace(string(b[i:]))
+		}
 	}
 	if len(b) > 6 && b[0] == '[' {
 		if m := rankRE.FindSubmatch(b); m != nil {
@@ -142,16 +150,29 @@ func (s *scanner) diagnosisInput(tail []byte, dropped int64) []byte {
 
 var frameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+), in (.+)$`)
 
-// lastUserFrame finds, in the last Python traceback of out, the innermost
-// frame outside installed packages: where the traceback points in the
-// user's code. It is the fallback when the diagnosis names no frame.
+// lastUserFrame finds, in the last Python traceback of out that passes
+// through the user's code, the innermost frame outside installed packages:
+// where the traceback points in the user's code. Tracebacks printed later
+// from library code alone (exceptions ignored at shutdown) are skipped. It
+// is the fallback when the diagnosis names no frame.
 func lastUserFrame(out []byte) *report.Location {
 	text := string(out)
-	i := strings.LastIndex(text, "Traceback (most recent call last):")
-	if i < 0 {
-		return nil
+	const head = "Traceback (most recent call last):"
+	for end := len(text); end > 0; {
+		i := strings.LastIndex(text[:end], head)
+		if i < 0 {
+			return nil
+		}
+		if loc := userFrameIn(text[i+len(head) : end]); loc != nil {
+			return loc
+		}
+		end = i
 	}
-	lines := strings.Split(text[i:], "\n")
+	return nil
+}
+
+func userFrameIn(tb string) *report.Location {
+	lines := strings.Split(tb, "\n")
 	var best *report.Location
 	for j := 1; j < len(lines); j++ {
 		l := stripRank(lines[j])
@@ -168,8 +189,8 @@ func lastUserFrame(out []byte) *report.Location {
 		n, _ := strconv.Atoi(m[2])
 		loc := &report.Location{Path: m[1], Line: n, Function: m[3]}
 		if j+1 < len(lines) {
-			code := strings.TrimSpace(stripRank(lines[j+1]))
-			if strings.Trim(code, "^~ ") != "" && !frameRE.MatchString(stripRank(lines[j+1])) {
+			next := stripRank(lines[j+1])
+			if code := strings.TrimSpace(next); strings.Trim(code, "^~ ") != "" && !frameRE.MatchString(next) {
 				loc.Code = code
 			}
 		}
@@ -185,7 +206,9 @@ func stripRank(l string) string {
 	return l
 }
 
+// isLibraryPath recognises installed and compiled code: packages, the
+// standard library, frozen modules, Cython sources (.pyx).
 func isLibraryPath(p string) bool {
 	return strings.Contains(p, "site-packages/") || strings.Contains(p, "dist-packages/") ||
-		strings.HasPrefix(p, "<") || strings.Contains(p, "/lib/python3")
+		strings.HasPrefix(p, "<") || strings.Contains(p, "/lib/python3") || !strings.HasSuffix(p, ".py")
 }
