@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,10 +65,6 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 			if g.sys.Getenv != nil && truthy(g.sys.Getenv("CUDADOCTOR_NO_RERUN")) && !sanitize {
 				noRerun = true
 			}
-			k, err := kb.Default()
-			if err != nil {
-				return err
-			}
 			// Catch the signals before the child exists, so that an early
 			// Ctrl-C is forwarded rather than ending the wrapper. SIGPIPE is
 			// caught (not ignored, which the child would inherit) so that a
@@ -92,13 +89,18 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 				Signals: sigs, TailBytes: tailBytes,
 				NoRerun: noRerun, RerunMaxRuntime: maxRuntime, RerunTimeout: rerunTimeout,
 				Sanitize: sanitize, ReportDir: reportDir,
-				Diagnoser: runcmd.Engine{E: explain.New(k)},
+				// The knowledge base is loaded only when something failed, so
+				// a healthy run pays nothing for it.
+				Diagnoser: lazyEngine{},
 				IsAsync: func(id string) bool {
+					k, err := kb.Default()
+					if err != nil {
+						return false
+					}
 					c, ok := k.Class(id)
 					return ok && c.Async
 				},
 				LookPath: exec.LookPath,
-				Rules:    k.RuleInfos(),
 			}
 			if stdin != nil && term.IsTerminal(int(stdin.Fd())) {
 				opts.Terminal = runner.ForegroundTerminal(stdin)
@@ -106,6 +108,9 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 			out, runErr := runcmd.Run(cmd.Context(), opts)
 			if out != nil {
 				out.Report.Tool.Version = Version
+				if k, err := kb.Default(); err == nil && out.Failed {
+					out.Report.Rules = k.RuleInfos()
+				}
 				g.presentRun(out, reportFile)
 			}
 			return runErr
@@ -122,6 +127,17 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 	f.BoolVar(&sanitize, "sanitize", false, "on failure, re-run under compute-sanitizer memcheck (PYTORCH_NO_CUDA_MEMORY_CACHING=1)")
 	f.StringVar(&tail, "tail-size", "4MiB", "how much of the command's output to keep for the diagnosis")
 	return cmd
+}
+
+// lazyEngine loads the knowledge base on the first diagnosis.
+type lazyEngine struct{}
+
+func (lazyEngine) Diagnose(ctx context.Context, name string, output []byte) ([]report.Finding, error) {
+	k, err := kb.Default()
+	if err != nil {
+		return nil, err
+	}
+	return runcmd.Engine{E: explain.New(k)}.Diagnose(ctx, name, output)
 }
 
 // presentRun shows the diagnosis of a failed run on stderr, or writes the

@@ -194,6 +194,9 @@ func (l *lineSplitter) write(p []byte) {
 	if l.emit == nil {
 		return
 	}
+	// One lock per chunk, not per line: lines are short and many.
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -241,14 +244,16 @@ func (l *lineSplitter) keep(p []byte) {
 }
 
 func (l *lineSplitter) flush() {
+	if l.emit == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if len(l.partial) > 0 && !l.overflow {
 		l.call(l.partial)
 	}
 	l.partial = l.partial[:0]
 }
 
-func (l *lineSplitter) call(line []byte) {
-	l.mu.Lock()
-	l.emit(line)
-	l.mu.Unlock()
-}
+// call runs with mu held.
+func (l *lineSplitter) call(line []byte) { l.emit(line) }

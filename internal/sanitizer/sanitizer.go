@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Prefix starts every line compute-sanitizer writes.
@@ -88,25 +89,34 @@ func (f Frame) String() string {
 	return strings.TrimSpace(f.Function + " " + f.Module)
 }
 
-var (
-	headRE    = regexp.MustCompile(`^Invalid (?:__(\w+)__ )?(read|write|atomic)\w* of size (\d+) bytes?`)
-	genericRE = regexp.MustCompile(`^(?:Misaligned|Out-of-range|Invalid|Cuda API error|Program hit|Malloc|Free|Leaked|Uninitialized|Race)`)
-	pcRE      = regexp.MustCompile(`^(.*?)\+(0x[0-9a-fA-F]+)$`)
-	fileLnRE  = regexp.MustCompile(`^(.+?):(\d+)(?::(.+))?$`)
-	byRE      = regexp.MustCompile(`^by thread \(([^)]*)\) in block \(([^)]*)\)`)
-	addrRE    = regexp.MustCompile(`^(?:Access to |Address )(0x[0-9a-fA-F]+) (.+?)\.?$`)
-	distRE    = regexp.MustCompile(`^and is ([\d,]+) bytes? (before|after) the nearest allocation at (0x[0-9a-fA-F]+) of size ([\d,]+) bytes?`)
-	hostRE    = regexp.MustCompile(`^Host Frame:\s*(.*)$`)
-	summaryRE = regexp.MustCompile(`ERROR SUMMARY: (\d+) errors?`)
-	// native: "launch [0x1dbe] in mod.so"; python: "__call__ in driver.py:713".
-	nativeRE = regexp.MustCompile(`^(.*?)\s*\[(0x[0-9a-fA-F]+)\] in (.+)$`)
-	pyRE     = regexp.MustCompile(`^(.*?) in (.+?):(\d+)$`)
-	toolRE   = regexp.MustCompile(`--tool (\w+)`)
-)
+// The patterns are compiled on first use: the package is linked into
+// every cudadoctor start, and most never parse a sanitizer report.
+var patterns = sync.OnceValue(func() *pats {
+	return &pats{
+		head:    regexp.MustCompile(`^Invalid (?:__(\w+)__ )?(read|write|atomic)\w* of size (\d+) bytes?`),
+		generic: regexp.MustCompile(`^(?:Misaligned|Out-of-range|Invalid|Cuda API error|Program hit|Malloc|Free|Leaked|Uninitialized|Race)`),
+		pc:      regexp.MustCompile(`^(.*?)\+(0x[0-9a-fA-F]+)$`),
+		fileLn:  regexp.MustCompile(`^(.+?):(\d+)(?::(.+))?$`),
+		by:      regexp.MustCompile(`^by thread \(([^)]*)\) in block \(([^)]*)\)`),
+		addr:    regexp.MustCompile(`^(?:Access to |Address )(0x[0-9a-fA-F]+) (.+?)\.?$`),
+		dist:    regexp.MustCompile(`^and is ([\d,]+) bytes? (before|after) the nearest allocation at (0x[0-9a-fA-F]+) of size ([\d,]+) bytes?`),
+		host:    regexp.MustCompile(`^Host Frame:\s*(.*)$`),
+		summary: regexp.MustCompile(`ERROR SUMMARY: (\d+) errors?`),
+		// native: "launch [0x1dbe] in mod.so"; python: "__call__ in driver.py:713".
+		native: regexp.MustCompile(`^(.*?)\s*\[(0x[0-9a-fA-F]+)\] in (.+)$`),
+		py:     regexp.MustCompile(`^(.*?) in (.+?):(\d+)$`),
+		tool:   regexp.MustCompile(`--tool (\w+)`),
+	}
+})
+
+type pats struct {
+	head, generic, pc, fileLn, by, addr, dist, host, summary, native, py, tool *regexp.Regexp
+}
 
 // Parse reads a log holding compute-sanitizer output, possibly interleaved
 // with the program's own output, which it skips.
 func Parse(r io.Reader) (*Report, error) {
+	p := patterns()
 	rep := &Report{Summary: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -141,7 +151,7 @@ func Parse(r io.Reader) (*Report, error) {
 			finish()
 			continue
 		}
-		if m := summaryRE.FindStringSubmatch(trimmed); m != nil {
+		if m := p.summary.FindStringSubmatch(trimmed); m != nil {
 			finish()
 			if rep.Summary < 0 {
 				rep.Summary, _ = strconv.Atoi(m[1])
@@ -150,12 +160,12 @@ func Parse(r io.Reader) (*Report, error) {
 		}
 		if !indented {
 			finish()
-			if m := headRE.FindStringSubmatch(trimmed); m != nil {
+			if m := p.head.FindStringSubmatch(trimmed); m != nil {
 				size, _ := strconv.Atoi(m[3])
 				cur = &Error{Kind: trimmed, Space: m[1], Access: m[2], Size: size, Distance: -1}
-			} else if genericRE.MatchString(trimmed) {
+			} else if p.generic.MatchString(trimmed) {
 				cur = &Error{Kind: trimmed, Distance: -1}
-			} else if m := toolRE.FindStringSubmatch(trimmed); m != nil && rep.Tool == "" {
+			} else if m := p.tool.FindStringSubmatch(trimmed); m != nil && rep.Tool == "" {
 				rep.Tool = m[1]
 			}
 			continue
@@ -166,21 +176,21 @@ func Parse(r io.Reader) (*Report, error) {
 		switch {
 		case strings.HasPrefix(trimmed, "at ") && cur.Kernel == "":
 			parseAt(cur, strings.TrimPrefix(trimmed, "at "))
-		case byRE.MatchString(trimmed):
-			m := byRE.FindStringSubmatch(trimmed)
+		case p.by.MatchString(trimmed):
+			m := p.by.FindStringSubmatch(trimmed)
 			cur.Thread, cur.Block = m[1], m[2]
-		case addrRE.MatchString(trimmed):
-			m := addrRE.FindStringSubmatch(trimmed)
+		case p.addr.MatchString(trimmed):
+			m := p.addr.FindStringSubmatch(trimmed)
 			cur.Address, cur.Detail = m[1], m[2]
-		case distRE.MatchString(trimmed):
-			m := distRE.FindStringSubmatch(trimmed)
+		case p.dist.MatchString(trimmed):
+			m := p.dist.FindStringSubmatch(trimmed)
 			cur.Distance = parseNum(m[1])
 			cur.Direction = m[2]
 			cur.Allocation = m[3]
 			cur.AllocSize = parseNum(m[4])
-		case hostRE.MatchString(trimmed):
+		case p.host.MatchString(trimmed):
 			if len(cur.HostFrames) < 256 {
-				cur.HostFrames = append(cur.HostFrames, parseFrame(hostRE.FindStringSubmatch(trimmed)[1]))
+				cur.HostFrames = append(cur.HostFrames, parseFrame(p.host.FindStringSubmatch(trimmed)[1]))
 			}
 		}
 	}
@@ -195,13 +205,14 @@ func Parse(r io.Reader) (*Report, error) {
 // FILE:LINE" (the file part only with line info); older tools wrote
 // "0xPC in FILE:LINE:KERNEL" or "0xPC in KERNEL".
 func parseAt(e *Error, s string) {
+	p := patterns()
 	left, right := s, ""
 	if i := strings.LastIndex(s, " in "); i >= 0 {
 		left, right = s[:i], s[i+4:]
 	}
 	if strings.HasPrefix(left, "0x") && !strings.Contains(left, "+") {
 		e.PC = left
-		if m := fileLnRE.FindStringSubmatch(right); m != nil {
+		if m := p.fileLn.FindStringSubmatch(right); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			e.Kernel = m[3]
 			e.Source = &Frame{Function: m[3], File: m[1], Line: n}
@@ -211,10 +222,10 @@ func parseAt(e *Error, s string) {
 		return
 	}
 	e.Kernel = left
-	if m := pcRE.FindStringSubmatch(left); m != nil {
+	if m := p.pc.FindStringSubmatch(left); m != nil {
 		e.Kernel, e.PC = m[1], m[2]
 	}
-	if m := fileLnRE.FindStringSubmatch(right); m != nil && m[3] == "" {
+	if m := p.fileLn.FindStringSubmatch(right); m != nil && m[3] == "" {
 		n, _ := strconv.Atoi(m[2])
 		e.Source = &Frame{Function: e.Kernel, File: m[1], Line: n}
 	}
@@ -229,11 +240,12 @@ func parseNum(s string) int64 {
 }
 
 func parseFrame(s string) Frame {
+	p := patterns()
 	s = strings.TrimSpace(s)
-	if m := nativeRE.FindStringSubmatch(s); m != nil {
+	if m := p.native.FindStringSubmatch(s); m != nil {
 		return Frame{Function: m[1], Offset: m[2], Module: m[3]}
 	}
-	if m := pyRE.FindStringSubmatch(s); m != nil {
+	if m := p.py.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[3])
 		return Frame{Function: m[1], File: m[2], Line: n}
 	}
