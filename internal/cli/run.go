@@ -102,6 +102,7 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 				},
 				LookPath: exec.LookPath,
 			}
+			opts.SameOutput = sameFile(g.sys.Stdout, g.sys.Stderr)
 			if stdin != nil && term.IsTerminal(int(stdin.Fd())) {
 				opts.Terminal = runner.ForegroundTerminal(stdin)
 			}
@@ -227,6 +228,18 @@ func childStdin(r io.Reader) (*os.File, func()) {
 		pw.Close()
 	}()
 	return pr, func() { pr.Close() }
+}
+
+// sameFile reports whether two streams are the same open file or device.
+func sameFile(a, b io.Writer) bool {
+	fa, ok1 := a.(*os.File)
+	fb, ok2 := b.(*os.File)
+	if !ok1 || !ok2 {
+		return false
+	}
+	sa, err1 := fa.Stat()
+	sb, err2 := fb.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 func truthy(s string) bool {

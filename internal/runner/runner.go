@@ -42,6 +42,11 @@ type Spec struct {
 	// Stdout and Stderr receive the child's bytes as soon as they are read;
 	// nil discards them (they are still kept in the tail and scanned).
 	Stdout, Stderr io.Writer
+	// MergeStreams gives the child one pipe for both stdout and stderr, all
+	// of it going to Stdout. Use it when both lead to the same file (a
+	// terminal, `> log 2>&1`): the child's writes then keep their exact
+	// order, which two pipes read separately cannot promise.
+	MergeStreams bool
 	// TailBytes bounds the output kept for diagnosis (0: DefaultTailBytes).
 	TailBytes int
 	// MaxLine caps the length of a line handed to OnLine (0: DefaultMaxLine).
@@ -140,15 +145,18 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
 	// A larger pipe means fewer wake-ups per byte passed through.
 	_, _ = unix.FcntlInt(outW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
-	_, _ = unix.FcntlInt(errW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+	errR, errW := outR, outW
+	if !spec.MergeStreams {
+		errR, errW, err = os.Pipe()
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+		_, _ = unix.FcntlInt(errW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+	}
 
 	start := now()
 	proc, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
@@ -158,10 +166,14 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
 	outW.Close()
-	errW.Close()
+	if !spec.MergeStreams {
+		errW.Close()
+	}
 	if err != nil {
 		outR.Close()
-		errR.Close()
+		if !spec.MergeStreams {
+			errR.Close()
+		}
 		code := 126
 		if errors.Is(err, os.ErrNotExist) {
 			code = 127
@@ -178,9 +190,12 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	errp := &pump{src: errR, dst: spec.Stderr, st: newStream(tailBytes, maxSegments),
 		lines: &lineSplitter{max: maxLine, mu: &lineMu, emit: spec.OnLine}, seq: &seq}
 	var pumps sync.WaitGroup
-	pumps.Add(2)
+	pumps.Add(1)
 	go func() { defer pumps.Done(); out.run() }()
-	go func() { defer pumps.Done(); errp.run() }()
+	if !spec.MergeStreams {
+		pumps.Add(1)
+		go func() { defer pumps.Done(); errp.run() }()
+	}
 
 	res := &Result{Pid: pid}
 	ws := supervise(ctx, spec, pid, res)
@@ -201,10 +216,14 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	drain := orDefaultDur(spec.Drain, DefaultDrain)
 	hardStop := time.Now().Add(maxDrainFactor * drain)
 	out.startDrain(drain, hardStop)
-	errp.startDrain(drain, hardStop)
+	if !spec.MergeStreams {
+		errp.startDrain(drain, hardStop)
+	}
 	pumps.Wait()
 	outR.Close()
-	errR.Close()
+	if !spec.MergeStreams {
+		errR.Close()
+	}
 
 	res.Tail, res.Dropped = mergeTail(tailBytes, out.st, errp.st)
 	res.OutputBytes = out.st.written + errp.st.written

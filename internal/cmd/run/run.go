@@ -44,6 +44,10 @@ type Options struct {
 	// over as is, output is passed on byte for byte.
 	Stdin          *os.File
 	Stdout, Stderr io.Writer
+	// SameOutput says stdout and stderr are one file (a terminal, or
+	// `> log 2>&1`): the child then gets one pipe for both, which keeps the
+	// order of its writes exactly.
+	SameOutput bool
 	// Messages receives cudadoctor's own lines (stderr); MessagesTTY turns
 	// on the live progress indicator.
 	Messages    io.Writer
@@ -116,7 +120,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	sc := newScanner()
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: o.Argv, Env: o.Env, Dir: o.Dir,
-		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
+		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
 		TailBytes: o.TailBytes, OnLine: sc.line,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
 	})
@@ -385,7 +389,7 @@ func (o *Options) rerun(ctx context.Context, what string, argv, env []string, ti
 	p := startProgress(o.Messages, o.MessagesTTY, o.Now,
 		fmt.Sprintf("re-running with %s (stops after %s)", what, roundDur(timeout)))
 	res, err := o.Exec(ctx, runner.Spec{
-		Argv: argv, Env: env, Dir: o.Dir,
+		Argv: argv, Env: env, Dir: o.Dir, MergeStreams: true,
 		TailBytes: o.TailBytes, OnLine: sc.line,
 		Signals: o.Signals, Timeout: timeout, KillGroupOnExit: true, Now: o.Now,
 	})
