@@ -51,9 +51,14 @@ type Spec struct {
 	TailBytes int
 	// MaxLine caps the length of a line handed to OnLine (0: DefaultMaxLine).
 	MaxLine int
-	// OnLine sees every output line of both streams as it arrives, never
-	// concurrently. It must be quick: the child's output waits for it.
-	OnLine func(line []byte)
+	// OnLine sees the output lines of both streams as they arrive, with
+	// their number (from 1, across both streams), never concurrently. It
+	// must be quick: the child's output waits for it. The line is only
+	// valid during the call.
+	OnLine func(line []byte, n int)
+	// LineFilter, when set, limits OnLine to lines holding one of these
+	// keywords; the others are only counted, at little cost.
+	LineFilter []string
 	// Signals delivers the signals the wrapper received, to be forwarded.
 	// SIGINT, SIGTERM and SIGHUP go to the child's process group; a second
 	// SIGINT kills the group.
@@ -94,6 +99,8 @@ type Result struct {
 	Tail        []byte
 	Dropped     int64
 	OutputBytes int64
+	// Lines counts the output lines of both streams.
+	Lines int
 	// WriteErr is set when passing output on failed (our stdout was closed);
 	// the child then saw its pipe closed, as it would have unwrapped.
 	WriteErr error
@@ -185,10 +192,16 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 
 	var seq seqCounter
 	var lineMu sync.Mutex
-	out := &pump{src: outR, dst: spec.Stdout, st: newStream(tailBytes, maxSegments),
-		lines: &lineSplitter{max: maxLine, mu: &lineMu, emit: spec.OnLine}, seq: &seq}
-	errp := &pump{src: errR, dst: spec.Stderr, st: newStream(tailBytes, maxSegments),
-		lines: &lineSplitter{max: maxLine, mu: &lineMu, emit: spec.OnLine}, seq: &seq}
+	var lineCount int
+	var filter [][]byte
+	for _, kw := range spec.LineFilter {
+		filter = append(filter, []byte(kw))
+	}
+	newLines := func() *lineSplitter {
+		return &lineSplitter{max: maxLine, mu: &lineMu, count: &lineCount, emit: spec.OnLine, filter: filter}
+	}
+	out := &pump{src: outR, dst: spec.Stdout, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
+	errp := &pump{src: errR, dst: spec.Stderr, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
 	var pumps sync.WaitGroup
 	pumps.Add(1)
 	go func() { defer pumps.Done(); out.run() }()
@@ -227,6 +240,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 
 	res.Tail, res.Dropped = mergeTail(tailBytes, out.st, errp.st)
 	res.OutputBytes = out.st.written + errp.st.written
+	res.Lines = lineCount
 	if out.werr != nil {
 		res.WriteErr = out.werr
 	} else if errp.werr != nil {

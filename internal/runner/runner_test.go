@@ -134,7 +134,12 @@ func TestStdinIsPassedThrough(t *testing.T) {
 func TestTailKeepsOrderAndLines(t *testing.T) {
 	argv, env := childArgv(t, "interleave", "200")
 	var lines []string
-	res := run(t, Spec{Argv: argv, Env: env, OnLine: func(l []byte) { lines = append(lines, string(l)) }})
+	res := run(t, Spec{Argv: argv, Env: env, OnLine: func(l []byte, n int) {
+		lines = append(lines, string(l))
+		if n != len(lines) {
+			t.Errorf("line %q numbered %d", l, n)
+		}
+	}})
 	if len(lines) != 400 {
 		t.Fatalf("%d lines seen, want 400", len(lines))
 	}
@@ -192,7 +197,7 @@ func TestSignalsAreForwardedToTheGroup(t *testing.T) {
 	out := &syncBuffer{}
 	ready := make(chan struct{})
 	var once sync.Once
-	res := run(t, Spec{Argv: argv, Env: env, Stdout: out, Signals: sigs, OnLine: func(l []byte) {
+	res := run(t, Spec{Argv: argv, Env: env, Stdout: out, Signals: sigs, OnLine: func(l []byte, _ int) {
 		if string(l) == "ready" {
 			once.Do(func() { close(ready); sigs <- syscall.SIGTERM })
 		}
@@ -214,7 +219,7 @@ func TestSecondInterruptKills(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	var once sync.Once
 	var lines []string
-	res := run(t, Spec{Argv: argv, Env: env, Signals: sigs, OnLine: func(l []byte) {
+	res := run(t, Spec{Argv: argv, Env: env, Signals: sigs, OnLine: func(l []byte, _ int) {
 		lines = append(lines, string(l))
 		if string(l) == "ready" {
 			once.Do(func() { sigs <- syscall.SIGINT })
@@ -264,16 +269,44 @@ func TestWriteErrorClosesTheChildsPipe(t *testing.T) {
 }
 
 func TestLineSplitter(t *testing.T) {
-	var got []string
-	var mu sync.Mutex
-	l := &lineSplitter{max: 8, mu: &mu, emit: func(b []byte) { got = append(got, string(b)) }}
-	for _, chunk := range []string{"ab", "c\nde", "f\n", "0123456789abc", "def\nshort\n", "tail"} {
-		l.write([]byte(chunk))
+	chunks := []string{"ab", "c\nde", "f\n", "0123456789abc", "def\nshort\n", "x CUDA y\nno\nError\n", "tail"}
+	tests := []struct {
+		name   string
+		filter [][]byte
+		want   []string
+	}{
+		{"every line", nil, []string{"1:abc", "2:def", "3:01234567", "4:short", "5:x CUDA y", "6:no", "7:Error", "8:tail"}},
+		{"filtered", [][]byte{[]byte("CUDA"), []byte("Error"), []byte("de")}, []string{"2:def", "5:x CUDA y", "7:Error"}},
+		{"keyword split across chunks", [][]byte{[]byte("ef"), []byte("345")}, []string{"2:def", "3:01234567"}},
 	}
-	l.flush()
-	want := []string{"abc", "def", "01234567", "short", "tail"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("lines (-want +got):\n%s", diff)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			var mu sync.Mutex
+			n := 0
+			l := &lineSplitter{max: 8, mu: &mu, count: &n, filter: tc.filter,
+				emit: func(b []byte, i int) { got = append(got, itoa(int64(i))+":"+string(b)) }}
+			for _, c := range chunks {
+				l.write([]byte(c))
+			}
+			l.flush()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+			if n != 8 {
+				t.Errorf("counted %d lines", n)
+			}
+		})
+	}
+}
+
+func TestFilteredLinesKeepTheirNumbers(t *testing.T) {
+	argv, env := childArgv(t, "lines", "50000")
+	var got []int
+	run(t, Spec{Argv: argv, Env: env, LineFilter: []string{"line 7 ", "line 49999 "},
+		OnLine: func(l []byte, n int) { got = append(got, n) }})
+	if diff := cmp.Diff([]int{8, 50000}, got); diff != "" {
+		t.Errorf("numbers (-want +got):\n%s", diff)
 	}
 }
 

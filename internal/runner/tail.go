@@ -180,14 +180,20 @@ type seqCounter struct{ n atomic.Uint64 }
 
 func (c *seqCounter) next() uint64 { return c.n.Add(1) }
 
-// lineSplitter hands complete lines (capped at max bytes) to a callback;
-// the callback runs under mu so that the two streams never call it at once.
+// lineSplitter hands complete lines (capped at max bytes), with their
+// number across both streams, to a callback. With a filter, only lines
+// holding one of its keywords are handed over; a chunk holding none of them
+// costs a few vectorised scans instead of a call per line, so plain
+// training output passes at pipe speed. The callback runs under mu, which
+// both streams share, never concurrently.
 type lineSplitter struct {
-	max      int
-	partial  []byte
-	overflow bool // the current line passed max; skip until its newline
-	mu       *sync.Mutex
-	emit     func(line []byte)
+	max       int
+	partial   []byte
+	truncated bool // the unfinished line passed max; its rest is not kept
+	mu        *sync.Mutex
+	count     *int // lines so far, both streams; guarded by mu
+	emit      func(line []byte, n int)
+	filter    [][]byte
 }
 
 func (l *lineSplitter) write(p []byte) {
@@ -197,63 +203,121 @@ func (l *lineSplitter) write(p []byte) {
 	// One lock per chunk, not per line: lines are short and many.
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for len(p) > 0 {
+	if len(l.partial) > 0 || l.truncated {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			l.keep(p)
 			return
 		}
-		seg := p[:i]
+		l.keep(p[:i])
+		l.finishPartial()
 		p = p[i+1:]
-		if l.overflow {
-			l.overflow = false
-			continue
-		}
-		if len(l.partial) > 0 {
-			l.keep(seg)
-			if l.overflow { // keep has emitted the capped line already
-				l.overflow = false
-				continue
+	}
+	last := bytes.LastIndexByte(p, '\n')
+	full, rest := p[:last+1], p[last+1:]
+	switch {
+	case len(full) == 0:
+	case l.filter == nil:
+		l.eachLine(full)
+	default:
+		l.hits(full)
+	}
+	l.keep(rest)
+}
+
+// eachLine hands over every line of full (which ends with a newline).
+func (l *lineSplitter) eachLine(full []byte) {
+	for len(full) > 0 {
+		i := bytes.IndexByte(full, '\n')
+		*l.count++
+		l.emit(l.capped(full[:i]), *l.count)
+		full = full[i+1:]
+	}
+}
+
+// hits hands over the lines of full that hold a keyword, in order.
+func (l *lineSplitter) hits(full []byte) {
+	var starts []int
+	for _, kw := range l.filter {
+		for off := 0; ; {
+			i := bytes.Index(full[off:], kw)
+			if i < 0 {
+				break
 			}
-			l.call(l.partial)
-			l.partial = l.partial[:0]
+			at := off + i
+			start := bytes.LastIndexByte(full[:at], '\n') + 1
+			starts = append(starts, start)
+			end := at + bytes.IndexByte(full[at:], '\n')
+			off = end + 1
+		}
+	}
+	if len(starts) == 0 {
+		*l.count += bytes.Count(full, []byte{'\n'})
+		return
+	}
+	sort.Ints(starts)
+	base, pos := *l.count, 0
+	prev := -1
+	for _, st := range starts {
+		if st == prev {
 			continue
 		}
-		if len(seg) > l.max {
-			seg = seg[:l.max]
+		prev = st
+		base += bytes.Count(full[pos:st], []byte{'\n'})
+		pos = st
+		end := st + bytes.IndexByte(full[st:], '\n')
+		l.emit(l.capped(full[st:end]), base+1)
+	}
+	*l.count += bytes.Count(full, []byte{'\n'})
+}
+
+func (l *lineSplitter) capped(line []byte) []byte {
+	if len(line) > l.max {
+		return line[:l.max]
+	}
+	return line
+}
+
+func (l *lineSplitter) matches(line []byte) bool {
+	if l.filter == nil {
+		return true
+	}
+	for _, kw := range l.filter {
+		if bytes.Contains(line, kw) {
+			return true
 		}
-		l.call(seg)
 	}
+	return false
 }
 
-// keep buffers an unfinished line; past max it emits what it has and skips
-// the rest of the line, so binary output costs no more than one scan.
+// keep buffers an unfinished line up to max bytes; past that the line is
+// only counted, so binary output costs no more than one scan.
 func (l *lineSplitter) keep(p []byte) {
-	if l.overflow {
+	if room := l.max - len(l.partial); len(p) > room {
+		l.partial = append(l.partial, p[:room]...)
+		l.truncated = true
 		return
 	}
-	room := l.max - len(l.partial)
-	if len(p) <= room {
-		l.partial = append(l.partial, p...)
-		return
-	}
-	l.partial = append(l.partial, p[:room]...)
-	l.call(l.partial)
-	l.partial = l.partial[:0]
-	l.overflow = true
+	l.partial = append(l.partial, p...)
 }
 
+func (l *lineSplitter) finishPartial() {
+	*l.count++
+	if l.matches(l.partial) {
+		l.emit(l.partial, *l.count)
+	}
+	l.partial = l.partial[:0]
+	l.truncated = false
+}
+
+// flush hands over the last, unterminated line.
 func (l *lineSplitter) flush() {
 	if l.emit == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.partial) > 0 && !l.overflow {
-		l.call(l.partial)
+	if len(l.partial) > 0 || l.truncated {
+		l.finishPartial()
 	}
-	l.partial = l.partial[:0]
 }
-
-// call runs with mu held.
-func (l *lineSplitter) call(line []byte) { l.emit(line) }

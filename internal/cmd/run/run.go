@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: o.Argv, Env: o.Env, Dir: o.Dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
-		TailBytes: o.TailBytes, OnLine: sc.line,
+		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
 	})
 	if err != nil {
@@ -188,7 +188,7 @@ func (o *Options) defaults() {
 // diagnose explains the first run, re-runs it when that can localise the
 // failure, and records everything in rep.
 func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.Result, sc *scanner) {
-	input := sc.diagnosisInput(res.Tail, res.Dropped)
+	input := sc.diagnosisInput(res.Tail, res.Dropped, res.Lines)
 	findings, err := o.diagnoseOutput(ctx, "output", input)
 	if err != nil {
 		fmt.Fprintf(o.Messages, "cudadoctor: could not diagnose the failure: %v\n", err)
@@ -308,7 +308,7 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 		fmt.Fprintln(o.Messages, "cudadoctor: the re-run succeeded: the failure did not reproduce, so its origin stays unknown (it may depend on data order or timing)")
 		return
 	}
-	input := sc.diagnosisInput(res.Tail, res.Dropped)
+	input := sc.diagnosisInput(res.Tail, res.Dropped, res.Lines)
 	again, err := o.diagnoseOutput(ctx, "output (CUDA_LAUNCH_BLOCKING=1)", input)
 	if err != nil {
 		fmt.Fprintf(o.Messages, "cudadoctor: could not diagnose the re-run: %v\n", err)
@@ -390,7 +390,7 @@ func (o *Options) rerun(ctx context.Context, what string, argv, env []string, ti
 		fmt.Sprintf("re-running with %s (stops after %s)", what, roundDur(timeout)))
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: argv, Env: env, Dir: o.Dir, MergeStreams: true,
-		TailBytes: o.TailBytes, OnLine: sc.line,
+		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Timeout: timeout, KillGroupOnExit: true, Now: o.Now,
 	})
 	if err != nil {

@@ -60,13 +60,19 @@ func (f *fakeChild) exec(ctx context.Context, spec runner.Spec) (*runner.Result,
 	if spec.Stdout != nil {
 		spec.Stdout.Write([]byte(r.output))
 	}
+	n := 0
 	for _, l := range strings.SplitAfter(r.output, "\n") {
-		if l != "" && spec.OnLine != nil {
-			spec.OnLine([]byte(strings.TrimSuffix(l, "\n")))
+		if l == "" {
+			continue
+		}
+		n++
+		line := []byte(strings.TrimSuffix(l, "\n"))
+		if spec.OnLine != nil && matchesAny(line, spec.LineFilter) {
+			spec.OnLine(line, n)
 		}
 	}
 	return &runner.Result{ExitCode: r.code, Signal: r.signal, Duration: r.dur, TimedOut: r.timedOut,
-		Interrupts: r.interrupts, Tail: []byte(r.output), OutputBytes: int64(len(r.output))}, nil
+		Interrupts: r.interrupts, Tail: []byte(r.output), OutputBytes: int64(len(r.output)), Lines: n}, nil
 }
 
 // fakeEngine stands in for the explain engine: it names a class by a
@@ -527,17 +533,34 @@ func TestShellQuote(t *testing.T) {
 
 func TestPinnedLinesSurviveADroppedTail(t *testing.T) {
 	sc := newScanner()
-	sc.line([]byte("IndexKernel.cu:111: Assertion `idx < n` failed."))
-	for i := 0; i < 1000; i++ {
-		sc.line([]byte("step"))
-	}
+	sc.line([]byte("IndexKernel.cu:111: Assertion `idx < n` failed."), 1)
 	tail := []byte("step\nstep\n")
-	got := string(sc.diagnosisInput(tail, 5000))
+	got := string(sc.diagnosisInput(tail, 5000, 1001))
 	if !strings.HasPrefix(got, "IndexKernel.cu:111: Assertion") || !strings.HasSuffix(got, "step\nstep\n") {
 		t.Errorf("input %q", got)
 	}
-	if string(sc.diagnosisInput(tail, 0)) != string(tail) {
+	if string(sc.diagnosisInput(tail, 0, 1001)) != string(tail) {
 		t.Error("nothing was dropped, yet the input changed")
+	}
+	if string(sc.diagnosisInput([]byte("IndexKernel.cu:111: Assertion `idx < n` failed.\nstep\n"), 10, 2)) != "IndexKernel.cu:111: Assertion `idx < n` failed.\nstep\n" {
+		t.Error("a pinned line still in the tail was repeated")
+	}
+}
+
+func TestScannerSeesOnlyWhatItNeeds(t *testing.T) {
+	// Every pattern of the scanner must survive the keyword filter.
+	for _, l := range []string{
+		"CUDA kernel errors might be asynchronously reported at some other API call",
+		"torch.AcceleratorError: CUDA error: device-side assert triggered",
+		"[rank1]: Traceback (most recent call last):",
+		"Root Cause (first observed failure):",
+		"  rank      : 1 (local_rank: 1)",
+		"========= Invalid __global__ write of size 4 bytes",
+		"NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+	} {
+		if !matchesAny([]byte(l), scanKeywords) {
+			t.Errorf("filtered out: %q", l)
+		}
 	}
 }
 
@@ -553,6 +576,18 @@ func TestLastUserFrame(t *testing.T) {
 	if lastUserFrame([]byte("no traceback here")) != nil {
 		t.Error("frame from nothing")
 	}
+}
+
+func matchesAny(line []byte, keywords []string) bool {
+	if keywords == nil {
+		return true
+	}
+	for _, k := range keywords {
+		if bytes.Contains(line, []byte(k)) {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

@@ -14,6 +14,14 @@ import (
 // diagnosis needs is known when the child exits: PyTorch's own hint that an
 // error was reported asynchronously, the ranks seen and which failed first,
 // and the early error lines that a long tail may have scrolled away.
+// scanKeywords select the lines the scanner looks at: every pattern below
+// contains one of them. Other lines are only counted, which keeps the
+// wrapper's cost per byte near zero on ordinary training output.
+var scanKeywords = []string{
+	"Error", "CUDA", "Traceback", "NCCL", "Assertion", "Killed", "Xid",
+	"Root Cause", "[rank", "[default", "(local_rank", "=========",
+}
+
 type scanner struct {
 	asyncHint bool
 	// cudaError is the first "CUDA error: ..." message, for a headline when
@@ -25,7 +33,7 @@ type scanner struct {
 	// rootRank is torchrun's "Root Cause (first observed failure)".
 	firstErrRank *int
 	rootRank     *int
-	inRootCause  int // lines left to look for the root cause's rank
+	rootCauseAt  int // line number of torchrun's "Root Cause" header
 	pins         []pinned
 	pinBytes     int
 	// sanitizer collects compute-sanitizer lines in sanitizer re-runs.
@@ -45,8 +53,8 @@ const (
 )
 
 var pinWords = [][]byte{
-	[]byte("Error"), []byte("error:"), []byte("Assertion"), []byte("CUDA"), []byte("NCCL WARN"),
-	[]byte("Traceback"), []byte("Killed"), []byte("out of memory"), []byte("Xid"),
+	[]byte("Error"), []byte("Assertion"), []byte("CUDA"), []byte("NCCL WARN"),
+	[]byte("Traceback"), []byte("Killed"), []byte("Xid"),
 }
 
 var (
@@ -57,9 +65,10 @@ var (
 
 func newScanner() *scanner { return &scanner{ranks: map[int]bool{}} }
 
-// line is runner.Spec.OnLine: called for every line, never concurrently.
-func (s *scanner) line(b []byte) {
-	s.lines++
+// line is runner.Spec.OnLine: called for the lines holding a scanKeyword
+// (n is the line's number), never concurrently.
+func (s *scanner) line(b []byte, n int) {
+	s.lines = n
 	if s.sanitizer != nil {
 		if bytes.Contains(b, []byte("=========")) && s.sanitizer.Len()+len(b) < s.sanitizerLimit {
 			s.sanitizer.Write(b)
@@ -87,13 +96,12 @@ func (s *scanner) line(b []byte) {
 		}
 	}
 	if bytes.Contains(b, []byte("Root Cause (first observed failure)")) {
-		s.inRootCause = 8
-	} else if s.inRootCause > 0 {
-		s.inRootCause--
-		if m := rootRE.FindSubmatch(b); m != nil && s.rootRank == nil {
+		s.rootCauseAt = n
+	} else if s.rootCauseAt > 0 && n-s.rootCauseAt <= 8 && s.rootRank == nil {
+		// "  rank      : 1 (local_rank: 1)", a few lines below the header.
+		if m := rootRE.FindSubmatch(b); m != nil {
 			if r, err := strconv.Atoi(string(m[1])); err == nil {
 				s.rootRank = &r
-				s.inRootCause = 0
 			}
 		}
 	}
@@ -127,12 +135,12 @@ func (s *scanner) rankList() []int {
 
 // diagnosisInput is what the diagnosis reads: the tail, preceded by the
 // pinned error lines it no longer holds when output was dropped.
-func (s *scanner) diagnosisInput(tail []byte, dropped int64) []byte {
+func (s *scanner) diagnosisInput(tail []byte, dropped int64, lines int) []byte {
 	if dropped == 0 || len(s.pins) == 0 {
 		return tail
 	}
 	held := bytes.Count(tail, []byte("\n"))
-	firstHeld := s.lines - held + 1
+	firstHeld := lines - held + 1
 	var b bytes.Buffer
 	for _, p := range s.pins {
 		if p.index < firstHeld {
