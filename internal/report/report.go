@@ -193,6 +193,10 @@ type RunInfo struct {
 	Signal    string     `json:"signal,omitempty"`
 	DurationS float64    `json:"duration_s"`
 	Rerun     *RerunInfo `json:"rerun,omitempty"`
+	// Host and Ranks identify the node and distributed ranks a report of
+	// `run --report-dir` covers, so reports of one job can be merged.
+	Host  string `json:"host,omitempty"`
+	Ranks []int  `json:"ranks,omitempty"`
 }
 
 // RerunInfo describes the localisation re-run of `run`.

@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	runcmd "github.com/cudadoctor/cudadoctor/internal/cmd/run"
+	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/render"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/runner"
+)
+
+func newRunCmd(g *globals) *cobra.Command {
+	var (
+		reportFile, reportDir, tail string
+		noRerun, sanitize           bool
+		maxRuntime, rerunTimeout    time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARGS...]",
+		Short: "Run a command and explain its CUDA/PyTorch failure, finding the line it comes from",
+		Long: `Run CMD (directly, without a shell) with its input and output passed through
+untouched, and exit with its status (128+N when signal N ended it).
+
+When it fails, the diagnosis goes to standard error (or with --report FILE, as
+JSON to FILE). CUDA reports kernel failures asynchronously, so PyTorch's
+traceback usually names a later line than the one that failed; for those errors
+cudadoctor re-runs the command once with CUDA_LAUNCH_BLOCKING=1 (when the first
+run took less than --rerun-max-runtime) and reports both lines. With --sanitize
+it re-runs under compute-sanitizer memcheck instead, naming the kernel, its
+source line and the bad access. Re-runs show no output and stop after a timeout.
+
+SIGINT, SIGTERM and SIGHUP are passed on to the command; a second Ctrl-C kills it.
+Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
+		Example: `  cudadoctor run -- python train.py --lr 3e-4
+  cudadoctor run --report diag.json -- python train.py
+  cudadoctor run --sanitize -- python kernel_test.py
+  srun cudadoctor run --report-dir reports/ -- torchrun --nproc-per-node 8 train.py`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("no command: use 'cudadoctor run -- CMD [ARGS...]'")
+			}
+			if sanitize && noRerun {
+				return usageErrorf("--sanitize re-runs the command, which --no-rerun forbids")
+			}
+			tailBytes, err := parseSize(tail)
+			if err != nil {
+				return usageErrorf("--tail-size: %v", err)
+			}
+			if g.sys.Getenv != nil && truthy(g.sys.Getenv("CUDADOCTOR_NO_RERUN")) && !sanitize {
+				noRerun = true
+			}
+			// Catch the signals before the child exists, so that an early
+			// Ctrl-C is forwarded rather than ending the wrapper. SIGPIPE is
+			// caught (not ignored, which the child would inherit) so that a
+			// closed stdout is seen as a write error.
+			sigs := make(chan os.Signal, 4)
+			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer signal.Stop(sigs)
+			pipes := make(chan os.Signal, 1)
+			signal.Notify(pipes, syscall.SIGPIPE)
+			defer signal.Stop(pipes)
+
+			stdin, closeStdin := childStdin(g.sys.Stdin)
+			defer closeStdin()
+			var env []string
+			if g.sys.Environ != nil {
+				env = g.sys.Environ()
+			}
+			opts := runcmd.Options{
+				Argv: args, Env: env,
+				Stdin: stdin, Stdout: g.sys.Stdout, Stderr: g.sys.Stderr,
+				Messages: g.sys.Stderr, MessagesTTY: g.sys.StderrTTY,
+				Signals: sigs, TailBytes: tailBytes,
+				NoRerun: noRerun, RerunMaxRuntime: maxRuntime, RerunTimeout: rerunTimeout,
+				Sanitize: sanitize, ReportDir: reportDir,
+				// The knowledge base is loaded only when something failed, so
+				// a healthy run pays nothing for it.
+				Diagnoser: lazyEngine{},
+				IsAsync: func(id string) bool {
+					k, err := kb.Default()
+					if err != nil {
+						return false
+					}
+					c, ok := k.Class(id)
+					return ok && c.Async
+				},
+				LookPath: exec.LookPath,
+			}
+			opts.SameOutput = sameFile(g.sys.Stdout, g.sys.Stderr)
+			if stdin != nil && term.IsTerminal(int(stdin.Fd())) {
+				opts.Terminal = runner.ForegroundTerminal(stdin)
+			}
+			out, runErr := runcmd.Run(cmd.Context(), opts)
+			if out != nil {
+				out.Report.Tool.Version = Version
+				if k, err := kb.Default(); err == nil && out.Failed {
+					out.Report.Rules = k.RuleInfos()
+				}
+				g.presentRun(out, reportFile)
+			}
+			return runErr
+		},
+	}
+	// Everything after the command's name belongs to the command.
+	cmd.Flags().SetInterspersed(false)
+	f := cmd.Flags()
+	f.StringVar(&reportFile, "report", "", "write the report as JSON to `FILE` (also on success) instead of the diagnosis on stderr")
+	f.StringVar(&reportDir, "report-dir", "", "write one JSON report per node into `DIR`, named by host and ranks, for 'cudadoctor explain DIR'")
+	f.BoolVar(&noRerun, "no-rerun", false, "never re-run the command to localise an asynchronous CUDA error")
+	f.DurationVar(&maxRuntime, "rerun-max-runtime", 10*time.Minute, "re-run only when the failed run took at most this long")
+	f.DurationVar(&rerunTimeout, "rerun-timeout", 0, "stop a re-run after this long (default: twice the first run plus a minute)")
+	f.BoolVar(&sanitize, "sanitize", false, "on failure, re-run under compute-sanitizer memcheck (PYTORCH_NO_CUDA_MEMORY_CACHING=1)")
+	f.StringVar(&tail, "tail-size", "4MiB", "how much of the command's output to keep for the diagnosis")
+	return cmd
+}
+
+// lazyEngine loads the knowledge base on the first diagnosis.
+type lazyEngine struct{}
+
+func (lazyEngine) Diagnose(ctx context.Context, name string, output []byte) ([]report.Finding, error) {
+	k, err := kb.Default()
+	if err != nil {
+		return nil, err
+	}
+	return runcmd.Engine{E: explain.New(k)}.Diagnose(ctx, name, output)
+}
+
+// presentRun shows the diagnosis of a failed run on stderr, or writes the
+// report file. Problems here are reported, never turned into an exit status:
+// the status is the child's.
+func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
+	rep := out.Report
+	if reportFile != "" {
+		if err := writeReportFile(reportFile, rep); err != nil {
+			fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not write the report: %s\n", oneLine(err.Error()))
+		} else if out.Failed {
+			fmt.Fprintf(g.sys.Stderr, "cudadoctor: diagnosis written to %s\n", reportFile)
+		}
+		return
+	}
+	if !out.Failed {
+		return
+	}
+	if len(rep.Findings) == 0 {
+		fmt.Fprintf(g.sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
+			commandName(rep.Run.Argv), statusText(rep.Run))
+		return
+	}
+	f, _ := render.ParseFormat(g.format)
+	opts := render.Options{Color: g.colorOn(g.sys.StderrTTY)}
+	fmt.Fprintln(g.sys.Stderr)
+	if err := render.Render(g.sys.Stderr, rep, f, opts); err != nil {
+		fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not show the diagnosis: %s\n", oneLine(err.Error()))
+	}
+}
+
+func writeReportFile(path string, rep *report.Report) error {
+	tmp := path + ".tmp"
+	fh, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(fh)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	err = enc.Encode(rep)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+func commandName(argv []string) string {
+	if len(argv) == 0 {
+		return "the command"
+	}
+	name := argv[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+func statusText(r *report.RunInfo) string {
+	if r.Signal != "" {
+		return "was killed by " + r.Signal
+	}
+	return fmt.Sprintf("exited with status %d", r.ExitCode)
+}
+
+// childStdin hands the child our own stdin descriptor when there is one, so
+// it sees exactly what it would unwrapped (a terminal, a file it can seek).
+func childStdin(r io.Reader) (*os.File, func()) {
+	if f, ok := r.(*os.File); ok {
+		return f, func() {}
+	}
+	if r == nil {
+		return nil, func() {}
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, func() {}
+	}
+	go func() {
+		io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pr, func() { pr.Close() }
+}
+
+// sameFile reports whether two streams are the same open file or device.
+func sameFile(a, b io.Writer) bool {
+	fa, ok1 := a.(*os.File)
+	fb, ok2 := b.(*os.File)
+	if !ok1 || !ok2 {
+		return false
+	}
+	sa, err1 := fa.Stat()
+	sb, err2 := fb.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+func truthy(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
+}
+
+// parseSize reads sizes such as 4MiB, 512KiB, 1G or 1048576.
+func parseSize(s string) (int, error) {
+	t := strings.TrimSpace(s)
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		m      int
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
+			break
+		}
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("not a size: %q (want e.g. 4MiB)", s)
+	}
+	if n > (1<<31)/mult {
+		return 0, fmt.Errorf("%q is too large (at most 2GiB)", s)
+	}
+	return n * mult, nil
+}

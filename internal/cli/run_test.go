@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// runCLI runs `cudadoctor ARGS...` in-process with real children.
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	sys := Sys{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} },
+		Now:     time.Now,
+	}
+	code = Main(context.Background(), args, sys)
+	return code, out.String(), errb.String()
+}
+
+func TestRunPassesStatusAndOutputThrough(t *testing.T) {
+	tests := []struct {
+		name     string
+		script   string
+		stdin    string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{"success is untouched", `printf 'a\000b\n'; printf 'warn\n' >&2`, "", 0, "a\x00b\n", "warn\n"},
+		{"exit status", `echo out; exit 42`, "", 42, "out\n", ""},
+		{"killed by a signal", `kill -9 $$`, "", 137, "", "was killed by SIGKILL"},
+		{"stdin reaches the child", `cat; echo done`, "input\n", 0, "input\ndone\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.stdin, "run", "--", "sh", "-c", tc.script)
+			if code != tc.code || stdout != tc.stdout || !strings.Contains(stderr, tc.stderrIn) {
+				t.Errorf("exit %d stdout %q stderr %q", code, stdout, stderr)
+			}
+			if tc.code == 0 && stderr != tc.stderrIn {
+				t.Errorf("a successful run's stderr gained %q", strings.TrimPrefix(stderr, tc.stderrIn))
+			}
+		})
+	}
+}
+
+func TestRunFlagsAfterTheCommandBelongToIt(t *testing.T) {
+	code, stdout, _ := runCLI(t, "", "run", "sh", "-c", `echo "$@"`, "x", "--report", "--no-rerun")
+	if code != 0 || stdout != "--report --no-rerun\n" {
+		t.Errorf("exit %d stdout %q", code, stdout)
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "--sanitize", "--no-rerun", "--", "true"},
+		{"run", "--tail-size", "lots", "--", "true"},
+	} {
+		if code, stdout, _ := runCLI(t, "", args...); code != ExitUsage || stdout != "" {
+			t.Errorf("%v: exit %d stdout %q", args, code, stdout)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "run", "--", "cudadoctor-no-such-program"); code != 127 || !strings.Contains(stderr, "cannot run") {
+		t.Errorf("missing program: exit %d stderr %q", code, stderr)
+	}
+}
+
+func TestRunReportFile(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "train.py")
+	path := filepath.Join(dir, "r.json")
+	log := "Traceback (most recent call last):\n  File \"" + script + "\", line 2, in <module>\n    y = x @ w\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.18 GiB\n"
+	os.WriteFile(filepath.Join(dir, "log"), []byte(log), 0o644)
+	code, stdout, stderr := runCLI(t, "", "run", "--report", path, "--", "sh", "-c", "cat "+filepath.Join(dir, "log")+" >&2; exit 1")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "diagnosis written to "+path) {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Command != "run" || rep.Run == nil || rep.Run.ExitCode != 1 || rep.Run.Argv[0] != "sh" || rep.Run.DurationS <= 0 {
+		t.Errorf("run section %+v", rep.Run)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].Class != "oom" {
+		t.Errorf("findings %+v", rep.Findings)
+	}
+	if rep.Run.Rerun != nil {
+		t.Errorf("an out-of-memory error was re-run: %+v", rep.Run.Rerun)
+	}
+}
+
+func TestRunDiagnosisOnStderr(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "run", "--", "sh", "-c",
+		`echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." >&2; exit 1`)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "error[oom]") {
+		t.Errorf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int{"4MiB": 4 << 20, "512KiB": 512 << 10, "1G": 1 << 30, "100": 100, " 2 MiB": 2 << 20} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "0", "-1MiB", "x", "4TiB", "3GiB"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) accepted", in)
+		}
+	}
+}

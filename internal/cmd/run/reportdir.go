@@ -1,0 +1,94 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// hostAndRanks names this node and the ranks its report covers: the
+// process's own rank when a scheduler or launcher set one, else the ranks
+// its output showed (a torchrun of several local ranks).
+func (o *Options) hostAndRanks(sc *scanner) (string, []int) {
+	host, err := o.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	for _, k := range []string{"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"} {
+		if isDistributedLauncher(o.Argv) && k != "RANK" {
+			break // a launcher's ranks are its children's, seen in its output
+		}
+		if r, err := strconv.Atoi(envValue(o.Env, k)); err == nil && r >= 0 {
+			return host, []int{r}
+		}
+	}
+	return host, sc.rankList()
+}
+
+// reportName is cudadoctor-<host>[-rank<R>|-ranks<a>-<b>|-ranks<a>_<b>_...]-<pid>.json:
+// unique per process, sortable by host, and telling which ranks it covers.
+func reportName(host string, ranks []int, pid int) string {
+	name := "cudadoctor-" + safeName(host)
+	switch {
+	case len(ranks) == 1:
+		name += fmt.Sprintf("-rank%d", ranks[0])
+	case len(ranks) > 1 && ranks[len(ranks)-1]-ranks[0] == len(ranks)-1:
+		name += fmt.Sprintf("-ranks%d-%d", ranks[0], ranks[len(ranks)-1])
+	case len(ranks) > 1:
+		parts := make([]string, 0, len(ranks))
+		for i, r := range ranks {
+			if i == 8 {
+				parts = append(parts, "more")
+				break
+			}
+			parts = append(parts, strconv.Itoa(r))
+		}
+		name += "-ranks" + strings.Join(parts, "_")
+	}
+	return fmt.Sprintf("%s-%d.json", name, pid)
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '-' || r == '.' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// writeReportDir writes the report atomically (a partial file is never
+// seen by a later `cudadoctor explain DIR`).
+func (o *Options) writeReportDir(rep *report.Report) (string, error) {
+	if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(o.ReportDir, reportName(rep.Run.Host, rep.Run.Ranks, o.Pid))
+	tmp, err := os.CreateTemp(o.ReportDir, ".cudadoctor-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	enc := json.NewEncoder(tmp)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	err = enc.Encode(rep)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return path, nil
+}

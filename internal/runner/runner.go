@@ -1,0 +1,426 @@
+// Package runner supervises a child process: it starts it without a shell in
+// its own process group, passes its output through byte for byte while
+// keeping a bounded tail and scanning lines as they stream, forwards
+// signals, enforces timeouts, and reports the exact exit status.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Defaults for the knobs of Spec.
+const (
+	DefaultTailBytes = 4 << 20
+	DefaultMaxLine   = 16 << 10
+	DefaultKillGrace = 10 * time.Second
+	DefaultDrain     = time.Second
+	readChunk        = 256 << 10
+	pipeSize         = 1 << 20
+	maxSegments      = 1 << 16
+)
+
+// Spec says what to run and how.
+type Spec struct {
+	// Argv is the command; Argv[0] is looked up in PATH unless it holds a slash.
+	Argv []string
+	Env  []string
+	Dir  string
+	// Stdin is handed to the child as its own descriptor, untouched; nil
+	// gives it /dev/null.
+	Stdin *os.File
+	// Stdout and Stderr receive the child's bytes as soon as they are read;
+	// nil discards them (they are still kept in the tail and scanned).
+	Stdout, Stderr io.Writer
+	// MergeStreams gives the child one pipe for both stdout and stderr, all
+	// of it going to Stdout. Use it when both lead to the same file (a
+	// terminal, `> log 2>&1`): the child's writes then keep their exact
+	// order, which two pipes read separately cannot promise.
+	MergeStreams bool
+	// TailBytes bounds the output kept for diagnosis (0: DefaultTailBytes).
+	TailBytes int
+	// MaxLine caps the length of a line handed to OnLine (0: DefaultMaxLine).
+	MaxLine int
+	// OnLine sees the output lines of both streams as they arrive, with
+	// their number (from 1, across both streams), never concurrently. It
+	// must be quick: the child's output waits for it. The line is only
+	// valid during the call.
+	OnLine func(line []byte, n int)
+	// LineFilter, when set, limits OnLine to lines holding one of these
+	// keywords; the others are only counted, at little cost.
+	LineFilter []string
+	// Signals delivers the signals the wrapper received, to be forwarded.
+	// SIGINT, SIGTERM and SIGHUP go to the child's process group; a second
+	// SIGINT kills the group.
+	Signals <-chan os.Signal
+	// Timeout, when positive, ends the child (SIGTERM, then SIGKILL after
+	// KillGrace) once it has run that long.
+	Timeout   time.Duration
+	KillGrace time.Duration
+	// Terminal is the controlling terminal the wrapper is in the foreground
+	// of, or nil. A child that stops to read it (SIGTTIN/SIGTTOU) is given
+	// the foreground, as a shell would.
+	Terminal *os.File
+	// KillGroupOnExit ends whatever the child left running in its process
+	// group; used for re-runs, whose leftovers are ours to clean up.
+	KillGroupOnExit bool
+	// Drain bounds how long output is still read once the child has exited
+	// (processes it left behind may hold the pipes open). 0: DefaultDrain.
+	Drain time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Result is what happened.
+type Result struct {
+	Pid int
+	// ExitCode is the child's status, 128+N when signal N ended it.
+	ExitCode int
+	// Signal is the signal that ended the child, 0 when it exited.
+	Signal   syscall.Signal
+	Duration time.Duration
+	TimedOut bool
+	// Interrupts counts the SIGINTs forwarded; Killed says the wrapper
+	// escalated to SIGKILL.
+	Interrupts int
+	Killed     bool
+	// Tail is the end of the child's output, both streams interleaved in
+	// arrival order; Dropped is how many earlier bytes it no longer holds.
+	Tail        []byte
+	Dropped     int64
+	OutputBytes int64
+	// Lines counts the output lines of both streams.
+	Lines int
+	// WriteErr is set when passing output on failed (our stdout was closed);
+	// the child then saw its pipe closed, as it would have unwrapped.
+	WriteErr error
+}
+
+// StartError is a child that could not be started; Code follows the shell
+// convention (127 not found, 126 not executable).
+type StartError struct {
+	Argv0 string
+	Code  int
+	Err   error
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("cannot run %s: %v", e.Argv0, e.Err) }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Run starts the child, supervises it to the end and returns its result.
+// An error means the child could not be started or supervised; the child's
+// own failure is in Result.
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("no command to run")
+	}
+	now := spec.Now
+	if now == nil {
+		now = time.Now
+	}
+	tailBytes := orDefault(spec.TailBytes, DefaultTailBytes)
+	maxLine := orDefault(spec.MaxLine, DefaultMaxLine)
+	path, err := exec.LookPath(spec.Argv[0])
+	if err != nil && !errors.Is(err, exec.ErrDot) {
+		code := 127
+		if errors.Is(err, os.ErrPermission) {
+			code = 126
+		}
+		return nil, &StartError{Argv0: spec.Argv[0], Code: code, Err: plainErr(err)}
+	}
+
+	stdin := spec.Stdin
+	if stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, err
+		}
+		defer null.Close()
+		stdin = null
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// A larger pipe means fewer wake-ups per byte passed through.
+	_, _ = unix.FcntlInt(outW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+	errR, errW := outR, outW
+	if !spec.MergeStreams {
+		errR, errW, err = os.Pipe()
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+		_, _ = unix.FcntlInt(errW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+	}
+
+	start := now()
+	proc, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
+		Dir:   spec.Dir,
+		Env:   spec.Env,
+		Files: []*os.File{stdin, outW, errW},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	outW.Close()
+	if !spec.MergeStreams {
+		errW.Close()
+	}
+	if err != nil {
+		outR.Close()
+		if !spec.MergeStreams {
+			errR.Close()
+		}
+		code := 126
+		if errors.Is(err, os.ErrNotExist) {
+			code = 127
+		}
+		return nil, &StartError{Argv0: spec.Argv[0], Code: code, Err: plainErr(err)}
+	}
+	pid := proc.Pid
+	defer proc.Release()
+
+	var seq seqCounter
+	var lineMu sync.Mutex
+	var lineCount int
+	var filter [][]byte
+	for _, kw := range spec.LineFilter {
+		filter = append(filter, []byte(kw))
+	}
+	newLines := func() *lineSplitter {
+		return &lineSplitter{max: maxLine, mu: &lineMu, count: &lineCount, emit: spec.OnLine, filter: filter}
+	}
+	out := &pump{src: outR, dst: spec.Stdout, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
+	errp := &pump{src: errR, dst: spec.Stderr, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
+	var pumps sync.WaitGroup
+	pumps.Add(1)
+	go func() { defer pumps.Done(); out.run() }()
+	if !spec.MergeStreams {
+		pumps.Add(1)
+		go func() { defer pumps.Done(); errp.run() }()
+	}
+
+	res := &Result{Pid: pid}
+	ws := supervise(ctx, spec, pid, res)
+	res.Duration = now().Sub(start)
+	switch {
+	case ws.Signaled():
+		res.Signal = ws.Signal()
+		res.ExitCode = 128 + int(res.Signal)
+	case ws.Exited():
+		res.ExitCode = ws.ExitStatus()
+	}
+	if spec.KillGroupOnExit {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+
+	// The child is gone; read what is left, but do not wait for processes
+	// it left behind that still hold the pipes.
+	drain := orDefaultDur(spec.Drain, DefaultDrain)
+	hardStop := time.Now().Add(maxDrainFactor * drain)
+	out.startDrain(drain, hardStop)
+	if !spec.MergeStreams {
+		errp.startDrain(drain, hardStop)
+	}
+	pumps.Wait()
+	outR.Close()
+	if !spec.MergeStreams {
+		errR.Close()
+	}
+
+	res.Tail, res.Dropped = mergeTail(tailBytes, out.st, errp.st)
+	res.OutputBytes = out.st.written + errp.st.written
+	res.Lines = lineCount
+	if out.werr != nil {
+		res.WriteErr = out.werr
+	} else if errp.werr != nil {
+		res.WriteErr = errp.werr
+	}
+	return res, nil
+}
+
+// pump copies one stream: each read lands in the tail ring and is written
+// on at once, then scanned for lines.
+type pump struct {
+	src   *os.File
+	dst   io.Writer
+	st    *stream
+	lines *lineSplitter
+	seq   *seqCounter
+	werr  error
+	// drain is the idle time allowed once the child has exited (nanoseconds,
+	// 0 while it runs); reading goes on while output still flows, up to
+	// hardStop.
+	drain    atomic.Int64
+	hardStop atomic.Int64
+}
+
+// maxDrainFactor bounds the whole drain at this many idle periods, so that a
+// process left behind that keeps writing cannot hold the wrapper forever.
+const maxDrainFactor = 30
+
+func (p *pump) startDrain(idle time.Duration, hardStop time.Time) {
+	p.hardStop.Store(hardStop.UnixNano())
+	p.drain.Store(int64(idle))
+	_ = p.src.SetReadDeadline(time.Now().Add(idle))
+}
+
+func (p *pump) extendDrain() {
+	idle := p.drain.Load()
+	if idle == 0 {
+		return
+	}
+	d := time.Now().Add(time.Duration(idle))
+	if hs := time.Unix(0, p.hardStop.Load()); d.After(hs) {
+		d = hs
+	}
+	_ = p.src.SetReadDeadline(d)
+}
+
+func (p *pump) run() {
+	for {
+		buf := p.st.readBuf(readChunk)
+		n, err := p.src.Read(buf)
+		if n > 0 {
+			p.extendDrain()
+			p.st.commit(n, p.seq.next())
+			if p.dst != nil {
+				if _, werr := p.dst.Write(buf[:n]); werr != nil {
+					// Our reader went away: close the child's pipe so that
+					// it learns the same way it would have unwrapped.
+					p.werr = werr
+					p.dst = nil
+					p.lines.write(buf[:n])
+					p.lines.flush()
+					p.src.Close()
+					return
+				}
+			}
+			p.lines.write(buf[:n])
+		}
+		if err != nil {
+			p.lines.flush()
+			return
+		}
+	}
+}
+
+// supervise waits for the child, forwarding signals, enforcing the timeout
+// and handing over the terminal when the child needs it.
+func supervise(ctx context.Context, spec Spec, pid int, res *Result) syscall.WaitStatus {
+	type waitResult struct {
+		ws  syscall.WaitStatus
+		err error
+	}
+	done := make(chan waitResult, 1)
+	stopped := make(chan syscall.Signal, 1)
+	go func() {
+		for {
+			var ws syscall.WaitStatus
+			_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err == nil && ws.Stopped() {
+				stopped <- ws.StopSignal()
+				continue
+			}
+			done <- waitResult{ws, err}
+			return
+		}
+	}()
+
+	var timeout, grace <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	killGrace := orDefaultDur(spec.KillGrace, DefaultKillGrace)
+	terminate := func() {
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		if grace == nil {
+			t := time.NewTimer(killGrace)
+			grace = t.C
+		}
+	}
+	jc := &jobControl{tty: spec.Terminal, pid: pid}
+	defer jc.restore()
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case w := <-done:
+			if w.err != nil {
+				// Someone else reaped it; the status is lost.
+				return syscall.WaitStatus(255 << 8)
+			}
+			return w.ws
+		case sig := <-stopped:
+			jc.stopped(sig)
+		case s := <-spec.Signals:
+			sig, ok := s.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			switch sig {
+			case syscall.SIGINT:
+				res.Interrupts++
+				if res.Interrupts >= 2 {
+					res.Killed = true
+					_ = syscall.Kill(-pid, syscall.SIGKILL)
+				} else {
+					_ = syscall.Kill(-pid, syscall.SIGINT)
+				}
+			case syscall.SIGTERM, syscall.SIGHUP:
+				_ = syscall.Kill(-pid, sig)
+			}
+		case <-timeout:
+			res.TimedOut = true
+			timeout = nil
+			terminate()
+		case <-ctxDone:
+			ctxDone = nil
+			terminate()
+		case <-grace:
+			res.Killed = true
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func orDefaultDur(v, d time.Duration) time.Duration {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// plainErr drops exec's and os's wrappers, which repeat the command name.
+func plainErr(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

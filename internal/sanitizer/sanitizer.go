@@ -1,0 +1,317 @@
+// Package sanitizer reads the reports of NVIDIA compute-sanitizer's memcheck
+// tool: which kernel accessed what memory, where in its source, how far out
+// of bounds, and which host frame launched it.
+package sanitizer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Prefix starts every line compute-sanitizer writes.
+const Prefix = "========="
+
+// MaxErrors bounds how many distinct errors a report keeps; the rest are
+// only counted, so huge reports cost bounded memory.
+const MaxErrors = 64
+
+// Report is a parsed compute-sanitizer log.
+type Report struct {
+	// Errors are the distinct errors in the order first seen; identical
+	// errors (same kind, kernel, source and distance) are folded into Count.
+	Errors []Error
+	// Total counts every error record seen, folded or not.
+	Total int
+	// Summary is the "ERROR SUMMARY: N errors" count, -1 when absent.
+	Summary int
+	// Tool names the tool when the header said it ("memcheck").
+	Tool string
+}
+
+// Error is one memcheck error.
+type Error struct {
+	// Kind is the headline as printed: "Invalid __global__ write of size 4 bytes".
+	Kind string
+	// Space is the memory space (global, shared, local) when named; Access is
+	// "read" or "write"; Size is the access size in bytes.
+	Space  string
+	Access string
+	Size   int
+	// Kernel is the device function; PC its offset ("0x410").
+	Kernel string
+	PC     string
+	// Source is the kernel's source position, when the binary carries line info.
+	Source *Frame
+	Thread string
+	Block  string
+	// Address is the faulting address; Detail the sentence about it
+	// ("is out of bounds", "is misaligned").
+	Address string
+	Detail  string
+	// Distance is how far outside the nearest allocation the access was, in
+	// bytes; Direction is "before" or "after"; Allocation and AllocSize
+	// describe that allocation. Distance is -1 when not reported.
+	Distance   int64
+	Direction  string
+	Allocation string
+	AllocSize  int64
+	// HostFrames is the host backtrace at launch, innermost first.
+	HostFrames []Frame
+	// Count is how many times this error was reported.
+	Count int
+}
+
+// Frame is one backtrace frame or source position.
+type Frame struct {
+	Function string
+	File     string
+	Line     int
+	Module   string // shared object or executable, for native frames
+	Offset   string
+}
+
+func (f Frame) String() string {
+	if f.File != "" {
+		s := f.File
+		if f.Line > 0 {
+			s += ":" + strconv.Itoa(f.Line)
+		}
+		if f.Function != "" {
+			s = f.Function + " in " + s
+		}
+		return s
+	}
+	return strings.TrimSpace(f.Function + " " + f.Module)
+}
+
+// The patterns are compiled on first use: the package is linked into
+// every cudadoctor start, and most never parse a sanitizer report.
+var patterns = sync.OnceValue(func() *pats {
+	return &pats{
+		head:    regexp.MustCompile(`^Invalid (?:__(\w+)__ )?(read|write|atomic)\w* of size (\d+) bytes?`),
+		generic: regexp.MustCompile(`^(?:Misaligned|Out-of-range|Invalid|Cuda API error|Program hit|Malloc|Free|Leaked|Uninitialized|Race)`),
+		pc:      regexp.MustCompile(`^(.*?)\+(0x[0-9a-fA-F]+)$`),
+		fileLn:  regexp.MustCompile(`^(.+?):(\d+)(?::(.+))?$`),
+		by:      regexp.MustCompile(`^by thread \(([^)]*)\) in block \(([^)]*)\)`),
+		addr:    regexp.MustCompile(`^(?:Access to |Address )(0x[0-9a-fA-F]+) (.+?)\.?$`),
+		dist:    regexp.MustCompile(`^and is ([\d,]+) bytes? (before|after) the nearest allocation at (0x[0-9a-fA-F]+) of size ([\d,]+) bytes?`),
+		host:    regexp.MustCompile(`^Host Frame:\s*(.*)$`),
+		summary: regexp.MustCompile(`ERROR SUMMARY: (\d+) errors?`),
+		// native: "launch [0x1dbe] in mod.so"; python: "__call__ in driver.py:713".
+		native: regexp.MustCompile(`^(.*?)\s*\[(0x[0-9a-fA-F]+)\] in (.+)$`),
+		py:     regexp.MustCompile(`^(.*?) in (.+?):(\d+)$`),
+		tool:   regexp.MustCompile(`--tool (\w+)`),
+	}
+})
+
+type pats struct {
+	head, generic, pc, fileLn, by, addr, dist, host, summary, native, py, tool *regexp.Regexp
+}
+
+// Parse reads a log holding compute-sanitizer output, possibly interleaved
+// with the program's own output, which it skips.
+func Parse(r io.Reader) (*Report, error) {
+	p := patterns()
+	rep := &Report{Summary: -1}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var cur *Error
+	seen := map[string]int{}
+	finish := func() {
+		if cur == nil {
+			return
+		}
+		rep.Total++
+		key := fmt.Sprintf("%s|%s|%v|%d|%s", cur.Kind, cur.Kernel, cur.Source, cur.Distance, cur.Direction)
+		if i, ok := seen[key]; ok {
+			rep.Errors[i].Count++
+		} else if len(rep.Errors) < MaxErrors {
+			cur.Count = 1
+			seen[key] = len(rep.Errors)
+			rep.Errors = append(rep.Errors, *cur)
+		}
+		cur = nil
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.Index(line, Prefix)
+		if i < 0 {
+			continue
+		}
+		body := line[i+len(Prefix):]
+		// The indentation says whether a line continues an error record.
+		trimmed := strings.TrimSpace(body)
+		indented := strings.HasPrefix(body, "  ")
+		if trimmed == "" {
+			finish()
+			continue
+		}
+		if m := p.summary.FindStringSubmatch(trimmed); m != nil {
+			finish()
+			if rep.Summary < 0 {
+				rep.Summary, _ = strconv.Atoi(m[1])
+			}
+			continue
+		}
+		if !indented {
+			finish()
+			if m := p.head.FindStringSubmatch(trimmed); m != nil {
+				size, _ := strconv.Atoi(m[3])
+				cur = &Error{Kind: trimmed, Space: m[1], Access: m[2], Size: size, Distance: -1}
+			} else if p.generic.MatchString(trimmed) {
+				cur = &Error{Kind: trimmed, Distance: -1}
+			} else if m := p.tool.FindStringSubmatch(trimmed); m != nil && rep.Tool == "" {
+				rep.Tool = m[1]
+			}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(trimmed, "at ") && cur.Kernel == "":
+			parseAt(cur, strings.TrimPrefix(trimmed, "at "))
+		case p.by.MatchString(trimmed):
+			m := p.by.FindStringSubmatch(trimmed)
+			cur.Thread, cur.Block = m[1], m[2]
+		case p.addr.MatchString(trimmed):
+			m := p.addr.FindStringSubmatch(trimmed)
+			cur.Address, cur.Detail = m[1], m[2]
+		case p.dist.MatchString(trimmed):
+			m := p.dist.FindStringSubmatch(trimmed)
+			cur.Distance = parseNum(m[1])
+			cur.Direction = m[2]
+			cur.Allocation = m[3]
+			cur.AllocSize = parseNum(m[4])
+		case p.host.MatchString(trimmed):
+			if len(cur.HostFrames) < 256 {
+				cur.HostFrames = append(cur.HostFrames, parseFrame(p.host.FindStringSubmatch(trimmed)[1]))
+			}
+		}
+	}
+	finish()
+	if err := sc.Err(); err != nil {
+		return rep, fmt.Errorf("reading the sanitizer report: %w", err)
+	}
+	return rep, nil
+}
+
+// parseAt reads the kernel position. Current form: "KERNEL+0xPC in
+// FILE:LINE" (the file part only with line info); older tools wrote
+// "0xPC in FILE:LINE:KERNEL" or "0xPC in KERNEL".
+func parseAt(e *Error, s string) {
+	p := patterns()
+	left, right := s, ""
+	if i := strings.LastIndex(s, " in "); i >= 0 {
+		left, right = s[:i], s[i+4:]
+	}
+	if strings.HasPrefix(left, "0x") && !strings.Contains(left, "+") {
+		e.PC = left
+		if m := p.fileLn.FindStringSubmatch(right); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			e.Kernel = m[3]
+			e.Source = &Frame{Function: m[3], File: m[1], Line: n}
+		} else {
+			e.Kernel = right
+		}
+		return
+	}
+	e.Kernel = left
+	if m := p.pc.FindStringSubmatch(left); m != nil {
+		e.Kernel, e.PC = m[1], m[2]
+	}
+	if m := p.fileLn.FindStringSubmatch(right); m != nil && m[3] == "" {
+		n, _ := strconv.Atoi(m[2])
+		e.Source = &Frame{Function: e.Kernel, File: m[1], Line: n}
+	}
+}
+
+func parseNum(s string) int64 {
+	n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func parseFrame(s string) Frame {
+	p := patterns()
+	s = strings.TrimSpace(s)
+	if m := p.native.FindStringSubmatch(s); m != nil {
+		return Frame{Function: m[1], Offset: m[2], Module: m[3]}
+	}
+	if m := p.py.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[3])
+		return Frame{Function: m[1], File: m[2], Line: n}
+	}
+	return Frame{Function: s}
+}
+
+// Launch picks the host frame that launched the kernel from the user's
+// code: the innermost source frame isUser accepts, else the innermost
+// source frame of all (nil when the backtrace holds none).
+func (e *Error) Launch(isUser func(file string) bool) *Frame {
+	var first *Frame
+	for i := range e.HostFrames {
+		f := &e.HostFrames[i]
+		if f.File == "" {
+			continue
+		}
+		if first == nil {
+			first = f
+		}
+		if isUser != nil && isUser(f.File) {
+			return f
+		}
+	}
+	return first
+}
+
+// Describe is a one-line account of the error for people.
+func (e *Error) Describe() string {
+	var b strings.Builder
+	switch {
+	case e.Access != "":
+		space := ""
+		if e.Space != "" {
+			space = e.Space + " "
+		}
+		fmt.Fprintf(&b, "invalid %s%s of %d bytes", space, e.Access, e.Size)
+	default:
+		b.WriteString(strings.TrimSuffix(e.Kind, "."))
+	}
+	if e.Kernel != "" {
+		fmt.Fprintf(&b, " in kernel %s", e.Kernel)
+	}
+	if e.Source != nil {
+		fmt.Fprintf(&b, " at %s:%d", e.Source.File, e.Source.Line)
+	}
+	if e.Distance >= 0 {
+		fmt.Fprintf(&b, ", %s bytes %s an allocation of %s bytes", groupDigits(e.Distance), e.Direction, groupDigits(e.AllocSize))
+	} else if e.Detail != "" && e.Address != "" {
+		fmt.Fprintf(&b, ", address %s %s", e.Address, e.Detail)
+	}
+	return b.String()
+}
+
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
