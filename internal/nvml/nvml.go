@@ -118,30 +118,30 @@ func nvmlErrorText(code int) string {
 
 // nvmlLib holds the bound functions; a nil function was absent from the library.
 type nvmlLib struct {
-	init              func() int32
-	shutdown          func() int32
-	driverVersion     func(buf *byte, n uint32) int32
-	cudaVersion       func(v *int32) int32
-	deviceCount       func(n *uint32) int32
-	handleByIndex     func(i uint32, h *uintptr) int32
-	name              func(h uintptr, buf *byte, n uint32) int32
-	uuid              func(h uintptr, buf *byte, n uint32) int32
-	pciInfo           func(h uintptr, buf *byte) int32
-	cc                func(h uintptr, major, minor *int32) int32
-	memInfo           func(h uintptr, mem *[3]uint64) int32
-	eccMode           func(h uintptr, cur, pend *int32) int32
-	totalEcc          func(h uintptr, errType, counterType int32, n *uint64) int32
-	retiredPages      func(h uintptr, cause int32, n *uint32, addrs *uint64) int32
-	retiredPending    func(h uintptr, pending *int32) int32
-	remappedRows      func(h uintptr, corr, unc, pending, failure *uint32) int32
-	clockReasons      func(h uintptr, reasons *uint64) int32
-	computeMode       func(h uintptr, mode *int32) int32
-	migMode           func(h uintptr, cur, pend *uint32) int32
-	maxMig            func(h uintptr, n *uint32) int32
-	migByIndex        func(h uintptr, i uint32, mig *uintptr) int32
-	computeProcs      func(h uintptr, n *uint32, infos *byte) int32
-	computeProcsSize  uintptr
-	processName       func(pid uint32, buf *byte, n uint32) int32
+	init             func() int32
+	shutdown         func() int32
+	driverVersion    func(buf *byte, n uint32) int32
+	cudaVersion      func(v *int32) int32
+	deviceCount      func(n *uint32) int32
+	handleByIndex    func(i uint32, h *uintptr) int32
+	name             func(h uintptr, buf *byte, n uint32) int32
+	uuid             func(h uintptr, buf *byte, n uint32) int32
+	pciInfo          func(h uintptr, buf *byte) int32
+	cc               func(h uintptr, major, minor *int32) int32
+	memInfo          func(h uintptr, mem *[3]uint64) int32
+	eccMode          func(h uintptr, cur, pend *int32) int32
+	totalEcc         func(h uintptr, errType, counterType int32, n *uint64) int32
+	retiredPages     func(h uintptr, cause int32, n *uint32, addrs *uint64) int32
+	retiredPending   func(h uintptr, pending *int32) int32
+	remappedRows     func(h uintptr, corr, unc, pending, failure *uint32) int32
+	clockReasons     func(h uintptr, reasons *uint64) int32
+	computeMode      func(h uintptr, mode *int32) int32
+	migMode          func(h uintptr, cur, pend *uint32) int32
+	maxMig           func(h uintptr, n *uint32) int32
+	migByIndex       func(h uintptr, i uint32, mig *uintptr) int32
+	computeProcs     func(h uintptr, n *uint32, infos *byte) int32
+	computeProcsSize uintptr
+	processName      func(pid uint32, buf *byte, n uint32) int32
 }
 
 // bind looks a symbol up and binds it to fn; a missing symbol leaves fn nil.
