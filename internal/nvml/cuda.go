@@ -42,7 +42,7 @@ func QueryCUDA() (d CUDADriver) {
 			handle, d.Library = h, name
 			break
 		}
-		errs = append(errs, err.Error())
+		errs = append(errs, dlError(name, err))
 	}
 	if handle == 0 {
 		d.Error = "libcuda.so.1 not found (" + strings.Join(errs, "; ") + ")"

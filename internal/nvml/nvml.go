@@ -183,10 +183,10 @@ func Query() (snap Snapshot) {
 			handle, snap.Library = h, name
 			break
 		}
-		errs = append(errs, err.Error())
+		errs = append(errs, dlError(name, err))
 	}
 	if handle == 0 {
-		snap.Error = "libnvidia-ml.so.1 not found: no NVIDIA driver is installed, or its libraries are not visible here (" + strings.Join(errs, "; ") + ")"
+		snap.Error = "libnvidia-ml.so.1 not found (" + strings.Join(errs, "; ") + ")"
 		return snap
 	}
 	var l nvmlLib
@@ -438,4 +438,14 @@ func (l *nvmlLib) processes(h uintptr) []Process {
 		out = append(out, p)
 	}
 	return out
+}
+
+// dlError names the library in a dlopen error (dlerror can come back empty
+// when the calling thread changed).
+func dlError(name string, err error) string {
+	msg := strings.TrimSpace(err.Error())
+	if msg == "" {
+		return name + ": cannot open shared object file"
+	}
+	return msg
 }
