@@ -129,16 +129,14 @@ func runLibraryMismatch(f *Facts) Result {
 func unusedSystemCopies(f *Facts, used map[string][]LoadedLibrary) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, s := range f.SystemLibs {
-		if len(used[s.Family]) == 0 || seen[s.Family+s.Version] {
-			continue
+	for _, fam := range checkedFamilies {
+		for _, s := range f.SystemLibs {
+			if s.Family != fam || len(used[fam]) == 0 || seen[fam+s.Version] {
+				continue
+			}
+			seen[fam+s.Version] = true
+			out = append(out, familyTitle(fam)+" "+s.Version)
 		}
-		seen[s.Family+s.Version] = true
-		v := s.Version
-		if v == "" {
-			v = s.Name
-		}
-		out = append(out, fmt.Sprintf("%s %s (%s)", familyTitle(s.Family), v, s.Path))
 	}
 	return out
 }
