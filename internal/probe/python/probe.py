@@ -175,22 +175,22 @@ def main():
         except Exception as e:
             cuda["device_count"] = 0
             cuda.setdefault("error", err(e))
-        if t["cuda"] or t["hip"]:
-            try:
-                torch.cuda.init()
-                devs = []
-                for i in range(torch.cuda.device_count()):
-                    p = torch.cuda.get_device_properties(i)
-                    d = {"index": i, "name": p.name, "capability": [p.major, p.minor], "total_memory": int(p.total_memory)}
-                    if getattr(p, "uuid", None) is not None:
-                        d["uuid"] = str(p.uuid)
-                    devs.append(d)
-                cuda["devices"] = devs
-                if devs:
-                    torch.zeros(1, device="cuda")
-                    torch.cuda.synchronize()
-            except BaseException as e:
-                cuda.setdefault("error", err(e))
+        # A CPU-only build raises "Torch not compiled with CUDA enabled" here.
+        try:
+            torch.cuda.init()
+            devs = []
+            for i in range(torch.cuda.device_count()):
+                p = torch.cuda.get_device_properties(i)
+                d = {"index": i, "name": p.name, "capability": [p.major, p.minor], "total_memory": int(p.total_memory)}
+                if getattr(p, "uuid", None) is not None:
+                    d["uuid"] = str(p.uuid)
+                devs.append(d)
+            cuda["devices"] = devs
+            if devs:
+                torch.zeros(1, device="cuda")
+                torch.cuda.synchronize()
+        except BaseException as e:
+            cuda.setdefault("error", err(e))
         try:
             cv = torch.backends.cudnn.version()
             if cv is not None:
