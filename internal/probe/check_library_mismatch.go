@@ -24,7 +24,7 @@ func familyTitle(fam string) string {
 	case "nccl":
 		return "NCCL"
 	case "cudart":
-		return "the CUDA runtime"
+		return "cudart"
 	case "cublas":
 		return "cuBLAS"
 	case "cublasLt":
@@ -129,7 +129,7 @@ func runLibraryMismatch(f *Facts) Result {
 func unusedSystemCopies(f *Facts, used map[string][]LoadedLibrary) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, fam := range checkedFamilies {
+	for _, fam := range []string{"cudnn", "nccl", "cudart", "cublas"} {
 		for _, s := range f.SystemLibs {
 			if s.Family != fam || len(used[fam]) == 0 || seen[fam+s.Version] {
 				continue

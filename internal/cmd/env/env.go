@@ -134,7 +134,7 @@ func Detected(f *probe.Facts) []report.Fact {
 	}
 	fams := map[string][]string{}
 	for _, l := range f.SystemLibs {
-		if l.Via == "ldconfig" {
+		if l.Via == "ldconfig" && (l.Family == "cudnn" || l.Family == "nccl" || l.Family == "cudart" || l.Family == "cublas") {
 			fams[l.Family] = append(fams[l.Family], strings.TrimSpace(l.Version))
 		}
 	}
