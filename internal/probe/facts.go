@@ -93,7 +93,9 @@ func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 		f.KernelLog = src
 		f.Xids = ParseXids(lines)
 	})
-	run(func() { f.SystemLibs = systemLibraries(ctx, h, f.Env) })
+	// The ldconfig cache only matters next to the probe's list of loaded
+	// libraries; without the probe, skipping it keeps --no-python fast.
+	run(func() { f.SystemLibs = systemLibraries(ctx, h, f.Env, !opts.NoPython) })
 	wg.Wait()
 	cvd, set := f.Env["CUDA_VISIBLE_DEVICES"]
 	f.Visible = ParseVisible(cvd, set, f.NVML.GPUs, f.NVML.Loaded)
@@ -159,10 +161,13 @@ func findNVCC(ctx context.Context, h Host) *NVCC {
 
 // systemLibraries lists the CUDA libraries the linker could pick instead of
 // the wheel's: the ldconfig cache, LD_LIBRARY_PATH directories, LD_PRELOAD.
-func systemLibraries(ctx context.Context, h Host, env map[string]string) []SystemLibrary {
+func systemLibraries(ctx context.Context, h Host, env map[string]string, withCache bool) []SystemLibrary {
 	var libs []SystemLibrary
 	ldconfig := ""
 	for _, p := range []string{"ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"} {
+		if !withCache {
+			break
+		}
 		if strings.HasPrefix(p, "/") {
 			if h.Exists(p) {
 				ldconfig = p

@@ -153,3 +153,13 @@ func TestSystemKernelLogDoesNotBlock(t *testing.T) {
 		t.Fatal("reading the kernel log blocked")
 	}
 }
+
+// BenchmarkGatherNoPython gathers this machine's facts as `env --no-python`
+// does (NVML and libcuda loading, kernel log, env), in process.
+func BenchmarkGatherNoPython(b *testing.B) {
+	for b.Loop() {
+		if _, err := Gather(context.Background(), System{}, Options{NoPython: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
