@@ -37,10 +37,10 @@ func runLibraryMismatch(f *Facts) Result {
 	if f.Python == nil || f.Python.Torch == nil || len(f.Python.Libraries) == 0 {
 		return staticLibraryCheck(f)
 	}
-	wheel := map[string]WheelLibrary{} // by file name
+	wheel := map[string]WheelLibrary{} // by soname: libcudnn.so.9
 	for _, w := range f.Python.WheelLibs {
-		if _, dup := wheel[w.Name]; !dup {
-			wheel[w.Name] = w
+		if _, dup := wheel[sonameKey(w.Name)]; !dup {
+			wheel[sonameKey(w.Name)] = w
 		}
 	}
 	var fs []report.Finding
@@ -52,7 +52,7 @@ func runLibraryMismatch(f *Facts) Result {
 		if isMainLibrary(l.Name, l.Family) {
 			byFamily[l.Family] = append(byFamily[l.Family], l)
 		}
-		w, shipped := wheel[l.Name]
+		w, shipped := wheel[sonameKey(l.Name)]
 		if l.Wheel || !shipped || !isMainLibrary(l.Name, l.Family) {
 			continue
 		}
@@ -145,7 +145,7 @@ func shadowRemedies(f *Facts, l LoadedLibrary) []string {
 	var rs []string
 	if pre := f.Env["LD_PRELOAD"]; pre != "" {
 		for _, p := range strings.FieldsFunc(pre, func(r rune) bool { return r == ':' || r == ' ' }) {
-			if filepath.Base(p) == l.Name || samePath(f, p, l.RealPath) {
+			if sonameKey(filepath.Base(p)) == sonameKey(l.Name) || samePath(f, p, l.RealPath) {
 				rs = append(rs, fmt.Sprintf("LD_PRELOAD=%s forces this copy: unset LD_PRELOAD (or drop %s from it)", pre, p))
 			}
 		}
@@ -167,7 +167,9 @@ func shadowRemedies(f *Facts, l LoadedLibrary) []string {
 	if len(rs) == 0 {
 		rs = append(rs, "Find what loads it first: LD_DEBUG=libs "+pyOr(f)+" -c 'import torch' 2>&1 | grep "+l.Name)
 	}
-	rs = append(rs, "Check with: "+pyOr(f)+" -c 'import torch; print(torch.backends.cudnn.version())'")
+	if l.Family == "cudnn" {
+		rs = append(rs, "Check with: "+pyOr(f)+" -c 'import torch; print(torch.backends.cudnn.version())'")
+	}
 	return rs
 }
 

@@ -76,3 +76,17 @@ func ParseLdconfig(out string) []SystemLibrary {
 	}
 	return libs
 }
+
+// sonameKey reduces a library file name to its soname, so the mapped file
+// (/proc/self/maps shows libcudnn.so.9.14.0) matches the wheel's libcudnn.so.9.
+func sonameKey(base string) string {
+	m := libNameRe.FindStringSubmatch(base)
+	if m == nil {
+		return base
+	}
+	major, _, _ := strings.Cut(m[2], ".")
+	if major == "" {
+		return strings.TrimSuffix(base, "."+m[2])
+	}
+	return base[:strings.Index(base, ".so")+3] + "." + major
+}

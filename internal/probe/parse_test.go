@@ -290,3 +290,14 @@ func TestLibraryFamily(t *testing.T) {
 		}
 	}
 }
+
+func TestSonameKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"libcudnn.so.9.14.0": "libcudnn.so.9", "libcudnn.so.9": "libcudnn.so.9", "libcudnn.so": "libcudnn.so",
+		"libnvrtc.alt.so.13": "libnvrtc.alt.so.13", "libcublasLt.so.13.1.0.3": "libcublasLt.so.13", "weird": "weird",
+	} {
+		if got := sonameKey(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
