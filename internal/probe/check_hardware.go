@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -119,8 +120,17 @@ func xidFindings(f *Facts) []report.Finding {
 			pcis = append(pcis, p)
 		}
 		sort.Strings(pcis)
-		msg := fmt.Sprintf("kernel log: Xid %d on %s (%s since boot): %s", id, strings.Join(pcis, ", "), plural(len(g.lines), "time", "times"), meaning)
-		fd := finding(sev, msg, action)
+		where := strings.Join(pcis, ", ")
+		gpuArg := "<gpu>"
+		if len(pcis) == 1 {
+			if i := gpuForPCI(f, pcis[0]); i >= 0 {
+				where = fmt.Sprintf("GPU %d (%s)", i, pcis[0])
+				gpuArg = strconv.Itoa(i)
+			}
+		}
+		msg := fmt.Sprintf("kernel log: Xid %d on %s (%s since boot): %s", id, where, plural(len(g.lines), "time", "times"), meaning)
+		action = strings.ReplaceAll(action, "<gpu>", gpuArg)
+		fd := finding(sev, msg, strings.ToUpper(action[:1])+action[1:])
 		if sev == report.Info {
 			fd.Class = "other"
 		}
@@ -130,4 +140,36 @@ func xidFindings(f *Facts) []report.Finding {
 		fs = append(fs, fd)
 	}
 	return fs
+}
+
+// gpuForPCI finds the GPU whose PCI address the driver printed in an Xid
+// ("PCI:0000:2b:00" against NVML's "00000000:2B:00.0"); -1 when none.
+func gpuForPCI(f *Facts, pci string) int {
+	want := pciKey(strings.TrimPrefix(pci, "PCI:"))
+	for _, g := range f.NVML.GPUs {
+		if want != "" && pciKey(g.PCIBusID) == want {
+			return g.Index
+		}
+	}
+	return -1
+}
+
+// pciKey normalises domain:bus:device, dropping the function and leading zeros.
+func pciKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return ""
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 16, 32)
+		if err != nil {
+			return ""
+		}
+		parts[i] = strconv.FormatUint(n, 16)
+	}
+	return strings.Join(parts, ":")
 }

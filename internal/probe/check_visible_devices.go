@@ -32,7 +32,7 @@ func runVisibleDevices(f *Facts) Result {
 	v := f.Visible
 	if !v.Set {
 		if f.NVML.Loaded {
-			return pass("not set: all %s visible", plural(len(f.NVML.GPUs), "GPU", "GPUs"))
+			return pass("not set: %s visible", plural(len(f.NVML.GPUs), "GPU", "GPUs"))
 		}
 		return pass("not set")
 	}

@@ -102,7 +102,7 @@ func TestChecksOnRecordedMachines(t *testing.T) {
 		{"busy-oom-hw", map[string]want{
 			"env/device-busy": {status: probe.Fail, class: "device-busy", contains: []string{"Exclusive_Process", "pid 48213 python", "nvidia-smi -i 0 -c DEFAULT"}},
 			"env/gpu-memory":  {status: probe.Fail, class: "oom", contains: []string{"74.2 GiB of 79.6 GiB", "kill 48213"}},
-			"env/hardware":    {status: probe.Fail, class: "hardware-fault", contains: []string{"2 uncorrectable ECC errors", "row remapping pending", "Xid 48", "Xid 63", "Xid 31", "nvidia-smi -r -i 0"}},
+			"env/hardware":    {status: probe.Fail, class: "hardware-fault", contains: []string{"2 uncorrectable ECC errors", "row remapping pending", "Xid 48 on GPU 0 (PCI:0000:00:06)", "Xid 63", "Xid 31", "nvidia-smi -r -i 0 (or reboot)"}},
 		}},
 		{"env-vars", map[string]want{
 			"env/env-vars":        {status: probe.Fail, contains: []string{"TORCH_NCCL_TRACE_BUFFER_SIZE is deprecated in torch 2.11", "TORCH_FR_BUFFER_SIZE", "unknown allocator option \"expandable_segment\"", "max_split_size_mb must be", "differ: only one of them is read"}},

@@ -301,3 +301,12 @@ func TestSonameKey(t *testing.T) {
 		}
 	}
 }
+
+func TestGPUForPCI(t *testing.T) {
+	f := &Facts{NVML: nvml.Snapshot{GPUs: []nvml.GPU{{Index: 0, PCIBusID: "00000000:00:06.0"}, {Index: 1, PCIBusID: "00000000:2B:00.0"}}}}
+	for pci, want := range map[string]int{"PCI:0000:2b:00": 1, "PCI:0000:00:06": 0, "0000:00:07": -1, "garbage": -1, "PCI:": -1} {
+		if got := gpuForPCI(f, pci); got != want {
+			t.Errorf("%s: %d, want %d", pci, got, want)
+		}
+	}
+}

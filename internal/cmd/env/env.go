@@ -118,7 +118,7 @@ func Detected(f *probe.Facts) []report.Fact {
 			add("arch list", strings.Join(t.ArchList, " "))
 		}
 		if c := p.CUDA; c != nil {
-			s := fmt.Sprintf("is_available=%v, %d devices", c.Available, c.DeviceCount)
+			s := fmt.Sprintf("is_available=%v, device_count=%d", c.Available, c.DeviceCount)
 			if c.Error != "" {
 				s += ": " + firstLine(c.Error)
 			}
