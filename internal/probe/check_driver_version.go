@@ -2,6 +2,8 @@ package probe
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -73,33 +75,43 @@ func runDriverVersion(f *Facts) Result {
 	return pass("driver %s (CUDA %s) runs %s (needs >= %s)", f.NVML.DriverVersion, cudaVersionString(drvCUDA), label, req.Full)
 }
 
-// wheelForDriver picks the CUDA variant of a release that the driver runs
-// fully (else through minor-version compatibility) and that has kernels for
-// every visible GPU; "" when none.
+// wheelForDriver picks the CUDA variant of a release for this driver: the
+// newest one it runs fully, else the oldest it runs through minor-version
+// compatibility; only variants with kernels for every visible GPU; "" when none.
 func wheelForDriver(f *Facts, release string, drv DriverVersion, haveDrv bool) string {
 	best, bestFamily := "", ""
+	newer := func(a, b string) bool { // a newer than b
+		return b == "" || cudaMajor(a) > cudaMajor(b) || (cudaMajor(a) == cudaMajor(b) && cudaMinor(a) > cudaMinor(b))
+	}
 	for _, v := range wheelVariants[release] {
 		req, ok := RequirementFor(v.cuda)
-		if !ok {
+		if !ok || !variantRunsGPUs(f, v) {
 			continue
 		}
-		if !variantRunsGPUs(f, v) {
-			continue
+		full := haveDrv && !drv.Less(req.Full)
+		if !haveDrv && f.driverCUDA() > 0 {
+			full = cudaMajor(v.cuda)*1000+cudaMinor(v.cuda)*10 <= f.driverCUDA()
 		}
-		if haveDrv && !drv.Less(req.Full) && best == "" {
+		if full && newer(v.cuda, best) {
 			best = v.cuda
 		}
-		if haveDrv && req.Family[0] > 0 && !drv.Less(req.Family) && bestFamily == "" {
+		if haveDrv && req.Family[0] > 0 && !drv.Less(req.Family) && (bestFamily == "" || newer(bestFamily, v.cuda)) {
 			bestFamily = v.cuda
-		}
-		if !haveDrv && f.driverCUDA() > 0 && cudaMajor(v.cuda)*1000 <= f.driverCUDA() && best == "" {
-			best = v.cuda
 		}
 	}
 	if best != "" {
 		return best
 	}
 	return bestFamily
+}
+
+func cudaMinor(v string) int {
+	parts := strings.Split(strings.TrimSpace(v), ".")
+	if len(parts) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(parts[1])
+	return n
 }
 
 func variantRunsGPUs(f *Facts, v wheelVariant) bool {

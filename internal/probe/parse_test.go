@@ -310,3 +310,25 @@ func TestGPUForPCI(t *testing.T) {
 		}
 	}
 }
+
+func TestWheelForDriver(t *testing.T) {
+	f := &Facts{NVML: nvml.Snapshot{Loaded: true, GPUs: []nvml.GPU{{Index: 0, CCMajor: 9}}}}
+	tests := []struct{ release, driver, want string }{
+		{"2.11", "575.57.08", "12.8"}, // the newest it runs fully
+		{"2.11", "580.159.04", "13.0"},
+		{"2.11", "535.104.05", "12.6"}, // none fully: the oldest through minor-version compatibility
+		{"2.11", "470.82.01", ""},
+	}
+	for _, tc := range tests {
+		drv, _ := ParseDriverVersion(tc.driver)
+		if got := wheelForDriver(f, tc.release, drv, true); got != tc.want {
+			t.Errorf("%s on %s: %q, want %q", tc.release, tc.driver, got, tc.want)
+		}
+	}
+	// A Pascal GPU rules out the variants without sm_6x.
+	f.NVML.GPUs[0].CCMajor, f.NVML.GPUs[0].CCMinor = 6, 1
+	drv, _ := ParseDriverVersion("580.159.04")
+	if got := wheelForDriver(f, "2.11", drv, true); got != "12.6" {
+		t.Errorf("sm_61: %q", got)
+	}
+}
