@@ -17,6 +17,9 @@ var libraryMismatchCheck = Check{
 	Run:     runLibraryMismatch,
 }
 
+// coreFamilies are the libraries torch's own CUDA code links and checks.
+var coreFamilies = map[string]bool{"cudnn": true, "nccl": true, "cudart": true, "cublas": true, "cublasLt": true}
+
 func familyTitle(fam string) string {
 	switch fam {
 	case "cudnn":
@@ -62,7 +65,13 @@ func runLibraryMismatch(f *Facts) Result {
 			ver = " " + l.Version
 		}
 		msg := fmt.Sprintf("torch loaded %s%s from %s, not the copy its wheel ships (%s)", what, ver, l.RealPath, w.Path)
-		fd := finding(report.Error, msg)
+		// The libraries torch links directly break it outright; the others
+		// (nvrtc, cuFFT...) only where their version differs, so they warn.
+		sev := report.Warning
+		if coreFamilies[l.Family] {
+			sev = report.Error
+		}
+		fd := finding(sev, msg)
 		fd.Evidence = []report.Evidence{ev("mapped: " + l.RealPath), ev("wheel: " + w.Path)}
 		fd.Facts["library"] = l.Name
 		if l.Version != "" {

@@ -332,3 +332,23 @@ func TestWheelForDriver(t *testing.T) {
 		t.Errorf("sm_61: %q", got)
 	}
 }
+
+func TestLibraryMismatchSeverity(t *testing.T) {
+	site := "/venv/lib/python3.12/site-packages"
+	f := &Facts{Env: map[string]string{"LD_LIBRARY_PATH": "/usr/local/cuda/lib64:/opt/x"}, Python: &PythonFacts{
+		Interpreter: "/venv/bin/python", Torch: &TorchFacts{Version: "2.11.0+cu130", CUDA: "13.0"},
+		Libraries: []LoadedLibrary{
+			{Path: "/usr/local/cuda/lib64/libnvrtc.so.13.0.88", RealPath: "/usr/local/cuda/lib64/libnvrtc.so.13.0.88", Name: "libnvrtc.so.13.0.88", Family: "nvrtc"},
+			{Path: site + "/nvidia/cudnn/lib/libcudnn.so.9", RealPath: site + "/nvidia/cudnn/lib/libcudnn.so.9", Name: "libcudnn.so.9", Family: "cudnn", Wheel: true, Version: "9.19.0"},
+		},
+		WheelLibs: []WheelLibrary{{Path: site + "/nvidia/cu13/lib/libnvrtc.so.13", Name: "libnvrtc.so.13", Family: "nvrtc"}, {Path: site + "/nvidia/cudnn/lib/libcudnn.so.9", Name: "libcudnn.so.9", Family: "cudnn"}},
+	}}
+	r := runLibraryMismatch(f)
+	if r.Status != Warn || len(r.Findings) != 1 || r.Findings[0].Severity != report.Warning {
+		t.Fatalf("%+v", r)
+	}
+	rem := strings.Join(r.Findings[0].Remedies, "\n")
+	if !strings.Contains(rem, "export LD_LIBRARY_PATH=/opt/x") {
+		t.Errorf("remedy does not drop the shadowing directory: %s", rem)
+	}
+}
