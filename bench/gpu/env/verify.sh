@@ -94,6 +94,17 @@ check cvd-empty 1 env/cuda-available cuda-unavailable
 check cvd-5 1 env/visible-devices invalid-device-ordinal
 [ -n "${CUDNN:-}" ] && check ld-preload-cudnn 1 env/library-mismatch library-mismatch
 
+# The probe's answer of each run, in the form testdata/env/<case>/probe.json takes.
+for j in "$D"/*.json; do
+	"$PY" - "$j" "$D/probe-$(basename "$j")" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+py = doc.get("environment", {}).get("python")
+if py:
+    json.dump(py, open(sys.argv[2], "w"), indent=1)
+PYEOF
+done
+
 # Timings: cudadoctor env (with the probe), --no-python, and collect_env.
 t() {
 	local label=$1
