@@ -352,3 +352,31 @@ func TestLibraryMismatchSeverity(t *testing.T) {
 		t.Errorf("remedy does not drop the shadowing directory: %s", rem)
 	}
 }
+
+func TestArchListFindings(t *testing.T) {
+	gpus := []nvml.GPU{{Index: 0, Name: "NVIDIA H100", CCMajor: 9}}
+	tests := []struct {
+		list, nvcc string
+		want       []string
+	}{
+		{"9.0a", "13.0", nil},
+		{"8.0;8.6", "13.0", []string{"does not cover GPU 0"}},
+		{"7.0;9.0", "13.0", []string{"no longer compiles"}},
+		{"7.0;9.0", "12.6", nil},
+		{"Ampere", "13.0", nil},
+	}
+	for _, tc := range tests {
+		f := &Facts{Env: map[string]string{"TORCH_CUDA_ARCH_LIST": tc.list}, NVML: nvml.Snapshot{Loaded: true, GPUs: gpus}, NVCC: &NVCC{Path: "nvcc", Version: tc.nvcc}}
+		f.Visible = ParseVisible("", false, gpus, true)
+		got := archListFindings(f)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %+v", tc.list, got)
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i].Message, w) {
+				t.Errorf("%s: %q lacks %q", tc.list, got[i].Message, w)
+			}
+		}
+	}
+}
