@@ -3,6 +3,7 @@ module github.com/cudadoctor/cudadoctor
 go 1.26.8
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/goccy/go-yaml v1.19.2
 	github.com/google/go-cmp v0.7.0
 	github.com/nlpodyssey/gopickle v0.2.0

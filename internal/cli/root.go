@@ -109,6 +109,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 		newExplainCmd(g),
 		newRulesCmd(g),
 		newRunCmd(g),
+		newEnvCmd(g),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)

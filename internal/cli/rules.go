@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -22,6 +23,7 @@ func allRules() ([]report.RuleInfo, error) {
 	}
 	rules := k.RuleInfos()
 	rules = append(rules, flightrec.RuleInfos()...)
+	rules = append(rules, probe.RuleInfos()...)
 	return rules, nil
 }
 

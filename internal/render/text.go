@@ -46,6 +46,9 @@ func (s styler) severity(sev report.Severity) string {
 func Text(w io.Writer, r *report.Report, opts Options) error {
 	tw := &errWriter{w: w}
 	st := styler{on: opts.Color}
+	if r.Command == "env" && envText(tw, r, opts) {
+		return tw.err
+	}
 	if len(r.Findings) == 0 {
 		tw.printf("%s\n", st.wrap(ansiGreen, noFindingText(r.Command)))
 		return tw.err

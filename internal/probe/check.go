@@ -1,0 +1,175 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/nvml"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// Status is a check's verdict.
+type Status string
+
+const (
+	Pass Status = "pass"
+	Warn Status = "warn"
+	Fail Status = "fail"
+	Skip Status = "skip"
+)
+
+// Result is one check's verdict: a one-line message and, when it fails or
+// warns, the findings that say what to do.
+type Result struct {
+	ID       string           `json:"id"`
+	Title    string           `json:"title"`
+	Status   Status           `json:"status"`
+	Message  string           `json:"message"`
+	Findings []report.Finding `json:"-"`
+}
+
+// Check is one environment check: its documentation and its judgement, a
+// pure function of the gathered facts.
+type Check struct {
+	ID    string
+	Class string
+	Title string
+	// Severity is the highest severity it reports.
+	Severity report.Severity
+	Summary  string
+	Fix      string
+	Run      func(f *Facts) Result
+}
+
+// Checks is the ordered registry: the order is the order of the report, the
+// root causes (driver, visibility) before their consequences.
+func Checks() []Check {
+	return []Check{
+		nvidiaDriverCheck,
+		driverVersionCheck,
+		visibleDevicesCheck,
+		cudaAvailableCheck,
+		gpuArchCheck,
+		libraryMismatchCheck,
+		deviceBusyCheck,
+		gpuMemoryCheck,
+		hardwareCheck,
+		envVarsCheck,
+		launchBlockingCheck,
+		nvccCheck,
+		pythonProbeCheck,
+	}
+}
+
+// RuleInfos documents every check for `cudadoctor rules` and SARIF.
+func RuleInfos() []report.RuleInfo {
+	var out []report.RuleInfo
+	for _, c := range Checks() {
+		out = append(out, report.RuleInfo{
+			ID: c.ID, Kind: report.KindProbe, Title: c.Title, Severity: c.Severity, Summary: c.Summary,
+			Sections: []report.DocSection{{Title: "Class", Body: c.Class}, {Title: "Fix", Body: c.Fix}},
+		})
+	}
+	return out
+}
+
+// Evaluate runs every check; findings come out in check order, most severe
+// first.
+func Evaluate(f *Facts) ([]Result, []report.Finding) {
+	var results []Result
+	findings := []report.Finding{}
+	for _, c := range Checks() {
+		r := c.Run(f)
+		r.ID, r.Title = c.ID, c.Title
+		for i := range r.Findings {
+			r.Findings[i].Rule = c.ID
+			if r.Findings[i].Class == "" {
+				r.Findings[i].Class = c.Class
+			}
+		}
+		findings = append(findings, r.Findings...)
+		results = append(results, r)
+	}
+	report.SortFindings(findings)
+	return results, findings
+}
+
+func pass(format string, args ...any) Result {
+	return Result{Status: Pass, Message: fmt.Sprintf(format, args...)}
+}
+
+func skip(format string, args ...any) Result {
+	return Result{Status: Skip, Message: fmt.Sprintf(format, args...)}
+}
+
+// failWith builds a failing (error) or warning result from its findings.
+func failWith(fs ...report.Finding) Result {
+	r := Result{Status: Pass, Findings: fs}
+	for _, f := range fs {
+		switch {
+		case f.Severity == report.Error:
+			r.Status = Fail
+		case f.Severity == report.Warning && r.Status == Pass:
+			r.Status = Warn
+		}
+	}
+	if len(fs) > 0 {
+		r.Message = fs[0].Message
+		if len(fs) > 1 {
+			r.Message += fmt.Sprintf(" (+%d more)", len(fs)-1)
+		}
+	}
+	return r
+}
+
+func finding(sev report.Severity, msg string, remedies ...string) report.Finding {
+	return report.Finding{Severity: sev, Message: msg, Remedies: remedies, Facts: map[string]any{}}
+}
+
+func ev(text string) report.Evidence { return report.Evidence{Text: text} }
+
+// torch returns the probed torch build, nil when unknown.
+func (f *Facts) torch() *TorchFacts {
+	if f.Python == nil {
+		return nil
+	}
+	return f.Python.Torch
+}
+
+// visibleGPUs are the GPUs CUDA will use, per CUDA_VISIBLE_DEVICES.
+func (f *Facts) visibleGPUs() []nvml.GPU {
+	var out []nvml.GPU
+	for _, i := range f.Visible.VisibleGPUs(f.NVML.GPUs) {
+		if i >= 0 && i < len(f.NVML.GPUs) {
+			out = append(out, f.NVML.GPUs[i])
+		}
+	}
+	return out
+}
+
+// driverCUDA is the CUDA version the driver supports (libcuda first: with a
+// forward-compatibility package it is newer than NVML's).
+func (f *Facts) driverCUDA() int {
+	if f.CUDA.Version > 0 {
+		return f.CUDA.Version
+	}
+	return f.NVML.CUDAVersion
+}
+
+func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func quoteEnv(name, value string) string {
+	if value == "" || strings.ContainsAny(value, " \t;&|") {
+		return fmt.Sprintf("%s=%q", name, value)
+	}
+	return name + "=" + value
+}
+
+func smArch(major, minor int) string { return fmt.Sprintf("sm_%d%d", major, minor) }

@@ -1,0 +1,219 @@
+package probe
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudadoctor/cudadoctor/internal/nvml"
+)
+
+// Facts is everything the checks judge; gathered once.
+type Facts struct {
+	NVML nvml.Snapshot   `json:"nvml"`
+	CUDA nvml.CUDADriver `json:"cuda_driver"`
+	// Python is nil when the probe was skipped (PythonSkipped says why).
+	Python        *PythonFacts `json:"python,omitempty"`
+	PythonSkipped string       `json:"python_skipped,omitempty"`
+	NVCC          *NVCC        `json:"nvcc,omitempty"`
+	// Env holds the relevant variables that are set (set-but-empty included).
+	Env     map[string]string `json:"env"`
+	Visible Visibility        `json:"cuda_visible_devices"`
+	Xids    []XidEvent        `json:"xids,omitempty"`
+	// KernelLog is where Xids were read from, or why they could not be.
+	KernelLog      string          `json:"kernel_log,omitempty"`
+	KernelLogError string          `json:"kernel_log_error,omitempty"`
+	SystemLibs     []SystemLibrary `json:"system_libraries,omitempty"`
+}
+
+// NVCC is the CUDA compiler extensions would be built with.
+type NVCC struct {
+	Path    string `json:"path"`
+	Version string `json:"version,omitempty"` // "13.0"
+	Error   string `json:"error,omitempty"`
+}
+
+// Options control Gather.
+type Options struct {
+	NoPython      bool
+	Python        string
+	PythonTimeout time.Duration
+}
+
+var envNames = []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "LD_PRELOAD",
+	"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING", "CUDA_LAUNCH_BLOCKING", "CUDA_HOME", "CUDA_PATH",
+	"TORCH_CUDA_ARCH_LIST", "CUDA_MODULE_LOADING", "PYTORCH_USE_CUDA_DSA", "TORCH_DISTRIBUTED_DEBUG", "TORCH_SHOW_CPP_STACKTRACES",
+	"CUBLAS_WORKSPACE_CONFIG", "PYTORCH_NVML_BASED_CUDA_CHECK", "VIRTUAL_ENV", "CONDA_PREFIX"}
+
+var envPrefixes = []string{"NCCL_", "TORCH_NCCL_", "TORCH_FR_"}
+
+// Gather reads every fact, concurrently; the Python probe is the long pole.
+func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
+	// NVML first: the probe's own CUDA context must not show up as another
+	// process holding memory.
+	f := &Facts{Env: relevantEnv(h), NVML: h.NVML()}
+	var pyErr error
+	var wg sync.WaitGroup
+	run := func(fn func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); fn() }()
+	}
+	if opts.NoPython {
+		f.PythonSkipped = "--no-python"
+	} else {
+		interp, source, err := FindPython(h, opts.Python)
+		switch {
+		case err != nil && opts.Python != "":
+			pyErr = err
+		case err != nil:
+			f.PythonSkipped = err.Error()
+		default:
+			timeout := opts.PythonTimeout
+			if timeout <= 0 {
+				timeout = 60 * time.Second
+			}
+			run(func() { f.Python = RunPython(ctx, h, interp, source, timeout) })
+		}
+	}
+	if pyErr != nil {
+		return nil, pyErr
+	}
+	run(func() { f.CUDA = h.CUDADriver() })
+	run(func() { f.NVCC = findNVCC(ctx, h) })
+	run(func() {
+		lines, src, err := h.KernelLog(ctx, XidNeedles)
+		if err != nil {
+			f.KernelLogError = err.Error()
+			return
+		}
+		f.KernelLog = src
+		f.Xids = ParseXids(lines)
+	})
+	// The ldconfig cache only matters next to the probe's list of loaded
+	// libraries; without the probe, skipping it keeps --no-python fast.
+	run(func() { f.SystemLibs = systemLibraries(ctx, h, f.Env, !opts.NoPython) })
+	wg.Wait()
+	cvd, set := f.Env["CUDA_VISIBLE_DEVICES"]
+	f.Visible = ParseVisible(cvd, set, f.NVML.GPUs, f.NVML.Loaded)
+	return f, nil
+}
+
+func relevantEnv(h Host) map[string]string {
+	env := map[string]string{}
+	for _, k := range envNames {
+		if v, ok := h.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for _, kv := range h.Environ() {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		for _, p := range envPrefixes {
+			if strings.HasPrefix(k, p) {
+				env[k] = v
+			}
+		}
+	}
+	return env
+}
+
+var nvccRelease = regexp.MustCompile(`release (\d+\.\d+)`)
+
+// findNVCC resolves nvcc the way torch.utils.cpp_extension finds CUDA:
+// CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda.
+func findNVCC(ctx context.Context, h Host) *NVCC {
+	var path string
+	for _, env := range []string{"CUDA_HOME", "CUDA_PATH"} {
+		if dir, ok := h.LookupEnv(env); ok && dir != "" && h.Exists(filepath.Join(dir, "bin", "nvcc")) {
+			path = filepath.Join(dir, "bin", "nvcc")
+			break
+		}
+	}
+	if path == "" {
+		if p, err := h.LookPath("nvcc"); err == nil {
+			path = p
+		} else if h.Exists("/usr/local/cuda/bin/nvcc") {
+			path = "/usr/local/cuda/bin/nvcc"
+		}
+	}
+	if path == "" {
+		return nil
+	}
+	n := &NVCC{Path: path}
+	out, _, err := h.Run(ctx, 10*time.Second, nil, path, "--version")
+	if err != nil {
+		n.Error = err.Error()
+		return n
+	}
+	if m := nvccRelease.FindStringSubmatch(string(out)); m != nil {
+		n.Version = m[1]
+	} else {
+		n.Error = "unrecognised nvcc --version output"
+	}
+	return n
+}
+
+// systemLibraries lists the CUDA libraries the linker could pick instead of
+// the wheel's: the ldconfig cache, LD_LIBRARY_PATH directories, LD_PRELOAD.
+func systemLibraries(ctx context.Context, h Host, env map[string]string, withCache bool) []SystemLibrary {
+	var libs []SystemLibrary
+	ldconfig := ""
+	for _, p := range []string{"ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"} {
+		if !withCache {
+			break
+		}
+		if strings.HasPrefix(p, "/") {
+			if h.Exists(p) {
+				ldconfig = p
+				break
+			}
+		} else if lp, err := h.LookPath(p); err == nil {
+			ldconfig = lp
+			break
+		}
+	}
+	if ldconfig != "" {
+		if out, _, err := h.Run(ctx, 5*time.Second, nil, ldconfig, "-p"); err == nil {
+			libs = append(libs, ParseLdconfig(string(out))...)
+		}
+	}
+	for _, dir := range filepath.SplitList(env["LD_LIBRARY_PATH"]) {
+		if dir == "" {
+			continue
+		}
+		names, err := h.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fam := LibraryFamily(n)
+			if fam == "" || !isMainLibrary(n, fam) || fileVersion(n) == "" || strings.Count(fileVersion(n), ".") > 0 {
+				continue // keep the soname link (libcudnn.so.9), not every versioned file
+			}
+			libs = append(libs, SystemLibrary{Name: n, Path: filepath.Join(dir, n), Family: fam, Via: "LD_LIBRARY_PATH"})
+		}
+	}
+	for _, p := range strings.FieldsFunc(env["LD_PRELOAD"], func(r rune) bool { return r == ':' || r == ' ' }) {
+		base := filepath.Base(p)
+		if fam := LibraryFamily(base); fam != "" {
+			libs = append(libs, SystemLibrary{Name: base, Path: p, Family: fam, Via: "LD_PRELOAD"})
+		}
+	}
+	for i := range libs {
+		if real, err := h.EvalSymlinks(libs[i].Path); err == nil {
+			libs[i].RealPath = real
+			libs[i].Version = fileVersion(filepath.Base(real))
+		}
+		if libs[i].Version == "" {
+			libs[i].Version = fileVersion(libs[i].Name)
+		}
+	}
+	return libs
+}
