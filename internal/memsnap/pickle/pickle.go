@@ -472,14 +472,12 @@ func (d *Decoder) memoPut(idx int64, off int64) error {
 	}
 	n := int64(len(d.memoN))
 	switch {
-	case idx < 0 || idx > n+1<<20:
-		// Picklers number the memo densely; a far index is corruption.
+	case idx < 0 || idx > n:
+		// Picklers number the memo densely; a gap is corruption.
 		return d.fail(off, "memo index %d out of range", idx)
-	case idx >= n:
-		for int64(len(d.memoN)) <= idx {
-			d.memoKind = append(d.memoKind, KindInvalid)
-			d.memoN = append(d.memoN, 0)
-		}
+	case idx == n:
+		d.memoKind = append(d.memoKind, KindInvalid)
+		d.memoN = append(d.memoN, 0)
 	}
 	d.memoKind[idx], d.memoN[idx] = t.Kind, t.N
 	if t.Kind == KindDict || t.Kind == KindList {
@@ -986,7 +984,7 @@ type reader struct {
 	rerr error
 }
 
-func newReader(r io.Reader) *reader { return &reader{src: r, buf: make([]byte, 1<<20)} }
+func newReader(r io.Reader) *reader { return &reader{src: r, buf: make([]byte, 64<<10)} }
 
 func (r *reader) fill() {
 	if r.eof {

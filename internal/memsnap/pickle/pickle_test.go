@@ -1,6 +1,8 @@
 package pickle
 
 import (
+	"fmt"
+	"time"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
@@ -238,6 +240,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("\x80\x04}(Nu."))
 	f.Add([]byte("\x80\x02ctorch.jit._pickle\nbuild_intlist\n(K\x01l\x85R."))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		tm := time.AfterFunc(3*time.Second, func() { panic(fmt.Sprintf("slow input %q", b)) })
+		defer tm.Stop()
 		d := NewDecoder(bytes.NewReader(b), &countingSealer{}, Limits{MaxString: 1 << 16, MaxStack: 1 << 12})
 		v, err := d.Decode()
 		if err != nil {
@@ -247,21 +251,24 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		_ = toPlainBounded(d, v, 0)
+		budget := 10000
+		walkBounded(d, v, &budget)
 	})
 }
 
-// toPlainBounded walks a value without recursing forever on self-references.
-func toPlainBounded(d *Decoder, v Value, depth int) int {
-	if depth > 50 {
-		return 0
+// walkBounded visits at most budget values, whatever the input's sharing.
+func walkBounded(d *Decoder, v Value, budget *int) {
+	if *budget <= 0 {
+		return
 	}
-	n := 1
+	*budget--
+	d.Str(v)
+	d.Float(v)
 	for _, it := range d.Items(v) {
-		n += toPlainBounded(d, it, depth+1)
+		walkBounded(d, it, budget)
 	}
 	for _, kv := range d.Entries(v) {
-		n += toPlainBounded(d, kv.Key, depth+1) + toPlainBounded(d, kv.Val, depth+1)
+		walkBounded(d, kv.Key, budget)
+		walkBounded(d, kv.Val, budget)
 	}
-	return n
 }
