@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -20,6 +21,7 @@ func allRules() ([]report.RuleInfo, error) {
 		return nil, err
 	}
 	rules := k.RuleInfos()
+	rules = append(rules, memsnap.Rules()...)
 	return rules, nil
 }
 

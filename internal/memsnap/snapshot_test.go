@@ -42,3 +42,12 @@ func TestDecodeFixture(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzeFixtureDebug(t *testing.T) {
+	s := loadFixture(t)
+	as := Analyze(s)
+	for _, f := range Findings(s, as, "x.pickle") {
+		t.Logf("%s %s %s %v", f.Severity, f.Rule, f.Message, f.Origin)
+	}
+	t.Logf("timeline points %d", len(as[0].Timeline.X))
+}
