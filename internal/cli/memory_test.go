@@ -181,3 +181,22 @@ func TestMemoryRulesAreDocumented(t *testing.T) {
 		t.Errorf("rules memory/growth: exit %d\n%s", code, stdout)
 	}
 }
+
+func TestMemoryPrintCaptureEnv(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snaps")
+	stdout, stderr, code := runCLI(t, "memory", "--print-capture-env", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	shim := filepath.Join(dir, ".shim")
+	want := "export PYTHONPATH='" + shim + "'\nexport CUDADOCTOR_MEMORY_SNAPSHOT_DIR='" + dir + "'\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	if _, err := os.Stat(filepath.Join(shim, "sitecustomize.py")); err != nil {
+		t.Error(err)
+	}
+	if _, _, code := runCLI(t, "memory", "--print-capture-env", dir, "x.pickle"); code != ExitUsage {
+		t.Errorf("exit %d with a snapshot argument too, want %d", code, ExitUsage)
+	}
+}

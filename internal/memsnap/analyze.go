@@ -435,7 +435,7 @@ func (a *DeviceAnalysis) findGrowth(stats map[int32]*SiteStat) {
 		total += st.Retained
 	}
 	// Growth that explains little of the peak is ordinary caching, not a leak.
-	if total*10 < a.PeakAllocated {
+	if len(a.Growth) == 0 || total*10 < a.PeakAllocated {
 		a.Growth = nil
 		return
 	}
