@@ -3,7 +3,6 @@ package memsnap
 import (
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -295,62 +294,14 @@ func analyzeDevice(s *Snapshot, dev int) *DeviceAnalysis {
 	}
 	a.Frag.Reserved, a.Frag.Allocated = a.FinalReserved, a.FinalAllocated
 
-	// Walk the history backwards from the end to find the state it started from.
-	alloc0, res0 := a.FinalAllocated, a.FinalReserved
-	start := make(map[int64]live, len(final))
-	for k, v := range final {
-		start[k] = v
-	}
-	for i := len(events) - 1; i >= 0; i-- {
-		e := &events[i]
-		switch {
-		case e.Action == ActionAlloc:
-			alloc0 -= e.Size
-			delete(start, e.Addr)
-		case e.Action == ActionFreeCompleted:
-			alloc0 += e.Size
-			start[e.Addr] = live{size: e.Size, site: siteBefore}
-		case isSegmentAdd(e.Action):
-			res0 -= e.Size
-		case isSegmentRemove(e.Action):
-			res0 += e.Size
-		}
-	}
+	// Walk the history backwards from the end to find the state it started
+	// from. The trace records requested sizes for small allocations while
+	// blocks are rounded up, so an allocation that is still live at the end
+	// is counted with its block's size: the replay then ends exactly in the
+	// final state.
+	r := newReplay(events, final, a.FinalReserved, sites)
 
-	// Forward: totals, the peak, the OOM event.
-	cur, res := alloc0, res0
-	a.PeakAllocated, a.PeakReserved = cur, res
-	for i := range events {
-		e := &events[i]
-		switch {
-		case e.Action == ActionAlloc:
-			cur += e.Size
-		case e.Action == ActionFreeCompleted:
-			cur -= e.Size
-		case isSegmentAdd(e.Action):
-			res += e.Size
-		case isSegmentRemove(e.Action):
-			res -= e.Size
-		case e.Action == ActionOOM:
-			if a.OOM == nil {
-				a.OOM = &OOM{}
-			}
-			a.OOM.Count++
-			a.OOM.Requested, a.OOM.DeviceFree = e.Size, e.DeviceFree
-			a.OOM.Allocated, a.OOM.Reserved, a.OOM.TimeUS, a.OOM.Event = cur, res, e.TimeUS, i
-			a.OOM.Site = -1
-			if e.Stack != NoStack {
-				a.OOM.Site = int(sites.of(e.Stack))
-			}
-		}
-		if cur > a.PeakAllocated {
-			a.PeakAllocated, a.PeakEvent = cur, i
-		}
-		a.PeakReserved = max(a.PeakReserved, res)
-	}
-
-	// Forward again with the live blocks: what each site holds at the peak,
-	// and what it allocated and kept over the history.
+	// Forward: totals, the peak, the OOM event, and what each site allocated.
 	stats := map[int32]*SiteStat{}
 	stat := func(id int32) *SiteStat {
 		st, ok := stats[id]
@@ -360,47 +311,55 @@ func analyzeDevice(s *Snapshot, dev int) *DeviceAnalysis {
 		}
 		return st
 	}
-	liveNow := make(map[int64]live, len(start))
-	for k, v := range start {
-		liveNow[k] = v
-	}
-	takePeak := func() {
-		for _, l := range liveNow {
-			st := stat(l.site)
-			st.PeakBytes += l.size
-			st.PeakBlocks++
-		}
-	}
-	if a.PeakEvent < 0 {
-		takePeak()
-	}
+	a.PeakAllocated, a.PeakReserved = r.alloc, r.res
 	lastAllocSite := int32(-1)
 	for i := range events {
 		e := &events[i]
+		r.apply(i)
 		switch e.Action {
 		case ActionAlloc:
-			id := sites.of(e.Stack)
-			liveNow[e.Addr] = live{size: e.Size, site: id, inWindow: true}
+			id := r.live[e.Addr].site
 			st := stat(id)
 			st.Allocs++
-			st.AllocBytes += e.Size
+			st.AllocBytes += r.eff[i]
 			if id != lastAllocSite {
 				st.Runs++
 				lastAllocSite = id
 			}
-		case ActionFreeCompleted:
-			delete(liveNow, e.Addr)
+		case ActionOOM:
+			if a.OOM == nil {
+				a.OOM = &OOM{}
+			}
+			a.OOM.Count++
+			a.OOM.Requested, a.OOM.DeviceFree = e.Size, e.DeviceFree
+			a.OOM.Allocated, a.OOM.Reserved, a.OOM.TimeUS, a.OOM.Event = r.alloc, r.res, e.TimeUS, i
+			a.OOM.Site = -1
+			if e.Stack != NoStack {
+				a.OOM.Site = int(sites.of(e.Stack))
+			}
 		}
-		if i == a.PeakEvent {
-			takePeak()
+		if r.alloc > a.PeakAllocated {
+			a.PeakAllocated, a.PeakEvent = r.alloc, i
 		}
+		a.PeakReserved = max(a.PeakReserved, r.res)
 	}
-	for _, l := range liveNow {
+	for _, l := range r.live {
 		if l.inWindow {
 			st := stat(l.site)
 			st.Retained += l.size
 			st.RetainedBlocks++
 		}
+	}
+
+	// Replay up to the peak for what each site held there.
+	r.reset()
+	for i := 0; i <= a.PeakEvent; i++ {
+		r.apply(i)
+	}
+	for _, l := range r.live {
+		st := stat(l.site)
+		st.PeakBytes += l.size
+		st.PeakBlocks++
 	}
 	a.Sites = sites.sites
 	for _, st := range stats {
@@ -415,7 +374,8 @@ func analyzeDevice(s *Snapshot, dev int) *DeviceAnalysis {
 		return a.Top[i].Site < a.Top[j].Site
 	})
 	a.findGrowth(stats)
-	a.timeline(events, start, sites)
+	r.reset()
+	a.timeline(r)
 	return a
 }
 
@@ -457,7 +417,87 @@ func (a *DeviceAnalysis) GrowthPerIteration() int64 {
 	return n
 }
 
-func (a *DeviceAnalysis) timeline(events []TraceEntry, start map[int64]live, sites *siteTable) {
+// replay steps through a device's history, tracking the live blocks.
+type replay struct {
+	events []TraceEntry
+	sites  *siteTable
+	// eff is the size each event counts with (see newReplay).
+	eff        []int64
+	start      map[int64]live
+	alloc0     int64
+	res0       int64
+	live       map[int64]live
+	alloc, res int64
+}
+
+func newReplay(events []TraceEntry, final map[int64]live, finalReserved int64, sites *siteTable) *replay {
+	r := &replay{events: events, sites: sites, eff: make([]int64, len(events)), res0: finalReserved}
+	start := make(map[int64]live, len(final))
+	for k, v := range final {
+		start[k] = v
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		e := &events[i]
+		r.eff[i] = e.Size
+		switch {
+		case e.Action == ActionAlloc:
+			if l, ok := start[e.Addr]; ok {
+				r.eff[i] = l.size
+				delete(start, e.Addr)
+			}
+		case e.Action == ActionFreeCompleted:
+			start[e.Addr] = live{size: e.Size, site: siteBefore}
+		case isSegmentAdd(e.Action):
+			r.res0 -= e.Size
+		case isSegmentRemove(e.Action):
+			r.res0 += e.Size
+		}
+	}
+	for _, l := range start {
+		r.alloc0 += l.size
+	}
+	r.start = start
+	r.reset()
+	return r
+}
+
+func (r *replay) reset() {
+	r.live = make(map[int64]live, len(r.start))
+	for k, v := range r.start {
+		r.live[k] = v
+	}
+	r.alloc, r.res = r.alloc0, r.res0
+}
+
+// apply performs event i and returns the block it removed, if any.
+func (r *replay) apply(i int) (removed live, added live) {
+	e := &r.events[i]
+	switch {
+	case e.Action == ActionAlloc:
+		if old, ok := r.live[e.Addr]; ok {
+			// A block freed outside the ring: drop it before reusing the address.
+			r.alloc -= old.size
+			removed = old
+		}
+		added = live{size: r.eff[i], site: r.sites.of(e.Stack), inWindow: true}
+		r.live[e.Addr] = added
+		r.alloc += added.size
+	case e.Action == ActionFreeCompleted:
+		if old, ok := r.live[e.Addr]; ok {
+			r.alloc -= old.size
+			delete(r.live, e.Addr)
+			removed = old
+		}
+	case isSegmentAdd(e.Action):
+		r.res += e.Size
+	case isSegmentRemove(e.Action):
+		r.res -= e.Size
+	}
+	return removed, added
+}
+
+func (a *DeviceAnalysis) timeline(r *replay) {
+	events := r.events
 	tl := &a.Timeline
 	// Series: the top sites at the peak, then everything else.
 	seriesOf := map[int32]int{}
@@ -477,21 +517,8 @@ func (a *DeviceAnalysis) timeline(events []TraceEntry, start map[int64]live, sit
 		return other
 	}
 	cur := make([]int64, len(tl.SiteLabels))
-	liveNow := make(map[int64]live, len(start))
-	var alloc, res int64 = 0, 0
-	for k, v := range start {
-		liveNow[k] = v
+	for _, v := range r.live {
 		cur[series(v.site)] += v.size
-		alloc += v.size
-	}
-	// The reserved total at the start comes from the backward walk.
-	res = a.FinalReserved
-	for i := len(events) - 1; i >= 0; i-- {
-		if isSegmentAdd(events[i].Action) {
-			res -= events[i].Size
-		} else if isSegmentRemove(events[i].Action) {
-			res += events[i].Size
-		}
 	}
 	var t0 int64
 	tl.XIsTime = len(events) > 0
@@ -521,44 +548,35 @@ func (a *DeviceAnalysis) timeline(events []TraceEntry, start map[int64]live, sit
 		bestA = -1
 	}
 	consider := func(p int, x int64) {
-		if alloc > bestA {
-			bestA, bestX, bestR = alloc, x, res
+		last := p == points-1
+		if r.alloc > bestA {
+			bestA, bestX, bestR = r.alloc, x, r.res
 			copy(best, cur)
 		}
-		if (p+1)%bucket == 0 || p == points-1 {
+		if (p+1)%bucket == 0 || last {
+			bestIsLast := bestX == x
 			emit()
+			// The end state is always drawn, even when its bucket peaked earlier.
+			if last && !bestIsLast {
+				bestA, bestX, bestR = r.alloc, x, r.res
+				copy(best, cur)
+				emit()
+			}
 		}
 	}
 	consider(0, 0)
 	for i := range events {
-		e := &events[i]
-		switch {
-		case e.Action == ActionAlloc:
-			id := sites.of(e.Stack)
-			if old, ok := liveNow[e.Addr]; ok {
-				cur[series(old.site)] -= old.size
-			}
-			liveNow[e.Addr] = live{size: e.Size, site: id}
-			cur[series(id)] += e.Size
-			alloc += e.Size
-		case e.Action == ActionFreeCompleted:
-			if old, ok := liveNow[e.Addr]; ok {
-				cur[series(old.site)] -= old.size
-				delete(liveNow, e.Addr)
-			}
-			alloc -= e.Size
-		case isSegmentAdd(e.Action):
-			res += e.Size
-		case isSegmentRemove(e.Action):
-			res -= e.Size
+		removed, added := r.apply(i)
+		if removed.size > 0 {
+			cur[series(removed.site)] -= removed.size
+		}
+		if added.size > 0 {
+			cur[series(added.site)] += added.size
 		}
 		x := int64(i + 1)
 		if tl.XIsTime {
-			x = e.TimeUS - t0
+			x = events[i].TimeUS - t0
 		}
 		consider(i+1, x)
-	}
-	for k := range tl.SiteBytes {
-		tl.SiteBytes[k] = slices.Clip(tl.SiteBytes[k])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,7 +57,9 @@ func WriteHTML(w io.Writer, rep *report.Report, snap *Snapshot, analyses []*Devi
 		tl := a.Timeline
 		d := htmlDevice{Device: a.Device, X: nonNil(tl.X), XIsTime: tl.XIsTime, Allocated: nonNil(tl.Allocated), Reserved: nonNil(tl.Reserved)}
 		for k, label := range tl.SiteLabels {
-			d.Series = append(d.Series, htmlSeries{Label: label, Values: nonNil(tl.SiteBytes[k])})
+			if slices.ContainsFunc(tl.SiteBytes[k], func(v int64) bool { return v != 0 }) {
+				d.Series = append(d.Series, htmlSeries{Label: label, Values: tl.SiteBytes[k]})
+			}
 		}
 		best := int64(-1)
 		for i, v := range d.Allocated {
@@ -202,9 +205,9 @@ table.settings td { border-bottom: 1px solid var(--line); padding: 3px 14px 3px 
   var NS = "http://www.w3.org/2000/svg";
   function fmtBytes(n) {
     var a = Math.abs(n), s = n < 0 ? "-" : "";
-    if (a <= 1024) return s + a + " B";
-    if (a <= 1048576) return s + (a / 1024).toFixed(2) + " KiB";
-    if (a <= 1073741824) return s + (a / 1048576).toFixed(2) + " MiB";
+    if (a < 1024) return s + a + " B";
+    if (a < 1048576) return s + (a / 1024).toFixed(2) + " KiB";
+    if (a < 1073741824) return s + (a / 1048576).toFixed(2) + " MiB";
     return s + (a / 1073741824).toFixed(2) + " GiB";
   }
   function fmtX(x, isTime) {
@@ -232,7 +235,8 @@ table.settings td { border-bottom: 1px solid var(--line); padding: 3px 14px 3px 
       svg.setAttribute("viewBox", "0 0 " + W + " " + H);
       var L = 78, R = 16, T = 14, B = 34, pw = W - L - R, ph = H - T - B;
       if (n === 0) { var t = el("text", {x: L, y: T + 20}, svg); t.textContent = "no history recorded"; return; }
-      var x0 = view ? view[0] : d.x[0], x1 = view ? view[1] : d.x[n - 1];
+      var xend = d.oom_x !== undefined ? Math.max(d.x[n - 1], d.oom_x) : d.x[n - 1];
+      var x0 = view ? view[0] : d.x[0], x1 = view ? view[1] : xend;
       if (x1 <= x0) x1 = x0 + 1;
       var idx = [];
       for (var i = 0; i < n; i++) if (d.x[i] >= x0 && d.x[i] <= x1) idx.push(i);
@@ -243,7 +247,8 @@ table.settings td { border-bottom: 1px solid var(--line); padding: 3px 14px 3px 
         stacks.push(row);
         ymax = Math.max(ymax, acc, hidden.reserved ? 0 : d.reserved[i2]);
       }
-      var step = niceStep(ymax, 5), ytop = Math.ceil(ymax / step) * step;
+      var unit = ymax >= 1073741824 ? 1073741824 : ymax >= 1048576 ? 1048576 : 1024;
+      var step = niceStep(ymax / unit, 5) * unit, ytop = Math.ceil(ymax / step) * step;
       function X(v) { return L + (v - x0) / (x1 - x0) * pw; }
       function Y(v) { return T + ph - v / ytop * ph; }
       var g = el("g", {}, svg);
