@@ -192,10 +192,16 @@ func (a *DeviceAnalysis) findings(s *Snapshot, source string, multi bool) []repo
 	}
 	out = append(out, base(report.Finding{Rule: RulePeak, Severity: report.Info, Message: peakMsg, Facts: peakFacts}))
 
-	for i, st := range a.Top {
-		if i == MaxTopSites || (i > 0 && st.PeakBytes*100 < a.PeakAllocated) {
+	rank := 0
+	for _, st := range a.Top {
+		if rank == MaxTopSites || (rank > 0 && st.PeakBytes*100 < a.PeakAllocated) {
 			break
 		}
+		if st.Site == int(siteNoStack) {
+			continue // memory/no-history says why there is no site
+		}
+		i := rank
+		rank++
 		label := a.Sites[st.Site].Label
 		f := base(report.Finding{Rule: RuleTopSite, Severity: report.Info,
 			Message: fmt.Sprintf("%s held %s at the peak (%.0f%%) in %d blocks", label, FormatBytes(st.PeakBytes), pct(st.PeakBytes, a.PeakAllocated), st.PeakBlocks),
