@@ -37,6 +37,19 @@ const (
 // sitecustomize it shadows and imports nothing heavy: programs that never
 // import torch run as before. Interpreters started with -S, -I or -E do not
 // read it, and then nothing is captured.
+//
+// Wiring into a supervisor:
+//
+//	env, cleanup, err := memsnap.CaptureEnv(dir, os.Environ())
+//	if err != nil { return err }
+//	defer cleanup()
+//	started := time.Now()
+//	// ... run the child with cmd.Env = env ...
+//	paths, _ := memsnap.FindSnapshots(dir, started)
+//	if len(paths) > 0 {
+//		findings, err := memsnap.AnalyzeFile(paths[0]) // newest first
+//		// append findings; add memsnap.Rules() to the report's rules
+//	}
 func CaptureEnv(dir string, environ []string) (env []string, cleanup func(), err error) {
 	shimDir, err := os.MkdirTemp("", "cudadoctor-memshim-")
 	if err != nil {
