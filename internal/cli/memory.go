@@ -15,7 +15,7 @@ func newMemoryCmd(g *globals) *cobra.Command {
 	var opts memorycmd.Options
 	var captureDir string
 	cmd := &cobra.Command{
-		Use:   "memory [--html REPORT.html] SNAPSHOT",
+		Use:   "memory [--html REPORT.html] SNAPSHOT|DIR|LOG",
 		Short: "Explain GPU memory use and out-of-memory failures from a PyTorch memory snapshot",
 		Long: `Read a memory snapshot written by torch.cuda.memory._dump_snapshot (record it
 with torch.cuda.memory._record_memory_history, or let 'cudadoctor run
@@ -25,7 +25,8 @@ peak, memory that grows every iteration, fragmentation, and the
 out-of-memory event. A log with an out-of-memory message is diagnosed too.`,
 		Example: `  cudadoctor memory snapshot.pickle
   cudadoctor memory --html memory.html snapshot.pickle
-  cudadoctor memory --format json snapshot.pickle`,
+  cudadoctor memory --format json snapshot.pickle
+  cudadoctor memory snapshots/            (the newest *.pickle in a capture directory)`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if captureDir != "" {

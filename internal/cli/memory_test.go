@@ -152,7 +152,7 @@ func TestMemoryBadInput(t *testing.T) {
 	}{
 		{"missing", filepath.Join(dir, "nope.pickle"), "no such file"},
 		{"empty", write("empty.pickle", nil), "is empty"},
-		{"directory", dir, "is a directory"},
+		{"directory without snapshots", t.TempDir(), "holds no memory snapshot"},
 		{"binary", write("garbage.bin", []byte{0x7f, 'E', 'L', 'F', 0, 1, 2, 3}), "not a readable PyTorch memory snapshot"},
 		{"truncated", write("half.pickle", fixture[:len(fixture)/2]), "truncated"},
 		{"cut in the header", write("head.pickle", fixture[:3]), "truncated"},
@@ -198,5 +198,20 @@ func TestMemoryPrintCaptureEnv(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "memory", "--print-capture-env", dir, "x.pickle"); code != ExitUsage {
 		t.Errorf("exit %d with a snapshot argument too, want %d", code, ExitUsage)
+	}
+}
+
+func TestMemoryOnACaptureDirectoryTakesTheNewestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	fixture, err := os.ReadFile(snapshotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "oom_pid1_1.pickle"), fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "memory", "--format", "json", dir)
+	if code != ExitFindings || !strings.Contains(stdout, "oom_pid1_1.pickle") || !strings.Contains(stdout, "memory/growth") {
+		t.Errorf("exit %d, stderr %s, stdout %.300s", code, stderr, stdout)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	engine "github.com/cudadoctor/cudadoctor/internal/explain"
@@ -38,18 +39,23 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if opts.HTML != "" && sameFile(opts.HTML, opts.Path) {
 		return nil, fmt.Errorf("--html %s would overwrite the input", opts.HTML)
 	}
+	if st, err := os.Stat(opts.Path); err == nil && st.IsDir() {
+		// A capture directory ('run --memory-snapshot DIR'): take the newest.
+		found, err := memsnap.FindSnapshots(opts.Path, time.Time{})
+		if err != nil {
+			return nil, fmt.Errorf("cannot read directory %s: %w", opts.Path, unwrapPath(err))
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("directory %s holds no memory snapshot (*.pickle)", opts.Path)
+		}
+		opts.Path = found[0]
+		rep.Inputs = []string{opts.Path}
+	}
 	f, err := os.Open(opts.Path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", opts.Path, unwrapPath(err))
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", opts.Path, unwrapPath(err))
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; pass the snapshot file (e.g. %s)", opts.Path, filepath.Join(opts.Path, "snapshot.pickle"))
-	}
 	head := make([]byte, 64<<10)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -77,7 +83,10 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		snap, err = memsnap.Decode(in)
 		if err != nil {
 			var pe *pickle.Error
-			if errors.As(err, &pe) || errors.Is(err, memsnap.ErrNotSnapshot) {
+			if errors.Is(err, memsnap.ErrNotSnapshot) {
+				return nil, fmt.Errorf("%s: %v", opts.Path, err)
+			}
+			if errors.As(err, &pe) {
 				return nil, fmt.Errorf("%s is not a readable PyTorch memory snapshot: %v", opts.Path, err)
 			}
 			return nil, fmt.Errorf("cannot read %s: %w", opts.Path, err)
