@@ -110,6 +110,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 		newRulesCmd(g),
 		newRunCmd(g),
 		newEnvCmd(g),
+		newMemoryCmd(g),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)

@@ -11,6 +11,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
+	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -24,6 +25,7 @@ func allRules() ([]report.RuleInfo, error) {
 	rules := k.RuleInfos()
 	rules = append(rules, flightrec.RuleInfos()...)
 	rules = append(rules, probe.RuleInfos()...)
+	rules = append(rules, memsnap.Rules()...)
 	return rules, nil
 }
 

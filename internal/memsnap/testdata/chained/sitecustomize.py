@@ -1,0 +1,3 @@
+import builtins
+
+builtins.CHAINED_SITECUSTOMIZE = True

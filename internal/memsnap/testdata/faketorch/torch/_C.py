@@ -1,0 +1,5 @@
+observers = []
+
+
+def _cuda_attach_out_of_memory_observer(fn):
+    observers.append(fn)
