@@ -1,0 +1,43 @@
+import torch
+
+model = torch.nn.Linear(8, 8).cuda()
+history = []
+for step in range(100):
+    x = torch.randn(4, 8, device="cuda")
+    loss = model(x).pow(2).mean()
+    history.append(loss.item())
+
+
+def train(model, loader, opt):
+    total = 0.0
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        total += loss.detach()
+    return total
+
+
+@torch.no_grad()
+def evaluate(model, loader):
+    losses = []
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        losses.append(loss)
+    return losses
+
+
+def evaluate2(model, loader):
+    total = 0
+    with torch.no_grad():
+        for x, y in loader:
+            val_loss = torch.nn.functional.mse_loss(model(x), y)
+            total += val_loss
+    return total
+
+
+def per_iteration(model, loader):
+    for x, y in loader:
+        parts = []
+        loss = model(x).mean()
+        parts.append(loss)
+        sum(parts).backward()

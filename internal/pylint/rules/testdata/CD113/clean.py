@@ -1,0 +1,15 @@
+import os
+import torch
+
+
+def f():
+    """Move to "cuda:1" when you have two GPUs."""
+
+
+x = torch.zeros(8, device="cuda:0")
+y = x.to("cuda")
+rank = int(os.environ.get("LOCAL_RANK", 0))
+z = torch.ones(2).cuda(rank)
+torch.cuda.set_device(rank)
+w = torch.ones(2, device=f"cuda:{rank}")
+# device="cuda:2" in a comment
