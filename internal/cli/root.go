@@ -99,6 +99,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 	root.AddCommand(
 		newExplainCmd(g),
 		newRulesCmd(g),
+		newLintCmd(g),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	lintcmd "github.com/cudadoctor/cudadoctor/internal/cmd/lint"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -20,6 +21,7 @@ func allRules() ([]report.RuleInfo, error) {
 		return nil, err
 	}
 	rules := k.RuleInfos()
+	rules = append(rules, lintcmd.Rules()...)
 	return rules, nil
 }
 

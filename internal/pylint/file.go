@@ -224,9 +224,9 @@ func PositionalArgs(call *sitter.Node) []*sitter.Node {
 type Context int
 
 const (
-	CtxAutocast Context = 1 << iota // inside an enabled torch.autocast region
-	CtxNoGrad                       // gradients off: no_grad, inference_mode
-	CtxGraphCapture                 // inside torch.cuda.graph capture
+	CtxAutocast     Context = 1 << iota // inside an enabled torch.autocast region
+	CtxNoGrad                           // gradients off: no_grad, inference_mode
+	CtxGraphCapture                     // inside torch.cuda.graph capture
 )
 
 // ContextOf reports the contexts enclosing n within its function: the with

@@ -73,11 +73,11 @@ const (
 func EngineRules() []*Rule {
 	return []*Rule{
 		{Code: CodeParseError, Name: "syntax-error", Severity: report.Warning, Doc: Doc{
-			Title:   "File could not be fully parsed",
-			Summary: "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing.",
-			Why:     "A file with a syntax error will not import, and hazards in the unparsed part cannot be checked.",
-			Example: "def f(:\n    pass",
-			Fix:     "Fix the syntax error (python -m py_compile FILE names it).",
+			Title:      "File could not be fully parsed",
+			Summary:    "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing.",
+			Why:        "A file with a syntax error will not import, and hazards in the unparsed part cannot be checked.",
+			Example:    "def f(:\n    pass",
+			Fix:        "Fix the syntax error (python -m py_compile FILE names it).",
 			References: []string{"https://tree-sitter.github.io/tree-sitter/using-parsers#error-recovery (how unparsable regions are isolated)"},
 		}},
 		{Code: CodeUnusedSuppression, Name: "unused-suppression", Severity: report.Warning, Doc: Doc{
