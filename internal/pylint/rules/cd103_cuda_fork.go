@@ -166,7 +166,11 @@ func cudaUses(f *pylint.File, start, end int) []*sitter.Node {
 			if call == nil || !pylint.Within(call, f.Scope(s)) {
 				continue
 			}
-			if pylint.LastName(f.Callee(call)) == "device" {
+			callee := f.Callee(call)
+			if last := pylint.LastName(callee); !strings.HasPrefix(callee, "torch.") && last != "to" && last != "cuda" {
+				continue
+			}
+			if pylint.LastName(callee) == "device" {
 				if outer := pylint.Ancestor(call, "call"); outer != nil {
 					call = outer
 				} else {

@@ -107,7 +107,14 @@ func inExceptFallback(f *pylint.File, n *sitter.Node) bool {
 		switch p.Type() {
 		case "except_clause":
 			return true
-		case "if_statement", "elif_clause", "conditional_expression":
+		case "conditional_expression":
+			// new_api if TORCH_GE_2_4 else torch.cuda.amp.X: the old name
+			// only runs on old PyTorch.
+			t := f.Text(p)
+			if strings.Contains(t, "torch.amp.") || strings.Contains(strings.ToLower(t), "version") || strings.Contains(t, "_TORCH_") {
+				return true
+			}
+		case "if_statement", "elif_clause":
 			if c := p.ChildByFieldName("condition"); c != nil && strings.Contains(strings.ToLower(f.Text(c)), "version") {
 				return true
 			}

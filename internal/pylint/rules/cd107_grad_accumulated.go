@@ -108,6 +108,13 @@ func checkAccumulation(p *pylint.Pass, at, target, value *sitter.Node, how strin
 	if !strings.Contains(strings.ToLower(name), "loss") && len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) == 0 {
 		return
 	}
+	// Accumulated on purpose: the total is back-propagated after the loop
+	// (gradient accumulation, several losses combined).
+	for _, c := range f.CallsAt("backward(", int(loop.EndByte()), int(scope.EndByte())) {
+		if same(f.Scope(c), scope) {
+			return
+		}
+	}
 	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
 	if how == "+=" {
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)

@@ -39,7 +39,7 @@ both for you.`,
 }
 
 // gpuWork are signs that a stretch of code launches GPU work.
-var gpuWork = []string{"cuda", "model(", ".forward(", ".backward(", "unet(", "pipe(", "optimizer.step(", "torch.", ".generate("}
+var gpuWork = []string{"cuda", "model(", ".forward(", ".backward(", "unet(", "optimizer.step(", ".generate("}
 
 // syncs are calls that wait for the GPU (directly or by reading a result).
 var syncs = []string{"synchronize(", "elapsed_time(", ".item()", ".cpu()", ".tolist()", ".numpy()", "torch.cuda.Event"}
@@ -57,51 +57,42 @@ func checkCD108(p *pylint.Pass) {
 			}
 		}
 	}
-	sortNodes(clocks)
-	byScope := map[uint32][]*sitter.Node{}
-	var order []uint32
-	for _, c := range clocks {
-		s := f.Scope(c).StartByte()
-		if _, ok := byScope[s]; !ok {
-			order = append(order, s)
+	for _, end := range clocks {
+		startRHS := clockStart(f, end)
+		if startRHS == nil {
+			continue
 		}
-		byScope[s] = append(byScope[s], c)
-	}
-	for _, s := range order {
-		cs := byScope[s]
-		for i := 1; i < len(cs); i++ {
-			start, end := cs[i-1], cs[i]
-			// The second read must be a measurement: inside a subtraction.
-			if !isElapsed(f, end) {
-				continue
-			}
-			region := f.Src[start.EndByte():end.StartByte()]
-			rs := string(region)
-			if !containsAny(rs, gpuWork) || containsAny(rs, syncs) {
-				continue
-			}
-			line, _ := f.LineCol(int(start.StartByte()))
-			p.Report(end, fmt.Sprintf("%s measures GPU work started after line %d without torch.cuda.synchronize(): it times the kernel launches, not the kernels", f.Callee(end), line))
+		rs := string(f.Src[startRHS.EndByte():end.StartByte()])
+		if !containsAny(rs, gpuWork) || containsAny(rs, syncs) {
+			continue
 		}
+		line, _ := f.LineCol(int(startRHS.StartByte()))
+		p.Report(end, fmt.Sprintf("%s measures GPU work started after line %d without torch.cuda.synchronize(): it times the kernel launches, not the kernels", f.Callee(end), line))
 	}
 }
 
-// isElapsed: the clock read takes part in a subtraction, directly or by
-// being assigned to a name that is then subtracted.
-func isElapsed(f *pylint.File, c *sitter.Node) bool {
-	if p := upParen(c).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" {
-		return true
-	}
-	name := assignedName(c)
-	if name == nil {
-		return false
-	}
-	for _, use := range usesAfter(f, f.Scope(c), f.Text(name), int(pylint.Statement(c).EndByte())) {
-		if p := use.Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" {
-			return true
+// clockStart finds the clock read that end is measured against: in
+// `end_call - t0` or `t1 = end_call; ...; t1 - t0`, the read assigned to t0.
+func clockStart(f *pylint.File, end *sitter.Node) *sitter.Node {
+	var start *sitter.Node
+	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
+		start = unparen(p.ChildByFieldName("right"))
+	} else if name := assignedName(end); name != nil {
+		for _, use := range usesAfter(f, f.Scope(end), f.Text(name), int(pylint.Statement(end).EndByte())) {
+			if p := use.Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(p.ChildByFieldName("left"), use) {
+				start = unparen(p.ChildByFieldName("right"))
+				break
+			}
 		}
 	}
-	return false
+	if start == nil || start.Type() != "identifier" {
+		return nil
+	}
+	rhs := lastAssignment(f, f.Scope(end), f.Text(start), int(end.StartByte()))
+	if rhs == nil || rhs.Type() != "call" || !containsAny(f.Callee(rhs), []string{"time.time", "perf_counter", "monotonic"}) {
+		return nil
+	}
+	return rhs
 }
 
 func containsAny(s string, subs []string) bool {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	sitter "github.com/smacker/go-tree-sitter"
+
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -61,6 +63,9 @@ func checkCD109(p *pylint.Pass) {
 				continue
 			}
 			scope := f.Scope(call)
+			if !gradsInPlay(f, scope) {
+				continue
+			}
 			for _, use := range usesAfter(f, scope, f.Text(out), int(pylint.Statement(call).EndByte())) {
 				n, what := mutation(f, use)
 				if n == nil {
@@ -76,4 +81,23 @@ func checkCD109(p *pylint.Pass) {
 			}
 		}
 	}
+}
+
+// gradsInPlay: the function is a forward() or a loss/training step, or its
+// code asks for gradients. Elsewhere (schedulers, pre- and post-processing)
+// tensors rarely require grad and the write is harmless.
+func gradsInPlay(f *pylint.File, scope *sitter.Node) bool {
+	if scope.Type() == "function_definition" {
+		name := f.Text(scope.ChildByFieldName("name"))
+		if name == "forward" || strings.Contains(name, "loss") || strings.Contains(name, "train") {
+			return true
+		}
+	}
+	t := f.Src[scope.StartByte():scope.EndByte()]
+	for _, s := range []string{"requires_grad=True", ".backward(", "requires_grad_(", "autograd.grad("} {
+		if strings.Contains(string(t), s) {
+			return true
+		}
+	}
+	return false
 }

@@ -60,7 +60,7 @@ func checkCD111(p *pylint.Pass) {
 				if f.Callee(call) != "torch."+fac || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
 					continue
 				}
-				if fac == "tensor" && scalarLiteral(f, call) {
+				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
 					continue
 				}
 				if moved(f, call) {
@@ -118,6 +118,10 @@ func moved(f *pylint.File, call *sitter.Node) bool {
 // combinedUse is the expression that mixes n with other tensors, or nil.
 func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
 	cur := upParen(n)
+	// Indexing keeps the device: pos[None] is still on the CPU.
+	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
+		cur = upParen(p)
+	}
 	p := cur.Parent()
 	if p == nil {
 		return nil
@@ -136,6 +140,12 @@ func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
 			return p
 		}
 	case "comparison_operator":
+		for i := 0; i < int(p.NamedChildCount()); i++ {
+			switch c := unparen(p.NamedChild(i)); c.Type() {
+			case "none", "integer", "float", "true", "false", "string":
+				return nil
+			}
+		}
 		return p
 	case "argument_list", "list", "tuple":
 		call := pylint.Ancestor(cur, "call")
@@ -146,10 +156,22 @@ func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
 		if combiners[pylint.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
 			return call
 		}
-		// self.layer(t): a submodule whose parameters live on the GPU.
-		if strings.HasPrefix(callee, "self.") && strings.Count(callee, ".") == 1 && same(call.ChildByFieldName("arguments"), cur.Parent()) {
-			return call
-		}
+
 	}
 	return nil
+}
+
+// scalarShape: a size of () or [] makes a 0-dim tensor, which combines with
+// CUDA tensors without error.
+func scalarShape(f *pylint.File, call *sitter.Node) bool {
+	if sz := f.Keyword(call, "size"); sz != nil {
+		t := f.Compact(sz)
+		return t == "()" || t == "[]"
+	}
+	for _, a := range pylint.PositionalArgs(call) {
+		if t := f.Compact(a); t == "()" || t == "[]" {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	sitter "github.com/smacker/go-tree-sitter"
+
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -58,7 +60,7 @@ func checkCD113(p *pylint.Pass) {
 				continue
 			}
 			// Docstrings and bare strings are documentation, not device choices.
-			if par := n.Parent(); par == nil || par.Type() == "expression_statement" {
+			if par := n.Parent(); par == nil || par.Type() == "expression_statement" || guarded(f, n) {
 				continue
 			}
 			p.Report(n, fmt.Sprintf("hard-coded device %q fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", v, idx+1))
@@ -74,10 +76,37 @@ func checkCD113(p *pylint.Pass) {
 				continue
 			}
 			idx, err := strconv.Atoi(f.Text(args[0]))
-			if err != nil || idx < 1 {
+			if err != nil || idx < 1 || guarded(f, call) {
 				continue
 			}
 			p.Report(call, fmt.Sprintf("hard-coded device index %d fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", idx, idx+1))
 		}
 	}
+}
+
+// guarded: the index is test data or runs only where enough GPUs exist:
+// pytest parameters, a RunIf/skipif decorator, or an if on device_count().
+func guarded(f *pylint.File, n *sitter.Node) bool {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		switch p.Type() {
+		case "call":
+			if c := f.Callee(p); strings.Contains(c, "parametrize") || strings.HasSuffix(c, "param") {
+				return true
+			}
+		case "decorator":
+			return true
+		case "if_statement":
+			if strings.Contains(f.Text(p.ChildByFieldName("condition")), "device_count") {
+				return true
+			}
+		case "function_definition":
+			if dd := p.Parent(); dd != nil && dd.Type() == "decorated_definition" {
+				t := f.Text(dd)[:p.StartByte()-dd.StartByte()]
+				if containsAny(t, []string{"min_cuda_gpus", "device_count", "skipif", "min_gpus"}) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

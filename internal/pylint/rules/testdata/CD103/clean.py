@@ -42,3 +42,9 @@ if __name__ == "__main__":
     a = DataLoader(OnGpu(), num_workers=0)
     b = DataLoader(OnGpu(), num_workers=2, multiprocessing_context="spawn")
     c = DataLoader(OnCpu(), num_workers=4, pin_memory=True)
+
+
+def no_cuda_init(config_cls):
+    _ = config_cls(precision="16-mixed", device="cuda")
+    with mp.get_context("fork").Pool(1) as pool:
+        return pool.apply(abs, (1,))

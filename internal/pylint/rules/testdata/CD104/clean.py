@@ -13,3 +13,6 @@ except ImportError:
 # torch.cuda.amp.autocast is deprecated: this comment must not be flagged.
 doc = "use torch.amp instead of torch.cuda.amp.autocast"
 is_enabled = torch.cuda.amp.common.amp_definitely_not_available()
+
+_TORCH_GREATER_EQUAL_2_4 = True
+scaler2 = torch.amp.GradScaler("cuda") if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()

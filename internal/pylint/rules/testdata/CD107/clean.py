@@ -41,3 +41,12 @@ def per_iteration(model, loader):
         loss = model(x).mean()
         parts.append(loss)
         sum(parts).backward()
+
+
+def accumulate_then_backward(model, micro_batches, opt):
+    total = 0
+    for mb in micro_batches:
+        loss = model(mb).mean()
+        total += loss
+    total.backward()
+    opt.step()

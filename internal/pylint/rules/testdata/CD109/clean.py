@@ -52,3 +52,10 @@ def inplace_relu(z):
     r = F.relu(z, inplace=True)
     r += 1
     return r
+
+
+def rescale_zero_terminal_snr(betas):
+    alphas_cumprod = torch.cumprod(1.0 - betas, dim=0)
+    alphas_bar_sqrt = alphas_cumprod.sqrt()
+    alphas_bar_sqrt -= alphas_bar_sqrt[-1].clone()
+    return alphas_bar_sqrt

@@ -9,19 +9,21 @@ loss = (y * 3).sum()
 loss.backward()
 
 
-def gate(h):
-    g = h.tanh()
-    g += 1  # want CD109
-    return g
+class Gate(torch.nn.Module):
+    def forward(self, h):
+        g = h.tanh()
+        g += 1  # want CD109
+        return g
 
 
-def attn(scores):
+def attention_loss(scores, target):
     w = F.softmax(scores, dim=-1)
     w.masked_fill_(w < 0.01, 0.0)  # want CD109
-    return w
+    return (w - target).abs().mean()
 
 
-def act(z):
+def train_step(z, opt):
     r = torch.relu(z)
     r.clamp_(max=6.0)  # want CD109
-    return r
+    r.sum().backward()
+    opt.step()

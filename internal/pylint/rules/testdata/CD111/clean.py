@@ -26,3 +26,12 @@ class Scalars(nn.Module):
 def helper(x):
     # Not a forward(): construction code may legitimately use the CPU.
     return x + torch.zeros(3)
+
+
+class Offsets(nn.Module):
+    def forward(self, pixels, size):
+        off = torch.randint(0, 8, ())
+        mask = torch.zeros((pixels.shape[0],))
+        if mask is not None and mask.ndim == 1:
+            mask = mask[:, None]
+        return pixels[:, off : off + size]
