@@ -209,38 +209,26 @@ func dedupe(ds []Diagnostic) []Diagnostic {
 	return out
 }
 
-var errorQuery = mustQuery(`(ERROR) @e`)
-
-func mustQuery(src string) *sitter.Query {
-	q, err := sitter.NewQuery([]byte(src), python.GetLanguage())
-	if err != nil {
-		panic(fmt.Sprintf("bad query %q: %v", src, err))
-	}
-	return q
-}
-
-// firstError finds the first syntax error; only files that have one pay for
-// this walk.
+// firstError descends along the children that contain an error to the
+// first ERROR or MISSING node; only files with a syntax error pay for it.
 func firstError(root *sitter.Node) *sitter.Node {
-	qc := sitter.NewQueryCursor()
-	defer qc.Close()
-	qc.Exec(errorQuery, root)
-	var first *sitter.Node
+	n := root
 	for {
-		m, ok := qc.NextMatch()
-		if !ok {
-			break
+		if n.IsError() || n.IsMissing() {
+			return n
 		}
-		for _, c := range m.Captures {
-			if first == nil || c.Node.StartByte() < first.StartByte() {
-				first = c.Node
+		var next *sitter.Node
+		for i := 0; i < int(n.ChildCount()); i++ {
+			if c := n.Child(i); c != nil && (c.HasError() || c.IsMissing()) {
+				next = c
+				break
 			}
 		}
+		if next == nil {
+			return n
+		}
+		n = next
 	}
-	if first == nil && root.IsMissing() {
-		return root
-	}
-	return first
 }
 
 var engineRules = func() map[string]*Rule {

@@ -115,6 +115,18 @@ func checkAccumulation(p *pylint.Pass, at, target, value *sitter.Node, how strin
 			return
 		}
 	}
+	// The list is combined after the loop (torch.stack(losses).mean()):
+	// the graphs are kept to be used, for a bounded number of iterations.
+	if target.Type() == "identifier" {
+		for _, use := range f.Names(tt, int(loop.EndByte()), int(scope.EndByte())) {
+			if c := pylint.Ancestor(use, "call"); c != nil && same(f.Scope(use), scope) {
+				switch f.Callee(c) {
+				case "torch.stack", "torch.cat", "sum", "torch.sum", "torch.mean":
+					return
+				}
+			}
+		}
+	}
 	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
 	if how == "+=" {
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
