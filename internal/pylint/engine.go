@@ -62,6 +62,14 @@ type Linter struct {
 	Enabled func(path, code string) bool
 	// Workers defaults to GOMAXPROCS.
 	Workers int
+
+	anchorsOnce sync.Once
+	anchors     *anchorSet
+}
+
+func (l *Linter) anchorSet() *anchorSet {
+	l.anchorsOnce.Do(func() { l.anchors = newAnchorSet(l.Rules) })
+	return l.anchors
 }
 
 // Lint checks every source and returns findings sorted by path, line and
@@ -144,8 +152,10 @@ func (l *Linter) lintOne(ctx context.Context, parser *sitter.Parser, s Source) (
 	sups := parseSuppressions(s.Src)
 	var active []*Rule
 	if mentionsGPU(s.Src) {
+		set := l.anchorSet()
+		found := set.scan(s.Src)
 		for _, r := range l.Rules {
-			if l.enabled(s.Path, r.Code) && r.applies(s.Src) {
+			if l.enabled(s.Path, r.Code) && r.applies(set, found) {
 				active = append(active, r)
 			}
 		}

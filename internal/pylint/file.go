@@ -20,11 +20,14 @@ type File struct {
 }
 
 func newFile(path string, src []byte, root *sitter.Node) *File {
-	f := &File{Path: path, Src: src, Root: root, lineStarts: []int{0}}
-	for i, b := range src {
-		if b == '\n' {
-			f.lineStarts = append(f.lineStarts, i+1)
+	f := &File{Path: path, Src: src, Root: root, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		f.lineStarts = append(f.lineStarts, i)
 	}
 	return f
 }

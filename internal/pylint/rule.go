@@ -4,7 +4,6 @@
 package pylint
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -33,6 +32,9 @@ type Rule struct {
 	// Anchors are byte strings at least one of which a file must contain for
 	// the rule to look at it; they keep rules off files that cannot match.
 	Anchors []string
+	// AlsoAnchors, when set, must match too (one of them): a second cheap
+	// condition for rules whose first anchors are common ("+=").
+	AlsoAnchors []string
 	// Check inspects one parsed file and reports through the pass.
 	Check func(p *Pass)
 }
@@ -49,16 +51,18 @@ func (r *Rule) Info() report.RuleInfo {
 		Summary: strings.TrimSpace(r.Doc.Summary), Sections: secs, References: r.Doc.References}
 }
 
-func (r *Rule) applies(src []byte) bool {
-	if len(r.Anchors) == 0 {
-		return true
-	}
-	for _, a := range r.Anchors {
-		if bytes.Contains(src, []byte(a)) {
-			return true
+// applies checks the rule's anchors against the anchors found in a file.
+func (r *Rule) applies(set *anchorSet, found uint64) bool {
+	for _, group := range [][]string{r.Anchors, r.AlsoAnchors} {
+		if len(group) == 0 {
+			continue
+		}
+		m, ok := set.mask(group)
+		if ok && found&m == 0 {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // Engine-owned codes: findings about the linting itself rather than about

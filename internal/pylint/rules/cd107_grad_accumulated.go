@@ -17,6 +17,8 @@ var CD107 = &pylint.Rule{
 	Name:     "loss-kept-across-iterations",
 	Severity: report.Warning,
 	Anchors:  []string{".append(", "+="},
+	// The accumulated value must be a loss or something back-propagated.
+	AlsoAnchors: []string{"loss", "backward("},
 	Doc: pylint.Doc{
 		Title:   "Loss accumulated across iterations with its autograd graph",
 		Summary: "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration, without `.item()` or `.detach()`.",

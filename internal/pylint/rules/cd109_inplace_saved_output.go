@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -16,7 +17,9 @@ var CD109 = &pylint.Rule{
 	Code:     "CD109",
 	Name:     "inplace-on-saved-output",
 	Severity: report.Warning,
-	Anchors:  []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt(", "rsqrt("},
+	Anchors:  []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt("},
+	// gradsInPlay needs one of these in the function.
+	AlsoAnchors: []string{"def forward", "loss", "train", "requires_grad", ".backward(", "autograd.grad("},
 	Doc: pylint.Doc{
 		Title:   "In-place write to an output that autograd saved for backward",
 		Summary: "The result of sigmoid, tanh, exp, softmax, log_softmax, relu, sqrt or rsqrt is modified in place (masked or slice assignment, `+=`, `clamp_`, another in-place method) while gradients are enabled.",
@@ -95,7 +98,7 @@ func gradsInPlay(f *pylint.File, scope *sitter.Node) bool {
 	}
 	t := f.Src[scope.StartByte():scope.EndByte()]
 	for _, s := range []string{"requires_grad=True", ".backward(", "requires_grad_(", "autograd.grad("} {
-		if strings.Contains(string(t), s) {
+		if bytes.Contains(t, []byte(s)) {
 			return true
 		}
 	}
