@@ -111,6 +111,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 		newRunCmd(g),
 		newEnvCmd(g),
 		newMemoryCmd(g),
+		newLintCmd(g),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
+	lintcmd "github.com/cudadoctor/cudadoctor/internal/cmd/lint"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
@@ -26,6 +27,7 @@ func allRules() ([]report.RuleInfo, error) {
 	rules = append(rules, flightrec.RuleInfos()...)
 	rules = append(rules, probe.RuleInfos()...)
 	rules = append(rules, memsnap.Rules()...)
+	rules = append(rules, lintcmd.Rules()...)
 	return rules, nil
 }
 

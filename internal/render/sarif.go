@@ -148,8 +148,9 @@ func SARIF(w io.Writer, r *report.Report) error {
 			Help:                 &sarifHelp{Text: text, Markdown: md},
 			DefaultConfiguration: &sarifRuleConfig{Level: sarifLevel(ri.Severity)},
 			Properties:           map[string]any{"kind": string(ri.Kind)}}
+		// A reference may carry a note after the address: "URL (what it shows)".
 		if len(ri.References) > 0 && strings.HasPrefix(ri.References[0], "http") {
-			sr.HelpURI = ri.References[0]
+			sr.HelpURI = strings.Fields(ri.References[0])[0]
 		}
 		index[ri.ID] = len(driver.Rules)
 		driver.Rules = append(driver.Rules, sr)

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	lintcmd "github.com/cudadoctor/cudadoctor/internal/cmd/lint"
+)
+
+func newLintCmd(g *globals) *cobra.Command {
+	var config string
+	cmd := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Find CUDA, async and mixed-precision hazards in Python source",
+		Long: `Check Python files (and every .py file below directories, honouring .gitignore)
+for hazards that make PyTorch programs fail or compute garbage on the GPU:
+unsynchronised non_blocking copies, CUDA in forked workers, deprecated AMP APIs,
+float16 overflow, losses that keep their graphs, host syncs in graph capture...
+'cudadoctor rules CD101' explains a rule. Configure with [tool.cudadoctor] in
+pyproject.toml (select, ignore, per-file-ignores, exclude); silence one line with
+'# cudadoctor: ignore[CD101] reason'.`,
+		Example: `  cudadoctor lint train.py
+  cudadoctor lint src/ --format sarif > lint.sarif
+  cudadoctor lint --fail-on warning .`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := lintcmd.Run(cmd.Context(), lintcmd.Options{Paths: args, ConfigPath: config})
+			if err != nil {
+				return err
+			}
+			if g.format != "text" {
+				return g.emit(rep)
+			}
+			color := g.colorOn(g.sys.StdoutTTY)
+			if err := lintcmd.WriteText(g.sys.Stdout, rep, g.sys.StdoutTTY, color); err != nil {
+				return fmt.Errorf("writing the report: %w", err)
+			}
+			return g.verdict(rep)
+		},
+	}
+	cmd.Flags().StringVar(&config, "config", "", "pyproject.toml to read [tool.cudadoctor] from (default: the nearest one)")
+	return cmd
+}

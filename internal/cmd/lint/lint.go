@@ -1,0 +1,136 @@
+// Package lint is the `cudadoctor lint` command: it collects Python files,
+// runs the pylint rules over them and returns a report.
+package lint
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/pylint/rules"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// Options are the inputs of one lint run.
+type Options struct {
+	// Paths are files and directories; empty means the current directory.
+	Paths []string
+	// ConfigPath names a pyproject.toml; empty means discover the nearest.
+	ConfigPath string
+	// FS is the file system (nil: the real one).
+	FS pylint.FS
+	// Workers is the parallelism (0: GOMAXPROCS).
+	Workers int
+}
+
+// Rules documents every code lint can report, in code order.
+func Rules() []report.RuleInfo {
+	var out []report.RuleInfo
+	for _, r := range append(pylint.EngineRules(), rules.All()...) {
+		out = append(out, r.Info())
+	}
+	return out
+}
+
+// Run lints the paths.
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = pylint.OSFS{}
+	}
+	paths := opts.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var cfg *pylint.Config
+	var err error
+	if opts.ConfigPath != "" {
+		cfg, err = pylint.LoadConfig(opts.ConfigPath)
+	} else {
+		start := paths[0]
+		if info, serr := fsys.Stat(start); serr == nil && !info.IsDir() {
+			start = filepath.Dir(start)
+		}
+		cfg, err = pylint.FindConfig(start)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the configuration: %w", err)
+	}
+	files, err := pylint.Collect(fsys, paths, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sources, errc := pylint.Read(ctx, fsys, files)
+	l := &pylint.Linter{Rules: rules.All(), Enabled: cfg.Enabled, Workers: opts.Workers}
+	findings, _ := l.Lint(ctx, sources)
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	rep := report.New("lint", "")
+	rep.Inputs = paths
+	rep.Findings = findings
+	rep.Rules = Rules()
+	return rep, nil
+}
+
+// WriteText prints findings the way ruff and compilers do, one per line as
+// `path:line:col: CODE message`; with excerpt set (a terminal), the source
+// line follows with a caret under the column.
+func WriteText(w io.Writer, rep *report.Report, excerpt, color bool) error {
+	ew := &errWriter{w: w}
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return code + s + "\x1b[0m"
+	}
+	for _, f := range rep.Findings {
+		loc := f.Location
+		ew.printf("%s: %s %s\n", paint("\x1b[1m", loc.String()), paint(severityColor(f.Severity), f.Rule), f.Message)
+		if excerpt && loc != nil && loc.Code != "" {
+			code := strings.ReplaceAll(loc.Code, "\t", " ")
+			ew.printf("  %5d | %s\n", loc.Line, code)
+			col := loc.Column - 1
+			if col < 0 || col > len(code) {
+				col = 0
+			}
+			ew.printf("        | %s%s\n", strings.Repeat(" ", col), paint("\x1b[1;31m", "^"))
+		}
+	}
+	n := len(rep.Findings)
+	switch n {
+	case 0:
+		ew.printf("%s\n", paint("\x1b[32m", "All checks passed: no hazards found."))
+	case 1:
+		ew.printf("Found 1 hazard.\n")
+	default:
+		ew.printf("Found %d hazards.\n", n)
+	}
+	return ew.err
+}
+
+func severityColor(s report.Severity) string {
+	switch s {
+	case report.Error:
+		return "\x1b[1;31m"
+	case report.Warning:
+		return "\x1b[1;33m"
+	}
+	return "\x1b[1;36m"
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

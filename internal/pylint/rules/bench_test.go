@@ -1,0 +1,108 @@
+package rules
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/python"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+)
+
+// corpus loads every .py file below CUDADOCTOR_LINT_CORPUS (a
+// colon-separated list of directories), or the rule fixtures when unset, so
+// the benchmarks also run in CI on a small input.
+func corpus(b *testing.B) ([]pylint.Source, int) {
+	b.Helper()
+	roots := filepath.SplitList(os.Getenv("CUDADOCTOR_LINT_CORPUS"))
+	if len(roots) == 0 || roots[0] == "" {
+		roots = []string{"testdata"}
+	}
+	var srcs []pylint.Source
+	lines := 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, pylint.Source{Path: p, Src: src})
+			lines += bytes.Count(src, []byte{'\n'})
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return srcs, lines
+}
+
+func feed(srcs []pylint.Source) <-chan pylint.Source {
+	ch := make(chan pylint.Source, 64)
+	go func() {
+		for _, s := range srcs {
+			ch <- s
+		}
+		close(ch)
+	}()
+	return ch
+}
+
+// BenchmarkBareParse is the baseline: tree-sitter parsing every file, on
+// GOMAXPROCS workers, and nothing else.
+func BenchmarkBareParse(b *testing.B) {
+	srcs, lines := corpus(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ch := feed(srcs)
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := sitter.NewParser()
+				defer p.Close()
+				p.SetLanguage(python.GetLanguage())
+				for s := range ch {
+					t, err := p.ParseCtx(context.Background(), nil, s.Src)
+					if err != nil {
+						b.Error(err)
+						continue
+					}
+					t.Close()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkLint is the full rule set, suppressions included, over the same
+// files on the same workers.
+func BenchmarkLint(b *testing.B) {
+	srcs, lines := corpus(b)
+	l := &pylint.Linter{Rules: All()}
+	b.ResetTimer()
+	var n int
+	for i := 0; i < b.N; i++ {
+		fs, st := l.Lint(context.Background(), feed(srcs))
+		n = len(fs)
+		if st.Files != len(srcs) {
+			b.Fatalf("linted %d of %d files", st.Files, len(srcs))
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	b.ReportMetric(float64(n), "findings")
+}

@@ -1,0 +1,136 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD105: binary_cross_entropy under autocast, or on values that are not
+// probabilities.
+var CD105 = &pylint.Rule{
+	Code:     "CD105",
+	Name:     "unsafe-binary-cross-entropy",
+	Severity: report.Error,
+	Anchors:  []string{"binary_cross_entropy(", "BCELoss("},
+	Doc: pylint.Doc{
+		Title:   "binary_cross_entropy under autocast or on logits",
+		Summary: "`F.binary_cross_entropy`/`nn.BCELoss` is called inside an autocast region (PyTorch raises) or on values that are not probabilities, such as raw logits (a device-side assert on CUDA).",
+		Why: `Autocast refuses binary_cross_entropy: "torch.nn.functional.binary_cross_entropy and
+torch.nn.BCELoss are unsafe to autocast", because its log of float16 inputs loses too
+much. Outside autocast, inputs outside [0, 1] trip a device-side assert on CUDA
+("Assertion input_val >= zero && input_val <= one failed"), which is reported
+asynchronously and kills the CUDA context.`,
+		Example: `logits = model(x)
+loss = F.binary_cross_entropy(logits, target)   # logits are not in [0, 1]`,
+		Fix: `Feed the logits to F.binary_cross_entropy_with_logits (or nn.BCEWithLogitsLoss):
+it fuses the sigmoid, is numerically stable and is safe under autocast.`,
+		References: []string{
+			"testdata/gpu/scenarios/s04_bce_range.py and testdata/gpu/logs/h100/s04_bce_range.plain.log (logits passed to binary_cross_entropy: device-side assert, cudaErrorAssert)",
+			"https://docs.pytorch.org/docs/stable/amp.html#prefer-binary-cross-entropy-with-logits-over-binary-cross-entropy (unsafe to autocast; autocast raises an error)",
+		},
+	},
+	Check: checkCD105,
+}
+
+func checkCD105(p *pylint.Pass) {
+	f := p.File
+	for _, call := range f.CallsAt("binary_cross_entropy(", 0, len(f.Src)) {
+		if f.ContextOf(call)&pylint.CtxAutocast != 0 {
+			p.Report(call, "binary_cross_entropy inside an autocast region raises \"unsafe to autocast\"",
+				"compute the loss with F.binary_cross_entropy_with_logits on the logits")
+			continue
+		}
+		args := pylint.PositionalArgs(call)
+		if len(args) == 0 {
+			continue
+		}
+		if why := notProbabilities(f, args[0]); why != "" {
+			p.Report(call, fmt.Sprintf("binary_cross_entropy on %s, which are not probabilities: values outside [0, 1] trip a device-side assert", why),
+				"use F.binary_cross_entropy_with_logits on the logits (or apply torch.sigmoid first)")
+		}
+	}
+	for _, ctor := range f.CallsAt("BCELoss(", 0, len(f.Src)) {
+		if pylint.LastName(f.Callee(ctor)) != "BCELoss" {
+			continue
+		}
+		// nn.BCELoss()(x, y) called on the spot.
+		if pr := ctor.Parent(); pr != nil && pr.Type() == "call" && same(pr.ChildByFieldName("function"), ctor) {
+			if f.ContextOf(pr)&pylint.CtxAutocast != 0 {
+				p.Report(pr, "nn.BCELoss inside an autocast region raises \"unsafe to autocast\"", "use nn.BCEWithLogitsLoss on the logits")
+			}
+			continue
+		}
+		target := bceTarget(f, ctor)
+		if target == "" {
+			continue
+		}
+		for _, use := range f.CallsAt(target+"(", 0, len(f.Src)) {
+			if f.Callee(use) != target {
+				continue
+			}
+			if f.ContextOf(use)&pylint.CtxAutocast != 0 {
+				line, _ := f.LineCol(int(ctor.StartByte()))
+				p.Report(use, fmt.Sprintf("%s (nn.BCELoss, line %d) is called inside an autocast region, which raises \"unsafe to autocast\"", target, line),
+					"use nn.BCEWithLogitsLoss on the logits")
+			}
+		}
+	}
+}
+
+// bceTarget is what an nn.BCELoss() is stored in: `crit` or `self.crit`.
+func bceTarget(f *pylint.File, ctor *sitter.Node) string {
+	p := ctor.Parent()
+	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("right"), ctor) {
+		return ""
+	}
+	l := p.ChildByFieldName("left")
+	if l == nil || (l.Type() != "identifier" && l.Type() != "attribute") {
+		return ""
+	}
+	return f.Text(l)
+}
+
+// notProbabilities names why an argument is evidently not in [0, 1], or "".
+// Unknown values are given the benefit of the doubt.
+func notProbabilities(f *pylint.File, arg *sitter.Node) string {
+	arg = unparen(arg)
+	t := strings.ToLower(f.Text(arg))
+	if probLike(t) {
+		return ""
+	}
+	if arg.Type() != "identifier" {
+		if strings.Contains(t, "logit") {
+			return f.Text(arg)
+		}
+		return ""
+	}
+	name := f.Text(arg)
+	rhs := lastAssignment(f, f.Scope(arg), name, int(arg.StartByte()))
+	if rhs != nil {
+		rt := strings.ToLower(f.Text(rhs))
+		if probLike(rt) {
+			return ""
+		}
+		if strings.Contains(rt, "randn") || strings.Contains(rt, "logit") {
+			return "values of " + name + " (unbounded)"
+		}
+	}
+	if strings.Contains(strings.ToLower(name), "logit") {
+		return "logits " + name
+	}
+	return ""
+}
+
+func probLike(t string) bool {
+	for _, w := range []string{"sigmoid", "softmax", "prob", "clamp", "clip", "rand(", "rand_like", "sigm", "hardtanh"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}

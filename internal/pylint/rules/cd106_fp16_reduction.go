@@ -1,0 +1,143 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD106: overflow-prone reductions on tensors converted to float16 by hand,
+// outside autocast.
+var CD106 = &pylint.Rule{
+	Code:     "CD106",
+	Name:     "fp16-overflow-reduction",
+	Severity: report.Warning,
+	Anchors:  []string{".half(", "float16", "torch.half"},
+	Doc: pylint.Doc{
+		Title:   "Overflow-prone reduction on a manually converted float16 tensor",
+		Summary: "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast; float16 overflows to inf above 65504.",
+		Why: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
+ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
+loss). Under torch.autocast the same operations run in float32 (they are on autocast's
+float32 list), which is why code that was fine under autocast overflows after a manual
+.half().`,
+		Example: `x = torch.full((4096,), 300.0, device="cuda")
+s = (x.half() ** 2).sum()      # inf`,
+		Fix: `Reduce in float32: call .float() before the reduction (or pass dtype=torch.float32
+to sum/mean/norm), or let torch.autocast pick per-operation precision instead of
+converting by hand.`,
+		References: []string{
+			"testdata/gpu/scenarios/s20_fp16_overflow.py and testdata/gpu/logs/h100/s20_fp16_overflow.plain.log (H100: the manual .half() sum is inf, the same sum under autocast is finite and float32)",
+			"https://docs.pytorch.org/docs/stable/amp.html#cuda-ops-that-can-autocast-to-float32 (pow, exp, sum, norm, ... run in float32 under autocast)",
+		},
+	},
+	Check: checkCD106,
+}
+
+var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "exp": true, "norm": true, "var": true, "std": true,
+	"cumsum": true, "cumprod": true, "square": true, "matmul": true, "mm": true, "bmm": true}
+
+func checkCD106(p *pylint.Pass) {
+	f := p.File
+	var convs []*sitter.Node
+	convs = append(convs, f.CallsAt(".half(", 0, len(f.Src))...)
+	for _, needle := range []string{"float16", "torch.half"} {
+		for _, off := range f.Find(needle, 0, len(f.Src)) {
+			n := f.NodeAt(off, off+len(needle))
+			if n == nil {
+				continue
+			}
+			call := pylint.Ancestor(n, "call")
+			if call == nil {
+				continue
+			}
+			m := pylint.LastName(f.Callee(call))
+			if (m == "to" || m == "type") && receiver(call) != nil && len(f.Callee(call)) > 0 {
+				convs = append(convs, call)
+			}
+		}
+	}
+	seen := map[uint32]bool{}
+	for _, c := range convs {
+		if seen[c.StartByte()] {
+			continue
+		}
+		seen[c.StartByte()] = true
+		if pylint.LastName(f.Callee(c)) == "half" && len(pylint.PositionalArgs(c)) > 0 {
+			continue
+		}
+		if f.ContextOf(c)&pylint.CtxAutocast != 0 {
+			continue
+		}
+		if n, what := overflowUse(f, c); n != nil {
+			p.Report(n, fmt.Sprintf("%s on a tensor converted to float16 (%s) outside autocast can overflow to inf", what, shorten(f.Compact(c))))
+			continue
+		}
+		name := assignedName(c)
+		if name == nil {
+			continue
+		}
+		scope := f.Scope(c)
+		for _, use := range usesAfter(f, scope, f.Text(name), int(pylint.Statement(c).EndByte())) {
+			if f.ContextOf(use)&pylint.CtxAutocast != 0 {
+				continue
+			}
+			if n, what := overflowUse(f, use); n != nil {
+				line, _ := f.LineCol(int(c.StartByte()))
+				p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(name), line))
+				break
+			}
+		}
+	}
+}
+
+// overflowUse follows a float16 value up through parentheses and powers to
+// the first overflow-prone reduction applied to it.
+func overflowUse(f *pylint.File, n *sitter.Node) (*sitter.Node, string) {
+	cur := n
+	for {
+		p := cur.Parent()
+		if p == nil {
+			return nil, ""
+		}
+		switch p.Type() {
+		case "parenthesized_expression":
+			cur = p
+			continue
+		case "binary_operator":
+			op := f.Text(p.ChildByFieldName("operator"))
+			if op == "**" && same(p.ChildByFieldName("left"), cur) {
+				return p, "** (power)"
+			}
+			if op == "@" {
+				return p, "@ (matmul)"
+			}
+			return nil, ""
+		case "attribute":
+			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] {
+				return call, "." + m + "()"
+			}
+			return nil, ""
+		case "argument_list":
+			call := p.Parent()
+			callee := f.Callee(call)
+			if (strings.HasPrefix(callee, "torch.") || strings.HasPrefix(callee, "F.")) && overflowMethods[pylint.LastName(callee)] {
+				return call, callee + "()"
+			}
+			return nil, ""
+		default:
+			return nil, ""
+		}
+	}
+}
+
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}

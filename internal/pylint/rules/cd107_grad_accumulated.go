@@ -1,0 +1,153 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD107: a loss (a tensor with an autograd graph) kept across training-loop
+// iterations.
+var CD107 = &pylint.Rule{
+	Code:     "CD107",
+	Name:     "loss-kept-across-iterations",
+	Severity: report.Warning,
+	Anchors:  []string{".append(", "+="},
+	// The accumulated value must be a loss or something back-propagated.
+	AlsoAnchors: []string{"loss", "backward("},
+	Doc: pylint.Doc{
+		Title:   "Loss accumulated across iterations with its autograd graph",
+		Summary: "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration, without `.item()` or `.detach()`.",
+		Why: `A loss that requires grad holds its whole autograd graph, and with it the
+activations saved for backward. Storing it (history.append(loss)) or summing it into a
+variable created before the loop (total += loss) keeps every iteration's graph alive:
+memory grows each step until CUDA runs out of memory, far from the line at fault.`,
+		Example: `history = []
+for step in range(steps):
+    loss = model(x).pow(2).mean()
+    history.append(loss)`,
+		Fix: `Store plain numbers or detached tensors: history.append(loss.item()) or
+total += loss.detach() (or float(loss)).`,
+		References: []string{
+			"testdata/gpu/scenarios/s28_leak_oom.py and testdata/gpu/logs/h100/s28_leak_oom.plain.log (allocated memory grows every step until torch.OutOfMemoryError)",
+			"testdata/gpu/scenarios/s33_memory_snapshot.py and testdata/gpu/artifacts/s33_memory_snapshot.pickle (the snapshot at OOM: memory held by every step's graph)",
+			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
+		},
+	},
+	Check: checkCD107,
+}
+
+func checkCD107(p *pylint.Pass) {
+	f := p.File
+	for _, call := range f.CallsAt(".append(", 0, len(f.Src)) {
+		args := pylint.PositionalArgs(call)
+		if len(args) != 1 {
+			continue
+		}
+		checkAccumulation(p, call, receiver(call), args[0], "append")
+	}
+	for _, off := range f.Find("+=", 0, len(f.Src)) {
+		n := f.NodeAt(off, off+2)
+		if n == nil || n.Type() != "augmented_assignment" {
+			continue
+		}
+		checkAccumulation(p, n, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+=")
+	}
+}
+
+func checkAccumulation(p *pylint.Pass, at, target, value *sitter.Node, how string) {
+	f := p.File
+	if target == nil || value == nil {
+		return
+	}
+	scope := f.Scope(at)
+	loop := enclosingLoop(at, scope)
+	if loop == nil {
+		return
+	}
+	// The accumulated expression must carry the loss itself, not a number
+	// taken from it.
+	vt := f.Compact(value)
+	for _, safe := range []string{".item()", ".detach()", "float(", ".tolist()", ".data", "int(", "len("} {
+		if strings.Contains(vt, safe) {
+			return
+		}
+	}
+	loss := lossIdentifier(f, unparen(value))
+	if loss == nil {
+		return
+	}
+	name := f.Text(loss)
+	// The target must outlive the iteration: bound before the loop or an
+	// attribute (self.history).
+	tt := f.Text(target)
+	if target.Type() == "identifier" {
+		if lastAssignment(f, scope, tt, int(loop.StartByte())) == nil {
+			return
+		}
+	} else if target.Type() != "attribute" {
+		return
+	}
+	// The loss must be computed in this loop iteration, with gradients on.
+	body := loop.ChildByFieldName("body")
+	rhs := lastAssignment(f, scope, name, int(at.StartByte()))
+	if rhs == nil || body == nil || !pylint.Within(rhs, body) {
+		return
+	}
+	if f.ContextOf(rhs)&pylint.CtxNoGrad != 0 {
+		return
+	}
+	rt := f.Compact(rhs)
+	for _, safe := range []string{".item()", ".detach()", "float(", ".tolist()", ".cpu().numpy()", "torch.tensor(", ".data"} {
+		if strings.Contains(rt, safe) {
+			return
+		}
+	}
+	if !strings.Contains(strings.ToLower(name), "loss") && len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) == 0 {
+		return
+	}
+	// Accumulated on purpose: the total is back-propagated after the loop
+	// (gradient accumulation, several losses combined).
+	for _, c := range f.CallsAt("backward(", int(loop.EndByte()), int(scope.EndByte())) {
+		if same(f.Scope(c), scope) {
+			return
+		}
+	}
+	// The list is combined after the loop (torch.stack(losses).mean()):
+	// the graphs are kept to be used, for a bounded number of iterations.
+	if target.Type() == "identifier" {
+		for _, use := range f.Names(tt, int(loop.EndByte()), int(scope.EndByte())) {
+			if c := pylint.Ancestor(use, "call"); c != nil && same(f.Scope(use), scope) {
+				switch f.Callee(c) {
+				case "torch.stack", "torch.cat", "sum", "torch.sum", "torch.mean":
+					return
+				}
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
+	if how == "+=" {
+		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
+	}
+	p.Report(at, msg+"; memory grows until CUDA runs out", fmt.Sprintf("accumulate %s.item() (or %s.detach()) instead", name, name))
+}
+
+// lossIdentifier is the identifier an accumulated expression is made of:
+// `loss`, `loss * n`, `loss / k`.
+func lossIdentifier(f *pylint.File, v *sitter.Node) *sitter.Node {
+	switch v.Type() {
+	case "identifier":
+		return v
+	case "binary_operator":
+		for _, side := range []string{"left", "right"} {
+			if s := unparen(v.ChildByFieldName(side)); s != nil && s.Type() == "identifier" && strings.Contains(strings.ToLower(f.Text(s)), "loss") {
+				return s
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD111: tensors created in forward() on the default (CPU) device and mixed
+// with the module's inputs.
+var CD111 = &pylint.Rule{
+	Code:     "CD111",
+	Name:     "forward-tensor-without-device",
+	Severity: report.Warning,
+	Anchors:  []string{"def forward"},
+	Doc: pylint.Doc{
+		Title:   "Tensor created in forward() without device= and combined with the inputs",
+		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU.",
+		Why: `Factory functions allocate on the default device, the CPU, whatever device the module
+and its inputs are on. The first operation that mixes the two fails with "Expected all
+tensors to be on the same device, but got mat1 is on cpu, different from other tensors
+on cuda:0". The module works in CPU tests and breaks as soon as it runs on the GPU.`,
+		Example: `def forward(self, x):
+    pos = torch.arange(x.shape[1])
+    return x + self.emb(pos)`,
+		Fix: `Create tensors where the inputs are: torch.arange(n, device=x.device),
+torch.zeros_like(x), x.new_zeros(shape); or register constants as buffers
+(self.register_buffer) so .to()/.cuda() moves them with the module.`,
+		References: []string{
+			"testdata/gpu/scenarios/s07_device_mismatch.py and testdata/gpu/logs/h100/s07_device_mismatch.plain.log (\"Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0\")",
+			"https://docs.pytorch.org/docs/stable/notes/cuda.html#best-practices (device-agnostic code: create tensors with device= or *_like / new_* methods)",
+		},
+	},
+	Check: checkCD111,
+}
+
+var factories = []string{"zeros", "ones", "randn", "rand", "arange", "empty", "full", "eye", "tensor", "linspace", "randint", "randperm"}
+
+// combiners are functions whose tensor arguments must share a device.
+var combiners = map[string]bool{"cat": true, "stack": true, "where": true, "matmul": true, "bmm": true, "mm": true, "einsum": true,
+	"add": true, "mul": true, "sub": true, "div": true, "maximum": true, "minimum": true, "masked_fill": true, "gather": true, "bucketize": true}
+
+func checkCD111(p *pylint.Pass) {
+	f := p.File
+	for _, off := range f.Find("def forward", 0, len(f.Src)) {
+		fn := f.NodeAt(off, off+len("def forward"))
+		if fn == nil || fn.Type() != "function_definition" || f.Text(fn.ChildByFieldName("name")) != "forward" {
+			continue
+		}
+		if pylint.Ancestor(fn, "class_definition") == nil {
+			continue
+		}
+		start, end := int(fn.StartByte()), int(fn.EndByte())
+		for _, fac := range factories {
+			for _, call := range f.CallsAt("torch."+fac+"(", start, end) {
+				if f.Callee(call) != "torch."+fac || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
+					continue
+				}
+				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
+					continue
+				}
+				if moved(f, call) {
+					continue
+				}
+				if n := combinedUse(f, call); n != nil {
+					p.Report(call, fmt.Sprintf("torch.%s() without device= creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", fac, line(f, n)),
+						fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
+					continue
+				}
+				name := assignedName(call)
+				if name == nil {
+					continue
+				}
+				for _, use := range usesAfter(f, fn, f.Text(name), int(pylint.Statement(call).EndByte())) {
+					if m, c := methodCallOn(f, use); c != nil && (m == "to" || m == "cuda" || m == "type_as") {
+						break
+					}
+					if n := combinedUse(f, use); n != nil {
+						p.Report(call, fmt.Sprintf("torch.%s() without device= creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", fac, f.Text(name), line(f, n)),
+							fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+func line(f *pylint.File, n *sitter.Node) int {
+	l, _ := f.LineCol(int(n.StartByte()))
+	return l
+}
+
+// scalarLiteral: torch.tensor(1.0) is a 0-dim CPU tensor, which PyTorch
+// lets combine with CUDA tensors.
+func scalarLiteral(f *pylint.File, call *sitter.Node) bool {
+	args := pylint.PositionalArgs(call)
+	if len(args) == 0 {
+		return true
+	}
+	switch unparen(args[0]).Type() {
+	case "integer", "float", "true", "false", "unary_operator":
+		return true
+	}
+	return false
+}
+
+// moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
+func moved(f *pylint.File, call *sitter.Node) bool {
+	m, c := methodCallOn(f, upParen(call))
+	return c != nil && (m == "to" || m == "cuda" || m == "type_as")
+}
+
+// combinedUse is the expression that mixes n with other tensors, or nil.
+func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
+	cur := upParen(n)
+	// Indexing keeps the device: pos[None] is still on the CPU.
+	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
+		cur = upParen(p)
+	}
+	p := cur.Parent()
+	if p == nil {
+		return nil
+	}
+	switch p.Type() {
+	case "binary_operator":
+		switch f.Text(p.ChildByFieldName("operator")) {
+		case "+", "-", "*", "/", "@", "//", "%":
+			other := p.ChildByFieldName("left")
+			if same(other, cur) {
+				other = p.ChildByFieldName("right")
+			}
+			if o := unparen(other); o != nil && (o.Type() == "integer" || o.Type() == "float") {
+				return nil
+			}
+			return p
+		}
+	case "comparison_operator":
+		for i := 0; i < int(p.NamedChildCount()); i++ {
+			switch c := unparen(p.NamedChild(i)); c.Type() {
+			case "none", "integer", "float", "true", "false", "string":
+				return nil
+			}
+		}
+		return p
+	case "argument_list", "list", "tuple":
+		call := pylint.Ancestor(cur, "call")
+		if call == nil {
+			return nil
+		}
+		callee := f.Callee(call)
+		if combiners[pylint.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
+			return call
+		}
+
+	}
+	return nil
+}
+
+// scalarShape: a size of () or [] makes a 0-dim tensor, which combines with
+// CUDA tensors without error.
+func scalarShape(f *pylint.File, call *sitter.Node) bool {
+	if sz := f.Keyword(call, "size"); sz != nil {
+		t := f.Compact(sz)
+		return t == "()" || t == "[]"
+	}
+	for _, a := range pylint.PositionalArgs(call) {
+		if t := f.Compact(a); t == "()" || t == "[]" {
+			return true
+		}
+	}
+	return false
+}

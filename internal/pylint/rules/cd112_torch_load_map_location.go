@@ -1,0 +1,47 @@
+package rules
+
+import (
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD112: torch.load without map_location.
+var CD112 = &pylint.Rule{
+	Code:     "CD112",
+	Name:     "torch-load-without-map-location",
+	Severity: report.Warning,
+	Anchors:  []string{"torch.load("},
+	Doc: pylint.Doc{
+		Title:   "torch.load without map_location",
+		Summary: "`torch.load` is called without `map_location`, so tensors come back on the device they were saved from.",
+		Why: `A checkpoint saved from cuda:1 restores its tensors to cuda:1. On a machine without a
+GPU torch.load raises "Attempting to deserialize object on a CUDA device but
+torch.cuda.is_available() is False"; on one with fewer GPUs it fails with an invalid
+device ordinal; in multi-process jobs every rank loads onto the saving rank's GPU.`,
+		Example: `state = torch.load("ckpt.pt")`,
+		Fix: `Say where tensors should go: torch.load(path, map_location="cpu") and then
+model.load_state_dict(state) / .to(device), or map_location=device.`,
+		References: []string{
+			"https://docs.pytorch.org/docs/stable/generated/torch.load.html (storages are restored to the device they were saved from unless map_location is given)",
+			"testdata/gpu/scenarios/s13_invalid_ordinal.py and testdata/gpu/logs/h100/s13_invalid_ordinal.plain.log (a device index the machine does not have: invalid device ordinal)",
+		},
+	},
+	Check: checkCD112,
+}
+
+func checkCD112(p *pylint.Pass) {
+	f := p.File
+	for _, call := range f.CallsAt("torch.load(", 0, len(f.Src)) {
+		if f.Callee(call) != "torch.load" {
+			continue
+		}
+		if f.Keyword(call, "map_location") != nil || len(pylint.PositionalArgs(call)) >= 2 {
+			continue
+		}
+		if args := call.ChildByFieldName("arguments"); args != nil && (contains(f.Text(args), "**")) {
+			continue
+		}
+		p.Report(call, "torch.load without map_location restores tensors to the device they were saved from; it fails on machines without that GPU",
+			`pass map_location="cpu" (or the target device)`)
+	}
+}

@@ -1,0 +1,252 @@
+// Package rules holds cudadoctor's lint rules, one file per rule, and the
+// explicit registry that lists them.
+package rules
+
+import (
+	"sort"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/cudadoctor/cudadoctor/internal/pylint"
+)
+
+// The light data flow the rules share: which name an expression is bound
+// to, where that name is used next within the same function, where it is
+// rebound, and where the host synchronises with the GPU.
+
+// assignedName returns the identifier an expression is assigned to
+// (`x = expr`, through parentheses), or nil.
+func assignedName(n *sitter.Node) *sitter.Node {
+	cur := n
+	for p := cur.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = cur.Parent() {
+		cur = p
+	}
+	p := cur.Parent()
+	if p == nil || p.Type() != "assignment" {
+		return nil
+	}
+	if r := p.ChildByFieldName("right"); r == nil || r.StartByte() != cur.StartByte() || r.EndByte() != cur.EndByte() {
+		return nil
+	}
+	if l := p.ChildByFieldName("left"); l != nil && l.Type() == "identifier" {
+		return l
+	}
+	return nil
+}
+
+// isRebinding reports whether identifier id is the target of a plain
+// assignment (`id = ...`), which ends the life of the previous value.
+func isRebinding(id *sitter.Node) bool {
+	p := id.Parent()
+	if p == nil {
+		return false
+	}
+	switch p.Type() {
+	case "assignment":
+		l := p.ChildByFieldName("left")
+		return l != nil && l.StartByte() == id.StartByte() && l.EndByte() == id.EndByte()
+	case "for_statement":
+		l := p.ChildByFieldName("left")
+		return l != nil && l.StartByte() == id.StartByte()
+	}
+	return false
+}
+
+// usesAfter lists the uses of name in scope after offset, stopping at the
+// first rebinding; uses inside nested functions are skipped (they run
+// whenever they are called).
+func usesAfter(f *pylint.File, scope *sitter.Node, name string, after int) []*sitter.Node {
+	var out []*sitter.Node
+	for _, id := range f.Names(name, after, int(scope.EndByte())) {
+		if s := f.Scope(id); s.StartByte() != scope.StartByte() {
+			continue
+		}
+		if isRebinding(id) {
+			break
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// firstSync is the offset of the first host synchronisation (any
+// `.synchronize()` call: device, stream or event) in [start, end), or end.
+func firstSync(f *pylint.File, start, end int) int {
+	for _, c := range f.CallsAt("synchronize(", start, end) {
+		return int(c.StartByte())
+	}
+	return end
+}
+
+// methodCallOn returns the method name and call node when id is the object
+// of a method call (`id.name(...)`).
+func methodCallOn(f *pylint.File, id *sitter.Node) (string, *sitter.Node) {
+	p := id.Parent()
+	if p == nil || p.Type() != "attribute" || p.ChildByFieldName("object").StartByte() != id.StartByte() {
+		return "", nil
+	}
+	if id.EndByte() != p.ChildByFieldName("object").EndByte() {
+		return "", nil
+	}
+	g := p.Parent()
+	if g == nil || g.Type() != "call" || g.ChildByFieldName("function").StartByte() != p.StartByte() {
+		return "", nil
+	}
+	return f.Text(p.ChildByFieldName("attribute")), g
+}
+
+// mutation classifies a use of id that writes its storage in place:
+// `id.fill_(...)`, `id[...] = v`, `id += v`. It returns the node to report
+// and a description, or nil.
+func mutation(f *pylint.File, id *sitter.Node) (*sitter.Node, string) {
+	if m, call := methodCallOn(f, id); call != nil && isInplaceMethod(m) {
+		return call, m + "()"
+	}
+	p := id.Parent()
+	if p == nil {
+		return nil, ""
+	}
+	switch p.Type() {
+	case "augmented_assignment":
+		if l := p.ChildByFieldName("left"); l != nil && l.StartByte() == id.StartByte() && l.EndByte() == id.EndByte() {
+			return p, f.Text(p.ChildByFieldName("operator"))
+		}
+	case "subscript":
+		if v := p.ChildByFieldName("value"); v == nil || v.StartByte() != id.StartByte() || v.EndByte() != id.EndByte() {
+			return nil, ""
+		}
+		g := p.Parent()
+		if g != nil && (g.Type() == "assignment" || g.Type() == "augmented_assignment") {
+			if l := g.ChildByFieldName("left"); l != nil && l.StartByte() == p.StartByte() {
+				return g, "slice assignment"
+			}
+		}
+	}
+	return nil, ""
+}
+
+// notInplace are trailing-underscore methods that do not write the data.
+var notInplace = map[string]bool{"requires_grad_": true, "share_memory_": true, "retain_grad_": true, "record_stream_": true}
+
+func isInplaceMethod(m string) bool {
+	return strings.HasSuffix(m, "_") && !strings.HasSuffix(m, "__") && !strings.HasPrefix(m, "_") && !notInplace[m]
+}
+
+// enclosingLoop is the innermost for/while loop around n within scope.
+func enclosingLoop(n, scope *sitter.Node) *sitter.Node {
+	l := pylint.Ancestor(n, "for_statement", "while_statement", "function_definition")
+	if l == nil || l.Type() == "function_definition" || !pylint.Within(l, scope) {
+		return nil
+	}
+	return l
+}
+
+// stringValue is the content of a plain string literal, or "" with ok=false.
+func stringValue(f *pylint.File, n *sitter.Node) (string, bool) {
+	if n == nil || n.Type() != "string" {
+		return "", false
+	}
+	t := f.Text(n)
+	if strings.ContainsAny(t[:1], "fFbB") {
+		return "", false
+	}
+	t = strings.TrimLeft(t, "rRuU")
+	if len(t) < 2 {
+		return "", false
+	}
+	q := t[:1]
+	if strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, "'''") {
+		q = t[:3]
+	}
+	if !strings.HasSuffix(t, q) || len(t) < 2*len(q) {
+		return "", false
+	}
+	return t[len(q) : len(t)-len(q)], true
+}
+
+// nonBlockingCopy reports whether the keyword at off is `non_blocking=True`
+// and returns its call.
+func nonBlockingCall(f *pylint.File, off int) *sitter.Node {
+	n := f.NodeAt(off, off+len("non_blocking"))
+	if n == nil || n.Type() != "identifier" {
+		return nil
+	}
+	kw := n.Parent()
+	if kw == nil || kw.Type() != "keyword_argument" || !f.IsTrue(kw.ChildByFieldName("value")) {
+		return nil
+	}
+	args := kw.Parent()
+	if args == nil || args.Type() != "argument_list" {
+		return nil
+	}
+	call := args.Parent()
+	if call == nil || call.Type() != "call" || call.ChildByFieldName("function").Type() != "attribute" {
+		return nil
+	}
+	return call
+}
+
+// copyDirection is "d2h", "h2d" or "" for a `.to/.cuda/.cpu` call.
+func copyDirection(f *pylint.File, call *sitter.Node) string {
+	switch pylint.LastName(f.Callee(call)) {
+	case "cpu":
+		return "d2h"
+	case "cuda":
+		return "h2d"
+	case "to":
+		args := f.Compact(call.ChildByFieldName("arguments"))
+		if strings.Contains(args, `"cpu"`) || strings.Contains(args, `'cpu'`) {
+			return "d2h"
+		}
+		return "h2d"
+	}
+	return ""
+}
+
+// receiver is the object a method is called on.
+func receiver(call *sitter.Node) *sitter.Node {
+	fn := call.ChildByFieldName("function")
+	if fn == nil || fn.Type() != "attribute" {
+		return nil
+	}
+	return fn.ChildByFieldName("object")
+}
+
+// unparen strips parentheses around an expression.
+func unparen(n *sitter.Node) *sitter.Node {
+	for n != nil && n.Type() == "parenthesized_expression" && n.NamedChildCount() == 1 {
+		n = n.NamedChild(0)
+	}
+	return n
+}
+
+// upParen climbs out of parentheses around n.
+func upParen(n *sitter.Node) *sitter.Node {
+	for p := n.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = n.Parent() {
+		n = p
+	}
+	return n
+}
+
+// lastAssignment returns the right-hand side of the last `name = ...` in
+// scope before offset, or nil.
+func lastAssignment(f *pylint.File, scope *sitter.Node, name string, before int) *sitter.Node {
+	var rhs *sitter.Node
+	for _, id := range f.Names(name, int(scope.StartByte()), before) {
+		if isRebinding(id) && f.Scope(id).StartByte() == scope.StartByte() {
+			if p := id.Parent(); p.Type() == "assignment" {
+				rhs = p.ChildByFieldName("right")
+			}
+		}
+	}
+	return rhs
+}
+
+func same(a, b *sitter.Node) bool {
+	return a != nil && b != nil && a.StartByte() == b.StartByte() && a.EndByte() == b.EndByte() && a.Type() == b.Type()
+}
+
+func sortNodes(ns []*sitter.Node) {
+	sort.Slice(ns, func(i, j int) bool { return ns[i].StartByte() < ns[j].StartByte() })
+}

@@ -1,0 +1,41 @@
+import numpy as np
+import torch
+
+# Pageable numpy source: the copy is synchronous (s21, first half).
+cpu_array = np.random.rand(1000, 1000).astype(np.float32)
+gpu = torch.from_numpy(cpu_array).to("cuda")
+cpu_array[:] = 0.0
+
+def synchronised(n):
+    src = torch.full((n,), 1.0).pin_memory()
+    dst = src.to("cuda", non_blocking=True)
+    torch.cuda.synchronize()
+    src.fill_(-1.0)
+    return dst
+
+def pageable(x):
+    src = x.clone()
+    dst = src.to("cuda", non_blocking=True)
+    src.zero_()
+    return dst
+
+def reassigned(n):
+    src = torch.ones(n).pin_memory()
+    dst = src.to("cuda", non_blocking=True)
+    src = torch.zeros(n)
+    src.fill_(3)
+    return dst
+
+def loop_synced(batches):
+    buf = torch.empty(4096).pin_memory()
+    for b in batches:
+        buf.copy_(b)
+        out = buf.to("cuda", non_blocking=True)
+        torch.cuda.current_stream().synchronize()
+        yield out
+
+def requires_grad(n):
+    src = torch.ones(n).pin_memory()
+    dst = src.to("cuda", non_blocking=True)
+    src.requires_grad_()
+    return dst

@@ -1,0 +1,30 @@
+import torch
+
+# The s21 pattern: pinned source overwritten while its copy is queued.
+for trial in range(50):
+    src = torch.full((64 << 20,), float(trial + 1)).pin_memory()
+    dst = src.to("cuda", non_blocking=True)
+    src.fill_(-1.0)  # want CD102
+    torch.cuda.synchronize()
+
+def staging(batch):
+    buf = torch.empty(1024, pin_memory=True)
+    buf.copy_(batch)
+    out = buf.cuda(non_blocking=True)
+    buf[:10] = 0  # want CD102
+    return out
+
+def add(x):
+    host = x.pin_memory()
+    gpu = torch.empty_like(host, device="cuda")
+    gpu.copy_(host, non_blocking=True)
+    host += 1  # want CD102
+    return gpu
+
+def loop(batches):
+    buf = torch.empty(4096).pin_memory()
+    outs = []
+    for b in batches:
+        buf.copy_(b)  # want CD102
+        outs.append(buf.to("cuda", non_blocking=True))
+    return outs

@@ -1,0 +1,31 @@
+import multiprocessing as mp
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class OnGpu(Dataset):
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, i):
+        return torch.full((4,), float(i), device="cuda")  # want CD103
+
+
+class Moves(torch.utils.data.Dataset):
+    def __getitem__(self, i):
+        return torch.ones(4).cuda()  # want CD103
+
+
+def work(i):
+    return torch.ones(4, device="cuda").sum().item() * i
+
+
+if __name__ == "__main__":
+    warm = torch.zeros(1, device="cuda")
+    with mp.get_context("fork").Pool(2) as pool:  # want CD103
+        print(pool.map(work, range(4)))
+    loader = DataLoader(OnGpu(), batch_size=8, num_workers=2, multiprocessing_context="fork")
+    moves = Moves()
+    other = DataLoader(moves, num_workers=4)
+    for batch in loader:
+        print(batch.sum().item())

@@ -1,0 +1,28 @@
+import torch
+
+x = torch.full((4096,), 300.0, device="cuda")
+with torch.autocast("cuda", dtype=torch.float16):
+    h = torch.nn.functional.linear(x[None], torch.eye(4096, device="cuda"))
+    under_autocast = (h ** 2).sum()
+
+fixed = (x.half().float() ** 2).sum()
+model = torch.nn.Linear(4, 4).half()
+
+
+def reduce_fp32(x):
+    h = x.half()
+    return h.float().sum()
+
+
+def under_autocast(x):
+    with torch.autocast("cuda", dtype=torch.float16):
+        return (x.half() ** 2).sum()
+
+
+def elementwise(x):
+    h = x.half()
+    return h * 0.5 + 1
+
+
+def store(x):
+    return x.to(torch.float16)

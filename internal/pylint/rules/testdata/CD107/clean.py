@@ -1,0 +1,60 @@
+import torch
+
+model = torch.nn.Linear(8, 8).cuda()
+history = []
+for step in range(100):
+    x = torch.randn(4, 8, device="cuda")
+    loss = model(x).pow(2).mean()
+    history.append(loss.item())
+
+
+def train(model, loader, opt):
+    total = 0.0
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        total += loss.detach()
+    return total
+
+
+@torch.no_grad()
+def evaluate(model, loader):
+    losses = []
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        losses.append(loss)
+    return losses
+
+
+def evaluate2(model, loader):
+    total = 0
+    with torch.no_grad():
+        for x, y in loader:
+            val_loss = torch.nn.functional.mse_loss(model(x), y)
+            total += val_loss
+    return total
+
+
+def per_iteration(model, loader):
+    for x, y in loader:
+        parts = []
+        loss = model(x).mean()
+        parts.append(loss)
+        sum(parts).backward()
+
+
+def accumulate_then_backward(model, micro_batches, opt):
+    total = 0
+    for mb in micro_batches:
+        loss = model(mb).mean()
+        total += loss
+    total.backward()
+    opt.step()
+
+
+def closure(model, x):
+    losses = []
+    for i in range(2):
+        loss = model(x).mean()
+        losses.append(loss)
+    return torch.stack(losses).mean()

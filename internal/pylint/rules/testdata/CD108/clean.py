@@ -1,0 +1,46 @@
+import time
+import torch
+
+model = torch.nn.Linear(4096, 4096).cuda()
+x = torch.randn(64, 4096, device="cuda")
+
+torch.cuda.synchronize()
+t0 = time.time()
+y = model(x)
+torch.cuda.synchronize()
+elapsed = time.time() - t0
+
+
+def events(model, x):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    model(x)
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def reads_result(model, x):
+    t = time.perf_counter()
+    loss = model(x).sum().item()
+    return time.perf_counter() - t, loss
+
+
+def host_only(paths):
+    t = time.time()
+    data = [open(p).read() for p in paths]
+    return time.time() - t, data
+
+
+def timestamp():
+    return time.time()
+
+
+def two_starts(model, x):
+    t0 = time.time()
+    warm = model(x).sum().item()
+    t1 = time.time()
+    model(x)
+    torch.cuda.synchronize()
+    return time.time() - t1, t1 - t0

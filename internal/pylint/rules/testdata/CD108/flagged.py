@@ -1,0 +1,16 @@
+import time
+import torch
+
+model = torch.nn.Linear(4096, 4096).cuda()
+x = torch.randn(64, 4096, device="cuda")
+t0 = time.time()
+y = model(x)
+elapsed = time.time() - t0  # want CD108
+
+
+def bench(model, x):
+    start = time.perf_counter()
+    for _ in range(10):
+        out = model(x.cuda())
+    end = time.perf_counter()  # want CD108
+    return end - start

@@ -1,0 +1,29 @@
+import torch
+import torch.nn.functional as F
+
+x = torch.randn(32, 8, device="cuda", requires_grad=True)
+y = torch.sigmoid(x)
+mask = y > 0.9
+y[mask] = 0  # want CD109
+loss = (y * 3).sum()
+loss.backward()
+
+
+class Gate(torch.nn.Module):
+    def forward(self, h):
+        g = h.tanh()
+        g += 1  # want CD109
+        return g
+
+
+def attention_loss(scores, target):
+    w = F.softmax(scores, dim=-1)
+    w.masked_fill_(w < 0.01, 0.0)  # want CD109
+    return (w - target).abs().mean()
+
+
+def train_step(z, opt):
+    r = torch.relu(z)
+    r.clamp_(max=6.0)  # want CD109
+    r.sum().backward()
+    opt.step()

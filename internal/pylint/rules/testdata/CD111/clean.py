@@ -1,0 +1,37 @@
+import torch
+from torch import nn
+
+
+class PosEmb(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(512, 64)
+        self.register_buffer("scale", torch.ones(64))
+
+    def forward(self, x):
+        pos = torch.arange(x.shape[1], device=x.device)
+        bias = torch.zeros(x.shape[-1]).to(x.device)
+        eps = torch.tensor(1e-6)
+        moved = torch.ones(3)
+        moved = moved.to(x)
+        return (x + self.emb(pos)[None] + bias) * self.scale + eps
+
+
+class Scalars(nn.Module):
+    def forward(self, x):
+        t = torch.tensor(2.0)
+        return x * t
+
+
+def helper(x):
+    # Not a forward(): construction code may legitimately use the CPU.
+    return x + torch.zeros(3)
+
+
+class Offsets(nn.Module):
+    def forward(self, pixels, size):
+        off = torch.randint(0, 8, ())
+        mask = torch.zeros((pixels.shape[0],))
+        if mask is not None and mask.ndim == 1:
+            mask = mask[:, None]
+        return pixels[:, off : off + size]

@@ -1,0 +1,23 @@
+import torch
+from torch import nn
+
+
+class PosEmb(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(512, 64)
+
+    def forward(self, x):
+        pos = torch.arange(x.shape[1])  # want CD111
+        return x + pos[None, :, None]
+
+
+class Mask(nn.Module):
+    def forward(self, scores):
+        return scores + torch.zeros(scores.shape[-1])  # want CD111
+
+
+class Cat(nn.Module):
+    def forward(self, h):
+        pad = torch.ones(h.shape[0], 1)  # want CD111
+        return torch.cat([h, pad], dim=1)
