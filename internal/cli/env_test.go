@@ -1,27 +1,17 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
 )
 
-func runCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	sys := Sys{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv, Environ: os.Environ}
-	code := Main(context.Background(), args, sys)
-	return code, out.String(), errb.String()
-}
-
 // On a machine without the NVIDIA driver (CI) env must exit 1 with a
 // cuda-unavailable finding; with a driver it must still produce valid JSON.
 func TestEnvOnThisMachine(t *testing.T) {
-	code, out, stderr := runCLI("env", "--no-python", "--format", "json")
+	code, out, stderr := runCLI(t, "", "env", "--no-python", "--format", "json")
 	var doc struct {
 		Command  string `json:"command"`
 		Findings []struct {
@@ -57,7 +47,7 @@ func TestEnvUsageErrors(t *testing.T) {
 		{"env", "--no-python", "--python", "python3"},
 		{"env", "--python-timeout", "0s"},
 	} {
-		code, _, stderr := runCLI(args...)
+		code, _, stderr := runCLI(t, "", args...)
 		if code != ExitUsage || !strings.HasPrefix(stderr, "cudadoctor: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
@@ -65,7 +55,7 @@ func TestEnvUsageErrors(t *testing.T) {
 }
 
 func TestEnvRulesAreDocumented(t *testing.T) {
-	code, out, _ := runCLI("rules", "env/driver-version")
+	code, out, _ := runCLI(t, "", "rules", "env/driver-version")
 	if code != 0 || !strings.Contains(out, "kind: probe") || !strings.Contains(out, "driver-too-old") {
 		t.Errorf("exit %d: %s", code, out)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/explain")
 
 // repoRoot is where the fixture paths in the golden files are relative to.
 var repoRoot, _ = filepath.Abs("../..")

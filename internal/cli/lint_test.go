@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,8 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-var update = flag.Bool("update", false, "rewrite the stdout/stderr sections of testdata/lint/*.txtar")
 
 // archive is a minimal txtar: "-- name --" lines separate files.
 type archive struct {

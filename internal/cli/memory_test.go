@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,14 +10,6 @@ import (
 )
 
 const snapshotFixture = "../../testdata/gpu/artifacts/s33_memory_snapshot.pickle"
-
-func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	sys := Sys{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	code = Main(context.Background(), args, sys)
-	return out.String(), errb.String(), code
-}
 
 type jsonFinding struct {
 	Rule     string `json:"rule"`
@@ -34,7 +25,7 @@ type jsonFinding struct {
 
 func TestMemoryFixtureEndToEnd(t *testing.T) {
 	html := filepath.Join(t.TempDir(), "report.html")
-	stdout, stderr, code := runCLI(t, "memory", "--format", "json", "--html", html, snapshotFixture)
+	code, stdout, stderr := runCLI(t, "", "memory", "--format", "json", "--html", html, snapshotFixture)
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want %d (an OOM is an error); stderr: %s", code, ExitFindings, stderr)
 	}
@@ -111,7 +102,7 @@ func TestMemoryFixtureEndToEnd(t *testing.T) {
 }
 
 func TestMemoryTextOutputNamesTheLeak(t *testing.T) {
-	stdout, _, code := runCLI(t, "memory", "--fail-on", "never", snapshotFixture)
+	code, stdout, _ := runCLI(t, "", "memory", "--fail-on", "never", snapshotFixture)
 	if code != ExitOK {
 		t.Errorf("exit %d with --fail-on never", code)
 	}
@@ -121,7 +112,7 @@ func TestMemoryTextOutputNamesTheLeak(t *testing.T) {
 }
 
 func TestMemoryLogWithOOMUsesTheExplainEngine(t *testing.T) {
-	stdout, stderr, code := runCLI(t, "memory", "--format", "json", "../../testdata/gpu/logs/h100/s05_oom.plain.log")
+	code, stdout, stderr := runCLI(t, "", "memory", "--format", "json", "../../testdata/gpu/logs/h100/s05_oom.plain.log")
 	if code != ExitFindings {
 		t.Fatalf("exit %d; stderr %s", code, stderr)
 	}
@@ -161,7 +152,7 @@ func TestMemoryBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runCLI(t, "memory", tt.path)
+			code, stdout, stderr := runCLI(t, "", "memory", tt.path)
 			if code != ExitFailure {
 				t.Errorf("exit %d, want %d", code, ExitFailure)
 			}
@@ -176,7 +167,7 @@ func TestMemoryBadInput(t *testing.T) {
 }
 
 func TestMemoryRulesAreDocumented(t *testing.T) {
-	stdout, _, code := runCLI(t, "rules", "memory/growth")
+	code, stdout, _ := runCLI(t, "", "rules", "memory/growth")
 	if code != ExitOK || !strings.Contains(stdout, "kind: memory") {
 		t.Errorf("rules memory/growth: exit %d\n%s", code, stdout)
 	}
@@ -184,7 +175,7 @@ func TestMemoryRulesAreDocumented(t *testing.T) {
 
 func TestMemoryPrintCaptureEnv(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "snaps")
-	stdout, stderr, code := runCLI(t, "memory", "--print-capture-env", dir)
+	code, stdout, stderr := runCLI(t, "", "memory", "--print-capture-env", dir)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -196,7 +187,7 @@ func TestMemoryPrintCaptureEnv(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(shim, "sitecustomize.py")); err != nil {
 		t.Error(err)
 	}
-	if _, _, code := runCLI(t, "memory", "--print-capture-env", dir, "x.pickle"); code != ExitUsage {
+	if code, _, _ := runCLI(t, "", "memory", "--print-capture-env", dir, "x.pickle"); code != ExitUsage {
 		t.Errorf("exit %d with a snapshot argument too, want %d", code, ExitUsage)
 	}
 }
@@ -210,7 +201,7 @@ func TestMemoryOnACaptureDirectoryTakesTheNewestSnapshot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "oom_pid1_1.pickle"), fixture, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI(t, "memory", "--format", "json", dir)
+	code, stdout, stderr := runCLI(t, "", "memory", "--format", "json", dir)
 	if code != ExitFindings || !strings.Contains(stdout, "oom_pid1_1.pickle") || !strings.Contains(stdout, "memory/growth") {
 		t.Errorf("exit %d, stderr %s, stdout %.300s", code, stderr, stdout)
 	}

@@ -1,31 +1,14 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
-
-// runCLI runs `cudadoctor ARGS...` in-process with real children.
-func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	sys := Sys{
-		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
-		Getenv:  func(string) string { return "" },
-		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} },
-		Now:     time.Now,
-	}
-	code = Main(context.Background(), args, sys)
-	return code, out.String(), errb.String()
-}
 
 func TestRunPassesStatusAndOutputThrough(t *testing.T) {
 	tests := []struct {
