@@ -52,10 +52,10 @@ func PredicateNames() []string {
 }
 
 // factParsers turn a matching line into more facts than a regex can name.
-var factParsers = map[string]func(line string) map[string]string{
-	"kernel_assert": parseKernelAssert,
-	"oom": func(line string) map[string]string {
-		m, ok := oom.Parse(line)
+var factParsers = map[string]func(lines []string, i int) map[string]string{
+	"kernel_assert": func(lines []string, i int) map[string]string { return parseKernelAssert(lines[i]) },
+	"oom": func(lines []string, i int) map[string]string {
+		m, ok := oom.Parse(oomMessageText(lines, i))
 		if !ok {
 			return nil
 		}
@@ -118,6 +118,21 @@ func parseKernelAssert(line string) map[string]string {
 		}
 	}
 	return f
+}
+
+// oomMessageText joins an OOM line with the lines that continue it: pasted
+// reports and some loggers wrap the long message. It stops at the next OOM
+// message, a traceback, or after three lines.
+func oomMessageText(lines []string, i int) string {
+	text := lines[i]
+	for j := i + 1; j < len(lines) && j <= i+3; j++ {
+		l := strings.TrimSpace(lines[j])
+		if l == "" || strings.Contains(l, "CUDA out of memory") || strings.HasPrefix(l, "Traceback") || strings.HasPrefix(l, "File ") {
+			break
+		}
+		text += " " + l
+	}
+	return text
 }
 
 // messageBuilders write a class's one-line verdict from the facts when they
@@ -219,7 +234,7 @@ func addFacts(facts map[string]string, h hit, lines []string) {
 	if h.m.Signature.Parse == "" {
 		return
 	}
-	for name, val := range factParsers[h.m.Signature.Parse](lines[h.line]) {
+	for name, val := range factParsers[h.m.Signature.Parse](lines, h.line) {
 		if _, ok := facts[name]; !ok {
 			facts[name] = val
 		}

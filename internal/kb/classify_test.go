@@ -120,3 +120,24 @@ func FuzzParseKernelAssert(f *testing.F) {
 		normaliseFacts(f)
 	})
 }
+
+// TestWrappedOOMMessage: a report that wraps the OOM message over several
+// lines still yields every number.
+func TestWrappedOOMMessage(t *testing.T) {
+	k := MustDefault()
+	v, ok := k.Classify([]string{
+		"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity;",
+		"  8.26 GiB already allocated; 1.49 GiB free; 20.47 GiB reserved in total by PyTorch)",
+		"Traceback (most recent call last):",
+		"  1.00 GiB already allocated; 2.00 GiB free; 3.00 GiB reserved in total by PyTorch)",
+	})
+	if !ok || v.Class.ID != "oom-fragmentation" {
+		t.Fatalf("classified as %v", v.Class)
+	}
+	if v.Facts["capacity_bytes"] == "" || v.Facts["reserved_unallocated_bytes"] == "" {
+		t.Errorf("facts of the wrapped message missing: %v", v.Facts)
+	}
+	if got, want := v.Facts["free_bytes"], "1599875318"; got != want {
+		t.Errorf("free_bytes = %s, want %s (the line after the traceback must not count)", got, want)
+	}
+}
