@@ -141,3 +141,28 @@ func TestWrappedOOMMessage(t *testing.T) {
 		t.Errorf("free_bytes = %s, want %s (the line after the traceback must not count)", got, want)
 	}
 }
+
+// FuzzClassify: any text, split into lines, classifies without a panic and
+// yields a message and remedies without unfilled holes.
+func FuzzClassify(f *testing.F) {
+	k := MustDefault()
+	for _, c := range k.Classes {
+		for _, ex := range c.Examples.Match {
+			f.Add(ex.Text)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, ok := k.Classify(strings.Split(text, "\n"))
+		if !ok {
+			return
+		}
+		if v.Message() == "" {
+			t.Fatal("empty message")
+		}
+		for _, r := range v.Remedies(map[string]string{"origin": "a.py:1"}) {
+			if holeRE.MatchString(r) {
+				t.Fatalf("unfilled remedy %q", r)
+			}
+		}
+	})
+}
