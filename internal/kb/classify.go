@@ -189,6 +189,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	for _, h := range hits {
 		addFacts(v.Facts, h, lines)
 	}
+	runtimeErrorFacts(lines, v.Facts)
 	normaliseFacts(v.Facts)
 	refinedBy := map[int]bool{}
 	for steps := 0; steps < len(k.Classes); steps++ {
@@ -237,6 +238,29 @@ func addFacts(facts map[string]string, h hit, lines []string) {
 	for name, val := range factParsers[h.m.Signature.Parse](lines, h.line) {
 		if _, ok := facts[name]; !ok {
 			facts[name] = val
+		}
+	}
+}
+
+var (
+	cudaErrorNameRE = regexp.MustCompile("Search for `(cudaError[A-Za-z]+)'")
+	cudaErrorTextRE = regexp.MustCompile(`(?:CUDA error|CUDA driver error|cuda runtime error \(\d+\)) ?: ([a-z][^.\n]*?[a-z])(?: at [^ ]*[/\\]| \(|\.|$)`)
+)
+
+// runtimeErrorFacts records the CUDA error a failure reports: the runtime's
+// name (PyTorch 2.9+ prints "Search for `cudaErrorXxx'") and the error
+// string, whichever class the failure is, so reports can show both.
+func runtimeErrorFacts(lines []string, f map[string]string) {
+	for _, l := range lines {
+		if _, ok := f["cuda_error"]; !ok && strings.Contains(l, "Search for `cudaError") {
+			if m := cudaErrorNameRE.FindStringSubmatch(l); m != nil {
+				f["cuda_error"] = m[1]
+			}
+		}
+		if _, ok := f["cuda_error_message"]; !ok && (strings.Contains(l, "CUDA error") || strings.Contains(l, "cuda runtime error") || strings.Contains(l, "CUDA driver error")) {
+			if m := cudaErrorTextRE.FindStringSubmatch(l); m != nil {
+				f["cuda_error_message"] = m[1]
+			}
 		}
 	}
 }

@@ -166,3 +166,22 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+func TestRuntimeErrorFacts(t *testing.T) {
+	k := MustDefault()
+	v, ok := k.Classify([]string{
+		"torch.AcceleratorError: CUDA error: device-side assert triggered",
+		"Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+	})
+	if !ok || v.Facts["cuda_error"] != "cudaErrorAssert" || v.Facts["cuda_error_message"] != "device-side assert triggered" {
+		t.Errorf("facts: %v", v.Facts)
+	}
+	v, _ = k.Classify([]string{"RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THC/generic/THCTensorMath.cu:26"})
+	if got := v.Facts["cuda_error_message"]; got != "device-side assert triggered" {
+		t.Errorf("old form message fact: %q", got)
+	}
+	v, _ = k.Classify([]string{"RuntimeError: CUDA error: out of memory (malloc at /opt/conda/conda-bld/pytorch/work/c10/cuda/CUDACachingAllocator.cpp:241)"})
+	if got := v.Facts["cuda_error_message"]; got != "out of memory" {
+		t.Errorf("message fact with a location: %q", got)
+	}
+}
