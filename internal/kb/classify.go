@@ -52,10 +52,10 @@ func PredicateNames() []string {
 }
 
 // factParsers turn a matching line into more facts than a regex can name.
-var factParsers = map[string]func(line string) map[string]string{
-	"kernel_assert": parseKernelAssert,
-	"oom": func(line string) map[string]string {
-		m, ok := oom.Parse(line)
+var factParsers = map[string]func(lines []string, i int) map[string]string{
+	"kernel_assert": func(lines []string, i int) map[string]string { return parseKernelAssert(lines[i]) },
+	"oom": func(lines []string, i int) map[string]string {
+		m, ok := oom.Parse(oomMessageText(lines, i))
 		if !ok {
 			return nil
 		}
@@ -120,6 +120,21 @@ func parseKernelAssert(line string) map[string]string {
 	return f
 }
 
+// oomMessageText joins an OOM line with the lines that continue it: pasted
+// reports and some loggers wrap the long message. It stops at the next OOM
+// message, a traceback, or after three lines.
+func oomMessageText(lines []string, i int) string {
+	text := lines[i]
+	for j := i + 1; j < len(lines) && j <= i+3; j++ {
+		l := strings.TrimSpace(lines[j])
+		if l == "" || strings.Contains(l, "CUDA out of memory") || strings.HasPrefix(l, "Traceback") || strings.HasPrefix(l, "File ") {
+			break
+		}
+		text += " " + l
+	}
+	return text
+}
+
 // messageBuilders write a class's one-line verdict from the facts when they
 // allow a more specific sentence than the class's default.
 var messageBuilders = map[string]func(facts map[string]string) (string, bool){
@@ -174,6 +189,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	for _, h := range hits {
 		addFacts(v.Facts, h, lines)
 	}
+	runtimeErrorFacts(lines, v.Facts)
 	normaliseFacts(v.Facts)
 	refinedBy := map[int]bool{}
 	for steps := 0; steps < len(k.Classes); steps++ {
@@ -219,9 +235,32 @@ func addFacts(facts map[string]string, h hit, lines []string) {
 	if h.m.Signature.Parse == "" {
 		return
 	}
-	for name, val := range factParsers[h.m.Signature.Parse](lines[h.line]) {
+	for name, val := range factParsers[h.m.Signature.Parse](lines, h.line) {
 		if _, ok := facts[name]; !ok {
 			facts[name] = val
+		}
+	}
+}
+
+var (
+	cudaErrorNameRE = regexp.MustCompile("Search for `(cudaError[A-Za-z]+)'")
+	cudaErrorTextRE = regexp.MustCompile(`(?:CUDA error|CUDA driver error|cuda runtime error \(\d+\)) ?: ([a-z][^.\n]*?[a-z])(?: at [^ ]*[/\\]| \(|\.|$)`)
+)
+
+// runtimeErrorFacts records the CUDA error a failure reports: the runtime's
+// name (PyTorch 2.9+ prints "Search for `cudaErrorXxx'") and the error
+// string, whichever class the failure is, so reports can show both.
+func runtimeErrorFacts(lines []string, f map[string]string) {
+	for _, l := range lines {
+		if _, ok := f["cuda_error"]; !ok && strings.Contains(l, "Search for `cudaError") {
+			if m := cudaErrorNameRE.FindStringSubmatch(l); m != nil {
+				f["cuda_error"] = m[1]
+			}
+		}
+		if _, ok := f["cuda_error_message"]; !ok && (strings.Contains(l, "CUDA error") || strings.Contains(l, "cuda runtime error") || strings.Contains(l, "CUDA driver error")) {
+			if m := cudaErrorTextRE.FindStringSubmatch(l); m != nil {
+				f["cuda_error_message"] = m[1]
+			}
 		}
 	}
 }

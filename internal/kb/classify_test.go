@@ -120,3 +120,68 @@ func FuzzParseKernelAssert(f *testing.F) {
 		normaliseFacts(f)
 	})
 }
+
+// TestWrappedOOMMessage: a report that wraps the OOM message over several
+// lines still yields every number.
+func TestWrappedOOMMessage(t *testing.T) {
+	k := MustDefault()
+	v, ok := k.Classify([]string{
+		"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity;",
+		"  8.26 GiB already allocated; 1.49 GiB free; 20.47 GiB reserved in total by PyTorch)",
+		"Traceback (most recent call last):",
+		"  1.00 GiB already allocated; 2.00 GiB free; 3.00 GiB reserved in total by PyTorch)",
+	})
+	if !ok || v.Class.ID != "oom-fragmentation" {
+		t.Fatalf("classified as %v", v.Class)
+	}
+	if v.Facts["capacity_bytes"] == "" || v.Facts["reserved_unallocated_bytes"] == "" {
+		t.Errorf("facts of the wrapped message missing: %v", v.Facts)
+	}
+	if got, want := v.Facts["free_bytes"], "1599875318"; got != want {
+		t.Errorf("free_bytes = %s, want %s (the line after the traceback must not count)", got, want)
+	}
+}
+
+// FuzzClassify: any text, split into lines, classifies without a panic and
+// yields a message and remedies without unfilled holes.
+func FuzzClassify(f *testing.F) {
+	k := MustDefault()
+	for _, c := range k.Classes {
+		for _, ex := range c.Examples.Match {
+			f.Add(ex.Text)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, ok := k.Classify(strings.Split(text, "\n"))
+		if !ok {
+			return
+		}
+		if v.Message() == "" {
+			t.Fatal("empty message")
+		}
+		for _, r := range v.Remedies(map[string]string{"origin": "a.py:1"}) {
+			if holeRE.MatchString(r) {
+				t.Fatalf("unfilled remedy %q", r)
+			}
+		}
+	})
+}
+
+func TestRuntimeErrorFacts(t *testing.T) {
+	k := MustDefault()
+	v, ok := k.Classify([]string{
+		"torch.AcceleratorError: CUDA error: device-side assert triggered",
+		"Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+	})
+	if !ok || v.Facts["cuda_error"] != "cudaErrorAssert" || v.Facts["cuda_error_message"] != "device-side assert triggered" {
+		t.Errorf("facts: %v", v.Facts)
+	}
+	v, _ = k.Classify([]string{"RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/aten/src/THC/generic/THCTensorMath.cu:26"})
+	if got := v.Facts["cuda_error_message"]; got != "device-side assert triggered" {
+		t.Errorf("old form message fact: %q", got)
+	}
+	v, _ = k.Classify([]string{"RuntimeError: CUDA error: out of memory (malloc at /opt/conda/conda-bld/pytorch/work/c10/cuda/CUDACachingAllocator.cpp:241)"})
+	if got := v.Facts["cuda_error_message"]; got != "out of memory" {
+		t.Errorf("message fact with a location: %q", got)
+	}
+}

@@ -436,7 +436,9 @@ func (k *KB) RuleInfos() []report.RuleInfo {
 		}
 		var rems []string
 		for _, r := range c.Remedies {
-			rems = append(rems, "- "+strings.TrimSpace(r.Text))
+			// Holes read as <fact> in the documentation: they are filled from
+			// the evidence when a finding is reported.
+			rems = append(rems, "- "+holeRE.ReplaceAllString(strings.TrimSpace(r.Text), "<$1>"))
 		}
 		ri.Sections = append(ri.Sections, report.DocSection{Title: "What to do", Body: strings.Join(rems, "\n")})
 		if len(c.Examples.Match) > 0 {
