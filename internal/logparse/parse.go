@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -264,8 +265,7 @@ func (p *parser) newEvent(k Kind, l pline) Event {
 }
 
 var (
-	assertRE = regexp.MustCompile("^(.+?):(\\d+): (.*): block: \\[([^\\]]*)\\], thread: \\[([^\\]]*)\\] Assertion `(.*)` failed\\.?$")
-	frameRE  = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
+	frameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
 	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
 	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
 	ipyFrameRE = regexp.MustCompile(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
@@ -280,8 +280,8 @@ var (
 func (p *parser) start(l pline) {
 	msg := l.Msg
 	if isAssert(msg) {
-		if m := assertRE.FindStringSubmatch(msg); m != nil {
-			p.addAssert(l, m)
+		if a, ok := parseAssert(msg); ok {
+			p.addAssert(l, a)
 			return
 		}
 	}
@@ -337,8 +337,8 @@ func isSanitizerRecord(msg string) bool {
 	return !strings.HasPrefix(msg, "=========  ")
 }
 
-func (p *parser) addAssert(l pline, m []string) {
-	key := m[1] + ":" + m[2] + ":" + m[3] + ":" + m[6]
+func (p *parser) addAssert(l pline, a Assert) {
+	key := a.File + ":" + a.Kernel + ":" + a.Expr + ":" + itoa(a.Line)
 	if e, ok := p.floods[key]; ok {
 		e.Count++
 		e.EndLine = l.N
@@ -349,9 +349,65 @@ func (p *parser) addAssert(l pline, m []string) {
 	}
 	ev := p.newEvent(KindAssert, l)
 	ev.Lines = []Line{{l.N, l.Msg}}
-	ev.Assert = &Assert{File: m[1], Line: atoi(m[2]), Kernel: m[3], Block: m[4], Thread: m[5], Expr: m[6]}
+	ev.Assert = &a
 	p.floods[key] = &ev
 }
+
+func isAssertLine(msg string) bool {
+	if !isAssert(msg) {
+		return false
+	}
+	_, ok := parseAssert(msg)
+	return ok
+}
+
+// parseAssert reads a CUDA device assertion line,
+// "<file>:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion `<expr>` failed.",
+// by hand: floods run to millions of lines.
+func parseAssert(msg string) (Assert, bool) {
+	i := strings.LastIndex(msg, ": block: [")
+	if i < 0 {
+		return Assert{}, false
+	}
+	rest := msg[i+len(": block: ["):]
+	j := strings.Index(rest, "], thread: [")
+	if j < 0 {
+		return Assert{}, false
+	}
+	block := rest[:j]
+	rest = rest[j+len("], thread: ["):]
+	k := strings.Index(rest, "] Assertion `")
+	if k < 0 {
+		return Assert{}, false
+	}
+	thread := rest[:k]
+	expr := rest[k+len("] Assertion `"):]
+	e := strings.LastIndex(expr, "` failed")
+	if e < 0 {
+		return Assert{}, false
+	}
+	expr = expr[:e]
+	head := msg[:i] // <file>:<line>: <function>
+	for c := 0; c < len(head); {
+		d := strings.Index(head[c:], ": ")
+		if d < 0 {
+			break
+		}
+		d += c
+		// head[:d] must end in ":<digits>"
+		q := d
+		for q > 0 && head[q-1] >= '0' && head[q-1] <= '9' {
+			q--
+		}
+		if q < d && q > 1 && head[q-1] == ':' {
+			return Assert{File: head[:q-1], Line: atoi(head[q:d]), Kernel: head[d+2:], Block: block, Thread: thread, Expr: expr}, true
+		}
+		c = d + 2
+	}
+	return Assert{}, false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // block is an open multi-line structure of one rank.
 type block interface {
@@ -379,7 +435,7 @@ func addLine(ev *Event, l pline, text string) {
 func startsStructure(l pline) bool {
 	m := l.Msg
 	return l.C10 || strings.Contains(m, "Traceback (most recent call last):") || strings.HasPrefix(m, "Exception raised from ") ||
-		strings.HasPrefix(m, "terminate called after") || (isAssert(m) && assertRE.MatchString(m)) || strings.HasPrefix(m, "=========")
+		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========")
 }
 
 // msgBlock is a log message with its continuation lines (and, after
