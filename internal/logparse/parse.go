@@ -53,26 +53,82 @@ const (
 
 // Parse reads r to its end and calls emit for every event, in the order the
 // events end. pf must include Triggers(). name labels errors and events.
+//
+// Reading and the prefilter run in a second goroutine, one chunk ahead of
+// the parser, so the scan overlaps the (rare) work on candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
 	p := &parser{src: name, pf: pf, emit: emit, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1}
-	buf := make([]byte, chunkSize)
+	out := make(chan piece, 2)
+	pool := make(chan []byte, 4)
+	done := make(chan struct{})
+	defer close(done)
+	go produce(ctx, r, name, pf, out, pool, done)
+	for pc := range out {
+		if pc.err != nil {
+			return pc.err
+		}
+		p.chunk(pc.data, pc.cands)
+		select {
+		case pool <- pc.owner:
+		default:
+		}
+	}
+	p.finish()
+	return nil
+}
+
+// piece is a run of whole lines with the starts of its candidate lines.
+type piece struct {
+	data  []byte
+	cands []int
+	owner []byte // the pooled buffer data lives in
+	err   error
+}
+
+// produce reads r in chunks, cuts them at the last newline, runs the
+// prefilter, and sends the pieces; it closes out when done.
+func produce(ctx context.Context, r io.Reader, name string, pf *Prefilter, out chan<- piece, pool chan []byte, done <-chan struct{}) {
+	defer close(out)
+	get := func() []byte {
+		select {
+		case b := <-pool:
+			return b
+		default:
+			return make([]byte, chunkSize)
+		}
+	}
+	send := func(pc piece) bool {
+		if pc.err == nil {
+			pc.cands = candidates(pf, pc.data)
+		}
+		select {
+		case out <- pc:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	buf := get()
 	carry := 0
 	first := true
 	skipping := false // inside the dropped tail of an over-long line
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			send(piece{err: err})
+			return
 		}
 		n, err := io.ReadFull(r, buf[carry:])
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return fmt.Errorf("%s: %w", name, err)
+			send(piece{err: fmt.Errorf("%s: %w", name, err)})
+			return
 		}
 		data := buf[:carry+n]
 		if first && len(data) > 0 {
 			first = false
 			if looksBinary(data) {
-				return &BinaryError{Name: name}
+				send(piece{err: &BinaryError{Name: name}})
+				return
 			}
 		}
 		if skipping {
@@ -80,7 +136,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 			if i < 0 {
 				carry = 0
 				if eof {
-					break
+					return
 				}
 				continue
 			}
@@ -88,31 +144,51 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 			skipping = false
 		}
 		last := bytes.LastIndexByte(data, '\n')
+		next := get()
+		carry = 0
+		var pc piece
 		switch {
 		case eof:
 			if len(data) > 0 {
 				if last != len(data)-1 {
 					data = append(data[:len(data):len(data)], '\n')
 				}
-				p.chunk(data)
+				pc = piece{data: data, owner: buf}
 			}
 		case last >= 0:
-			p.chunk(data[:last+1])
-			carry = copy(buf, data[last+1:])
+			carry = copy(next, data[last+1:])
+			pc = piece{data: data[:last+1], owner: buf}
 		case len(data) == len(buf):
 			// One line longer than the buffer: keep its head, drop the rest.
-			p.chunk(append(data[:len(data)-1:len(data)-1], '\n'))
-			carry = 0
+			pc = piece{data: append(data[:len(data)-1:len(data)-1], '\n'), owner: buf}
 			skipping = true
 		default:
-			carry = copy(buf, data)
+			carry = copy(next, data)
 		}
+		if pc.data != nil && !send(pc) {
+			return
+		}
+		buf = next
 		if eof {
-			break
+			return
 		}
 	}
-	p.finish()
-	return nil
+}
+
+// candidates lists the starts of the lines of buf the prefilter selects.
+func candidates(pf *Prefilter, buf []byte) []int {
+	cur := pf.Cursor(buf)
+	var out []int
+	for pos := 0; pos < len(buf); {
+		n := cur.Next(pos)
+		if n < 0 {
+			break
+		}
+		out = append(out, n)
+		e := bytes.IndexByte(buf[n:], '\n')
+		pos = n + e + 1
+	}
+	return out
 }
 
 // looksBinary judges the first chunk: NUL bytes, or many bytes that are
@@ -167,13 +243,15 @@ type pline struct {
 	Cand     bool
 }
 
-func (p *parser) chunk(buf []byte) {
-	cur := p.pf.Cursor(buf)
-	next := -2 // next candidate line start; -2 unknown, -1 none
-	pos := 0
+func (p *parser) chunk(buf []byte, cands []int) {
+	ci, pos := 0, 0
 	for pos < len(buf) {
-		if next != -1 && next < pos {
-			next = cur.Next(pos)
+		for ci < len(cands) && cands[ci] < pos {
+			ci++
+		}
+		next := -1
+		if ci < len(cands) {
+			next = cands[ci]
 		}
 		if len(p.blocks) == 0 {
 			if next < 0 {
