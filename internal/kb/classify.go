@@ -52,9 +52,10 @@ func PredicateNames() []string {
 }
 
 // factParsers turn a matching line into more facts than a regex can name.
-var factParsers = map[string]func(line string) map[string]string{
-	"oom": func(line string) map[string]string {
-		m, ok := oom.Parse(line)
+var factParsers = map[string]func(lines []string, i int) map[string]string{
+	"kernel_assert": func(lines []string, i int) map[string]string { return parseKernelAssert(lines[i]) },
+	"oom": func(lines []string, i int) map[string]string {
+		m, ok := oom.Parse(oomMessageText(lines, i))
 		if !ok {
 			return nil
 		}
@@ -67,6 +68,71 @@ var factParsers = map[string]func(line string) map[string]string{
 		}
 		return f
 	},
+}
+
+// parseKernelAssert reads the line a failing device assert() prints,
+// "<file>:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion
+// `<condition>` failed.", with string operations: the flood of such lines
+// makes this the hottest parse, and regexes with leading lazy groups are
+// two orders of magnitude slower here.
+func parseKernelAssert(line string) map[string]string {
+	bi := strings.Index(line, ": block: [")
+	if bi < 0 {
+		return nil
+	}
+	f := map[string]string{}
+	head := line[:bi]
+	// The source is the token ending in ":<digits>: " (paths have no spaces).
+	for i := 0; i < len(head); i++ {
+		if head[i] != ':' {
+			continue
+		}
+		j := i + 1
+		for j < len(head) && head[j] >= '0' && head[j] <= '9' {
+			j++
+		}
+		if j == i+1 || j+1 >= len(head) || head[j] != ':' || head[j+1] != ' ' {
+			continue
+		}
+		start := strings.LastIndexByte(head[:i], ' ') + 1
+		f["kernel_src"] = head[start:i]
+		f["kernel_line"] = head[i+1 : j]
+		f["kernel"] = head[j+2:]
+		break
+	}
+	rest := line[bi+len(": block: ["):]
+	if e := strings.IndexByte(rest, ']'); e >= 0 {
+		f["block"] = rest[:e]
+		rest = rest[e:]
+	}
+	if ti := strings.Index(rest, "thread: ["); ti >= 0 {
+		rest = rest[ti+len("thread: ["):]
+		if e := strings.IndexByte(rest, ']'); e >= 0 {
+			f["thread"] = rest[:e]
+		}
+	}
+	if ai := strings.Index(line, "Assertion `"); ai >= 0 {
+		a := line[ai+len("Assertion `"):]
+		if e := strings.LastIndex(a, "` failed"); e >= 0 {
+			f["assertion"] = a[:e]
+		}
+	}
+	return f
+}
+
+// oomMessageText joins an OOM line with the lines that continue it: pasted
+// reports and some loggers wrap the long message. It stops at the next OOM
+// message, a traceback, or after three lines.
+func oomMessageText(lines []string, i int) string {
+	text := lines[i]
+	for j := i + 1; j < len(lines) && j <= i+3; j++ {
+		l := strings.TrimSpace(lines[j])
+		if l == "" || strings.Contains(l, "CUDA out of memory") || strings.HasPrefix(l, "Traceback") || strings.HasPrefix(l, "File ") {
+			break
+		}
+		text += " " + l
+	}
+	return text
 }
 
 // messageBuilders write a class's one-line verdict from the facts when they
@@ -123,6 +189,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	for _, h := range hits {
 		addFacts(v.Facts, h, lines)
 	}
+	runtimeErrorFacts(lines, v.Facts)
 	normaliseFacts(v.Facts)
 	refinedBy := map[int]bool{}
 	for steps := 0; steps < len(k.Classes); steps++ {
@@ -168,9 +235,32 @@ func addFacts(facts map[string]string, h hit, lines []string) {
 	if h.m.Signature.Parse == "" {
 		return
 	}
-	for name, val := range factParsers[h.m.Signature.Parse](lines[h.line]) {
+	for name, val := range factParsers[h.m.Signature.Parse](lines, h.line) {
 		if _, ok := facts[name]; !ok {
 			facts[name] = val
+		}
+	}
+}
+
+var (
+	cudaErrorNameRE = regexp.MustCompile("Search for `(cudaError[A-Za-z]+)'")
+	cudaErrorTextRE = regexp.MustCompile(`(?:CUDA error|CUDA driver error|cuda runtime error \(\d+\)) ?: ([a-z][^.\n]*?[a-z])(?: at [^ ]*[/\\]| \(|\.|$)`)
+)
+
+// runtimeErrorFacts records the CUDA error a failure reports: the runtime's
+// name (PyTorch 2.9+ prints "Search for `cudaErrorXxx'") and the error
+// string, whichever class the failure is, so reports can show both.
+func runtimeErrorFacts(lines []string, f map[string]string) {
+	for _, l := range lines {
+		if _, ok := f["cuda_error"]; !ok && strings.Contains(l, "Search for `cudaError") {
+			if m := cudaErrorNameRE.FindStringSubmatch(l); m != nil {
+				f["cuda_error"] = m[1]
+			}
+		}
+		if _, ok := f["cuda_error_message"]; !ok && (strings.Contains(l, "CUDA error") || strings.Contains(l, "cuda runtime error") || strings.Contains(l, "CUDA driver error")) {
+			if m := cudaErrorTextRE.FindStringSubmatch(l); m != nil {
+				f["cuda_error_message"] = m[1]
+			}
 		}
 	}
 }
@@ -184,6 +274,10 @@ var (
 // at::native::indexSelectLargeIndex<float, ...>(...) [with T = float]") to
 // its name, keeping the namespace-free identifier users search for.
 func normaliseFacts(f map[string]string) {
+	// The driver's CUDA version is printed as 1000*major + 10*minor.
+	if v, err := strconv.Atoi(f["driver_cuda_version"]); err == nil && v >= 1000 {
+		f["driver_cuda"] = fmt.Sprintf("%d.%d", v/1000, (v%1000)/10)
+	}
 	if k, ok := f["kernel"]; ok {
 		k = strings.ReplaceAll(k, "(anonymous namespace)::", "")
 		k = kernelPrefixRE.ReplaceAllString(strings.TrimSpace(k), "")
@@ -261,8 +355,8 @@ func Holds(name string, facts map[string]string) bool {
 }
 
 // Message is the one-line verdict: written from the facts where the class
-// has a builder (OOM numbers), else the class's verdict with its {fact}
-// holes filled, else the class's verdict with unfilled holes cut out.
+// has a builder (OOM numbers), else the first of the class's messages whose
+// {fact} holes the facts fill, else the class's verdict.
 func (v Verdict) Message() string {
 	if v.Class == nil {
 		return ""
@@ -270,6 +364,11 @@ func (v Verdict) Message() string {
 	if b, ok := messageBuilders[v.Class.ID]; ok {
 		if s, ok := b(v.Facts); ok {
 			return s
+		}
+	}
+	for _, m := range v.Class.Messages {
+		if s, ok := Fill(m, v.Facts); ok {
+			return strings.TrimSpace(s)
 		}
 	}
 	if s, ok := Fill(v.Class.Verdict, v.Facts); ok {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -64,6 +65,14 @@ func TestFixtureLogs(t *testing.T) {
 			}
 			if !ok {
 				t.Fatalf("classified as nothing, want %s", *e.Class)
+			}
+			if msg := v.Message(); msg == "" || strings.Contains(msg, "{") {
+				t.Errorf("message %q", msg)
+			}
+			for _, r := range v.Remedies(map[string]string{"origin": "train.py:4", "command": "python train.py"}) {
+				if strings.Contains(r, "{") {
+					t.Errorf("remedy with an unfilled hole: %q", r)
+				}
 			}
 			if v.Class.ID != *e.Class {
 				t.Errorf("classified as %s (surface %s, line %d, signature %s, why %v), want %s",

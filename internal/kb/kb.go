@@ -53,6 +53,9 @@ type Signature struct {
 	// that name this class only in a context ("invalid argument" from a
 	// kernel launch).
 	Requires string `yaml:"requires,omitempty"`
+	// Unless is an RE2 regex that, when it matches the same line, cancels
+	// the match: for wordings that also occur in harmless warnings.
+	Unless string `yaml:"unless,omitempty"`
 	// Async overrides the class's Async flag for this wording (a CPU-side
 	// index error is reported where it happens; the device-side assert of
 	// the same class is not).
@@ -64,6 +67,7 @@ type Signature struct {
 
 	re         *regexp.Regexp
 	requiresRE *regexp.Regexp
+	unlessRE   *regexp.Regexp
 }
 
 // Refinement turns a finding of this class into a more specific root class
@@ -110,6 +114,10 @@ type Class struct {
 	// Verdict is the default one-line message; explain writes a more
 	// specific one from the evidence where it can. May hold {fact} holes.
 	Verdict string `yaml:"verdict"`
+	// Messages are more specific one-line verdicts with {fact} holes; the
+	// first whose holes the facts fill replaces Verdict (see
+	// Verdict.Message).
+	Messages []string `yaml:"messages,omitempty"`
 	// Async marks classes whose errors CUDA reports asynchronously, so the
 	// traceback line is probably not the origin.
 	Async bool `yaml:"async,omitempty"`
@@ -295,6 +303,11 @@ func (c *Class) compile() error {
 				return fmt.Errorf("signature %s requires: %w", s.ID, err)
 			}
 		}
+		if s.Unless != "" {
+			if s.unlessRE, err = regexp.Compile(s.Unless); err != nil {
+				return fmt.Errorf("signature %s unless: %w", s.ID, err)
+			}
+		}
 		if s.Parse != "" {
 			if _, ok := factParsers[s.Parse]; !ok {
 				return fmt.Errorf("signature %s: unknown fact parser %q", s.ID, s.Parse)
@@ -362,6 +375,9 @@ func (s *Signature) match(line string) (Match, bool) {
 	if sub == nil {
 		return Match{}, false
 	}
+	if s.unlessRE != nil && s.unlessRE.MatchString(line) {
+		return Match{}, false
+	}
 	m := Match{Signature: s}
 	for i, name := range s.re.SubexpNames() {
 		if name != "" && sub[i] != "" {
@@ -420,7 +436,9 @@ func (k *KB) RuleInfos() []report.RuleInfo {
 		}
 		var rems []string
 		for _, r := range c.Remedies {
-			rems = append(rems, "- "+strings.TrimSpace(r.Text))
+			// Holes read as <fact> in the documentation: they are filled from
+			// the evidence when a finding is reported.
+			rems = append(rems, "- "+holeRE.ReplaceAllString(strings.TrimSpace(r.Text), "<$1>"))
 		}
 		ri.Sections = append(ri.Sections, report.DocSection{Title: "What to do", Body: strings.Join(rems, "\n")})
 		if len(c.Examples.Match) > 0 {

@@ -31,6 +31,8 @@ func TestPrecedencePairs(t *testing.T) {
 		{"triton-resources", "oom", "Inductor words Triton's out-of-resource as OutOfMemoryError"},
 		{"device-assert-range", "nonfinite", "a range assert is reported; nonfinite is reached by refinement"},
 		{"nccl-error", "nonfinite", "a NaN loss is reported only when nothing failed"},
+		{"shape-mismatch", "cuda-unavailable", "CUDA start-up warnings on a CPU run must not hide the real error"},
+		{"no-kernel-image", "oom", "a GPU the build cannot drive explains what fails on it"},
 		{"oom", "nonfinite", "a crash outranks a NaN loss"},
 	}
 	for _, p := range pairs {
@@ -72,6 +74,10 @@ func TestPrecedenceDecides(t *testing.T) {
 			"RuntimeError: Caught RuntimeError in DataLoader worker process 0.",
 			"RuntimeError: CUDA error: initialization error",
 		}, "fork-reinit"},
+		{"CPU run with a CUDA start-up warning", []string{
+			"UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+			"RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 4x3)",
+		}, "shape-mismatch"},
 		{"ECC error then illegal address", []string{
 			"NVRM: Xid (PCI:0000:3b:00): 48, pid=1234, DBE (double bit error) ECC error",
 			"RuntimeError: CUDA error: an illegal memory access was encountered",

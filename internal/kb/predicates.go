@@ -21,7 +21,7 @@ var predicates = map[string]Predicate{
 	// Plain exhaustion: none of the more specific readings above applies.
 	"plain_exhaustion": func(f map[string]string) bool {
 		m, ok := oom.FromFacts(f)
-		return ok && !m.RequestExceedsCapacity() && !m.CapApplies() && !m.Fragmented() && !m.OthersHoldMemory()
+		return ok && m.CardFull() && !m.RequestExceedsCapacity() && !m.CapApplies() && !m.Fragmented() && !m.OthersHoldMemory()
 	},
 	// The card had no room left: from an OOM message's numbers, or from an
 	// nvidia-smi table pasted next to the failure (95% or more in use).

@@ -9,7 +9,7 @@ import (
 
 func oomFacts(t *testing.T, msg string) map[string]string {
 	t.Helper()
-	f := factParsers["oom"](msg)
+	f := factParsers["oom"]([]string{msg}, 0)
 	if f == nil {
 		t.Fatalf("not an OOM message: %s", msg)
 	}

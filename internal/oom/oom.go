@@ -67,7 +67,8 @@ var (
 	oldGPURE    = regexp.MustCompile(`\(GPU ([0-9]+); ` + sizeRE + ` total capacity`)
 	oldAllocRE  = regexp.MustCompile(`; ` + sizeRE + ` already allocated`)
 	oldFreeRE   = regexp.MustCompile(`; ` + sizeRE + ` free`)
-	oldResRE    = regexp.MustCompile(`; ` + sizeRE + ` (?:reserved in total by PyTorch|cached)`)
+	oldResRE    = regexp.MustCompile(`; ` + sizeRE + ` reserved in total by PyTorch`)
+	oldCacheRE  = regexp.MustCompile(`; ` + sizeRE + ` cached\)`)
 	allowedRE   = regexp.MustCompile(sizeRE + ` allowed;`)
 	newCapRE    = regexp.MustCompile(`GPU ([0-9]+) has a total (?:capacity|capacty) of ` + sizeRE + ` of which ` + sizeRE + ` is free`)
 	thisProcRE  = regexp.MustCompile(`this process has ` + sizeRE + ` memory in use`)
@@ -143,9 +144,16 @@ func Parse(text string) (Message, bool) {
 		}
 		if s := oldResRE.FindStringSubmatch(rest); s != nil {
 			m.ReservedTotal = size(s[1], s[2])
-		}
-		if m.Allocated != Unknown && m.ReservedTotal != Unknown && m.ReservedTotal >= m.Allocated {
-			m.ReservedUnallocated = m.ReservedTotal - m.Allocated
+			if m.Allocated != Unknown && m.ReservedTotal >= m.Allocated {
+				m.ReservedUnallocated = m.ReservedTotal - m.Allocated
+			}
+		} else if s := oldCacheRE.FindStringSubmatch(rest); s != nil {
+			// PyTorch 1.0-1.3 printed the cached-but-free bytes as "cached"
+			// (it can be far below "already allocated").
+			m.ReservedUnallocated = size(s[1], s[2])
+			if m.Allocated != Unknown {
+				m.ReservedTotal = m.Allocated + m.ReservedUnallocated
+			}
 		}
 	default:
 		m.Form = "2.x"

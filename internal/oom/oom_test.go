@@ -166,8 +166,17 @@ func TestParseSpecialForms(t *testing.T) {
 		t.Errorf("no process list: others = %d, want unknown", m.OtherProcesses)
 	}
 	m, ok = Parse("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 11.93 GiB total capacity; 4.00 GiB already allocated; 7.33 GiB free; 179.00 KiB cached)")
-	if !ok || m.Form != "1.x" || m.ReservedTotal != 179*kib {
+	if !ok || m.Form != "1.x" || m.ReservedUnallocated != 179*kib || m.ReservedTotal != 4*gib+179*kib {
 		t.Errorf("2018 cached form: %+v", m)
+	}
+	// PyTorch 1.0-1.3: "cached" is the cache's free part, far below "already allocated".
+	m, _ = Parse("RuntimeError: CUDA out of memory. Tried to allocate 32.00 MiB (GPU 0; 7.79 GiB total capacity; 6.64 GiB already allocated; 21.00 MiB free; 150.86 MiB cached)")
+	if !approx(m.ReservedUnallocated, 15086*mib/100) || m.Fragmented() {
+		t.Errorf("1.1 cached form: %+v", m)
+	}
+	m, _ = Parse("RuntimeError: CUDA out of memory. Tried to allocate 8.13 GiB (GPU 0; 10.76 GiB total capacity; 643.57 MiB already allocated; 8.20 GiB free; 32.43 MiB cached)")
+	if got := Verdict(m); got != "CUDA could not allocate 8.13 GiB although the card reports 8.20 GiB free: that free memory is not usable by this process (fragmented, or held by the driver or another context)" {
+		t.Errorf("free >= request verdict: %q", got)
 	}
 	if _, ok := Parse("RuntimeError: CUDA error: out of memory"); ok {
 		t.Error("a message without the allocator's numbers must not parse")

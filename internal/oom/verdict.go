@@ -80,6 +80,8 @@ func Verdict(m Message) string {
 		return s
 	case m.Fragmented():
 		return fmt.Sprintf("%s is reserved but unallocated: fragmentation (the request was %s)", Format(m.ReservedUnallocated), Format(m.Requested))
+	case m.Free != Unknown && m.Requested > 0 && m.Free >= m.Requested && !m.CardFull():
+		return fmt.Sprintf("CUDA could not allocate %s although the card reports %s free: that free memory is not usable by this process (fragmented, or held by the driver or another context)", Format(m.Requested), Format(m.Free))
 	case m.OthersHoldMemory():
 		s := fmt.Sprintf("other processes hold %s of the card", Format(m.OtherProcesses))
 		if m.Capacity > 0 {

@@ -1,0 +1,27 @@
+package kb
+
+import "testing"
+
+// TestNumericErrorCodes: libraries that print only the CUDA error number are
+// classified by it; other numbers on the line are not mistaken for codes.
+func TestNumericErrorCodes(t *testing.T) {
+	k := MustDefault()
+	cases := []struct{ line, want string }{
+		{"CUDA error 700 at /src/kernels/attention.cu:211", "illegal-address"},
+		{"terminate called after throwing: CUDA Error: 716", "misaligned-address"},
+		{"cudaError code: 209 when launching add_one", "no-kernel-image"},
+		{"CUDA error (101) in set_device", "invalid-device-ordinal"},
+		{"step 700 loss 0.25", ""},
+		{"CUDA error 7001 at foo.cu:1", ""},
+	}
+	for _, c := range cases {
+		v, ok := k.Classify([]string{c.line})
+		got := ""
+		if ok {
+			got = v.Class.ID
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
+		}
+	}
+}
