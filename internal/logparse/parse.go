@@ -366,7 +366,7 @@ func (p *parser) start(l pline) {
 	p.flushFloods()
 	switch {
 	case strings.Contains(msg, "Traceback (most recent call last)") && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
-		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N}
+		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, indent: indentOf(msg)}
 		tb.chain = append(tb.chain, Exception{})
 		p.blocks[l.Rank] = tb
 	case strings.HasSuffix(strings.TrimSpace(msg), "RemoteTraceback:"):

@@ -289,3 +289,16 @@ func TestParseAssert(t *testing.T) {
 		}
 	}
 }
+
+func TestIndentedPaste(t *testing.T) {
+	log := "    Traceback (most recent call last):\n      File \"/home/u/train.py\", line 12, in <module>\n        out = model(x)\n" +
+		"    RuntimeError: CUDA error: an illegal memory access was encountered\n    CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	if e.Type != "RuntimeError" || e.Frames[0].Code != "out = model(x)" || len(e.Lines) != 2 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
