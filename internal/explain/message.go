@@ -20,11 +20,16 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 	}
 	var detail []string
 	if k, ok := vals["kernel"]; ok && strings.HasPrefix(v.Class.ID, "device-assert") {
-		d := "kernel " + k
-		if n, ok := facts["failed_threads"].(int); ok && n > 1 {
-			d += fmt.Sprintf(", %d failing threads", n)
+		var d []string
+		if !strings.Contains(msg, k) {
+			d = append(d, "kernel "+k)
 		}
-		detail = append(detail, d)
+		if n, ok := facts["failed_threads"].(int); ok && n > 1 {
+			d = append(d, fmt.Sprintf("%d failing threads", n))
+		}
+		if len(d) > 0 {
+			detail = append(detail, strings.Join(d, ", "))
+		}
 	}
 	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
 		detail = append(detail, d)

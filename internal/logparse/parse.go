@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -52,26 +53,82 @@ const (
 
 // Parse reads r to its end and calls emit for every event, in the order the
 // events end. pf must include Triggers(). name labels errors and events.
+//
+// Reading and the prefilter run in a second goroutine, one chunk ahead of
+// the parser, so the scan overlaps the (rare) work on candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
 	p := &parser{src: name, pf: pf, emit: emit, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1}
-	buf := make([]byte, chunkSize)
+	out := make(chan piece, 2)
+	pool := make(chan []byte, 4)
+	done := make(chan struct{})
+	defer close(done)
+	go produce(ctx, r, name, pf, out, pool, done)
+	for pc := range out {
+		if pc.err != nil {
+			return pc.err
+		}
+		p.chunk(pc.data, pc.cands)
+		select {
+		case pool <- pc.owner:
+		default:
+		}
+	}
+	p.finish()
+	return nil
+}
+
+// piece is a run of whole lines with the starts of its candidate lines.
+type piece struct {
+	data  []byte
+	cands []int
+	owner []byte // the pooled buffer data lives in
+	err   error
+}
+
+// produce reads r in chunks, cuts them at the last newline, runs the
+// prefilter, and sends the pieces; it closes out when done.
+func produce(ctx context.Context, r io.Reader, name string, pf *Prefilter, out chan<- piece, pool chan []byte, done <-chan struct{}) {
+	defer close(out)
+	get := func() []byte {
+		select {
+		case b := <-pool:
+			return b
+		default:
+			return make([]byte, chunkSize)
+		}
+	}
+	send := func(pc piece) bool {
+		if pc.err == nil {
+			pc.cands = candidates(pf, pc.data)
+		}
+		select {
+		case out <- pc:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	buf := get()
 	carry := 0
 	first := true
 	skipping := false // inside the dropped tail of an over-long line
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			send(piece{err: err})
+			return
 		}
 		n, err := io.ReadFull(r, buf[carry:])
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return fmt.Errorf("%s: %w", name, err)
+			send(piece{err: fmt.Errorf("%s: %w", name, err)})
+			return
 		}
 		data := buf[:carry+n]
 		if first && len(data) > 0 {
 			first = false
 			if looksBinary(data) {
-				return &BinaryError{Name: name}
+				send(piece{err: &BinaryError{Name: name}})
+				return
 			}
 		}
 		if skipping {
@@ -79,7 +136,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 			if i < 0 {
 				carry = 0
 				if eof {
-					break
+					return
 				}
 				continue
 			}
@@ -87,31 +144,51 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 			skipping = false
 		}
 		last := bytes.LastIndexByte(data, '\n')
+		next := get()
+		carry = 0
+		var pc piece
 		switch {
 		case eof:
 			if len(data) > 0 {
 				if last != len(data)-1 {
 					data = append(data[:len(data):len(data)], '\n')
 				}
-				p.chunk(data)
+				pc = piece{data: data, owner: buf}
 			}
 		case last >= 0:
-			p.chunk(data[:last+1])
-			carry = copy(buf, data[last+1:])
+			carry = copy(next, data[last+1:])
+			pc = piece{data: data[:last+1], owner: buf}
 		case len(data) == len(buf):
 			// One line longer than the buffer: keep its head, drop the rest.
-			p.chunk(append(data[:len(data)-1:len(data)-1], '\n'))
-			carry = 0
+			pc = piece{data: append(data[:len(data)-1:len(data)-1], '\n'), owner: buf}
 			skipping = true
 		default:
-			carry = copy(buf, data)
+			carry = copy(next, data)
 		}
+		if pc.data != nil && !send(pc) {
+			return
+		}
+		buf = next
 		if eof {
-			break
+			return
 		}
 	}
-	p.finish()
-	return nil
+}
+
+// candidates lists the starts of the lines of buf the prefilter selects.
+func candidates(pf *Prefilter, buf []byte) []int {
+	cur := pf.Cursor(buf)
+	var out []int
+	for pos := 0; pos < len(buf); {
+		n := cur.Next(pos)
+		if n < 0 {
+			break
+		}
+		out = append(out, n)
+		e := bytes.IndexByte(buf[n:], '\n')
+		pos = n + e + 1
+	}
+	return out
 }
 
 // looksBinary judges the first chunk: NUL bytes, or many bytes that are
@@ -166,13 +243,15 @@ type pline struct {
 	Cand     bool
 }
 
-func (p *parser) chunk(buf []byte) {
-	cur := p.pf.Cursor(buf)
-	next := -2 // next candidate line start; -2 unknown, -1 none
-	pos := 0
+func (p *parser) chunk(buf []byte, cands []int) {
+	ci, pos := 0, 0
 	for pos < len(buf) {
-		if next != -1 && next < pos {
-			next = cur.Next(pos)
+		for ci < len(cands) && cands[ci] < pos {
+			ci++
+		}
+		next := -1
+		if ci < len(cands) {
+			next = cands[ci]
 		}
 		if len(p.blocks) == 0 {
 			if next < 0 {
@@ -264,8 +343,7 @@ func (p *parser) newEvent(k Kind, l pline) Event {
 }
 
 var (
-	assertRE = regexp.MustCompile("^(.+?):(\\d+): (.*): block: \\[([^\\]]*)\\], thread: \\[([^\\]]*)\\] Assertion `(.*)` failed\\.?$")
-	frameRE  = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
+	frameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
 	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
 	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
 	ipyFrameRE = regexp.MustCompile(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
@@ -280,15 +358,15 @@ var (
 func (p *parser) start(l pline) {
 	msg := l.Msg
 	if isAssert(msg) {
-		if m := assertRE.FindStringSubmatch(msg); m != nil {
-			p.addAssert(l, m)
+		if a, ok := parseAssert(msg); ok {
+			p.addAssert(l, a)
 			return
 		}
 	}
 	p.flushFloods()
 	switch {
 	case strings.Contains(msg, "Traceback (most recent call last)") && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
-		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N}
+		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, indent: indentOf(msg)}
 		tb.chain = append(tb.chain, Exception{})
 		p.blocks[l.Rank] = tb
 	case strings.HasSuffix(strings.TrimSpace(msg), "RemoteTraceback:"):
@@ -337,8 +415,8 @@ func isSanitizerRecord(msg string) bool {
 	return !strings.HasPrefix(msg, "=========  ")
 }
 
-func (p *parser) addAssert(l pline, m []string) {
-	key := m[1] + ":" + m[2] + ":" + m[3] + ":" + m[6]
+func (p *parser) addAssert(l pline, a Assert) {
+	key := a.File + ":" + a.Kernel + ":" + a.Expr + ":" + itoa(a.Line)
 	if e, ok := p.floods[key]; ok {
 		e.Count++
 		e.EndLine = l.N
@@ -349,9 +427,65 @@ func (p *parser) addAssert(l pline, m []string) {
 	}
 	ev := p.newEvent(KindAssert, l)
 	ev.Lines = []Line{{l.N, l.Msg}}
-	ev.Assert = &Assert{File: m[1], Line: atoi(m[2]), Kernel: m[3], Block: m[4], Thread: m[5], Expr: m[6]}
+	ev.Assert = &a
 	p.floods[key] = &ev
 }
+
+func isAssertLine(msg string) bool {
+	if !isAssert(msg) {
+		return false
+	}
+	_, ok := parseAssert(msg)
+	return ok
+}
+
+// parseAssert reads a CUDA device assertion line,
+// "<file>:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion `<expr>` failed.",
+// by hand: floods run to millions of lines.
+func parseAssert(msg string) (Assert, bool) {
+	i := strings.LastIndex(msg, ": block: [")
+	if i < 0 {
+		return Assert{}, false
+	}
+	rest := msg[i+len(": block: ["):]
+	j := strings.Index(rest, "], thread: [")
+	if j < 0 {
+		return Assert{}, false
+	}
+	block := rest[:j]
+	rest = rest[j+len("], thread: ["):]
+	k := strings.Index(rest, "] Assertion `")
+	if k < 0 {
+		return Assert{}, false
+	}
+	thread := rest[:k]
+	expr := rest[k+len("] Assertion `"):]
+	e := strings.LastIndex(expr, "` failed")
+	if e < 0 {
+		return Assert{}, false
+	}
+	expr = expr[:e]
+	head := msg[:i] // <file>:<line>: <function>
+	for c := 0; c < len(head); {
+		d := strings.Index(head[c:], ": ")
+		if d < 0 {
+			break
+		}
+		d += c
+		// head[:d] must end in ":<digits>"
+		q := d
+		for q > 0 && head[q-1] >= '0' && head[q-1] <= '9' {
+			q--
+		}
+		if q < d && q > 1 && head[q-1] == ':' {
+			return Assert{File: head[:q-1], Line: atoi(head[q:d]), Kernel: head[d+2:], Block: block, Thread: thread, Expr: expr}, true
+		}
+		c = d + 2
+	}
+	return Assert{}, false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // block is an open multi-line structure of one rank.
 type block interface {
@@ -379,7 +513,7 @@ func addLine(ev *Event, l pline, text string) {
 func startsStructure(l pline) bool {
 	m := l.Msg
 	return l.C10 || strings.Contains(m, "Traceback (most recent call last):") || strings.HasPrefix(m, "Exception raised from ") ||
-		strings.HasPrefix(m, "terminate called after") || (isAssert(m) && assertRE.MatchString(m)) || strings.HasPrefix(m, "=========")
+		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========")
 }
 
 // msgBlock is a log message with its continuation lines (and, after

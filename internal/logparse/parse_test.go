@@ -266,3 +266,39 @@ func TestTimestampedLines(t *testing.T) {
 		t.Errorf("events: %s", summarize(evs))
 	}
 }
+
+func TestParseAssert(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Assert
+		ok   bool
+	}{
+		{"/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [3,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.",
+			Assert{File: "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu", Line: 111, Kernel: "operator()", Block: "0,0,0", Thread: "3,0,0", Expr: "-sizes[i] <= index && index < sizes[i] && \"index out of bounds\""}, true},
+		{"/w/Indexing.cu:1422: void indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>(cuda::detail::TensorInfo<T, IndexType>, int, long): block: [23,0,0], thread: [96,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
+			Assert{File: "/w/Indexing.cu", Line: 1422, Kernel: "void indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>(cuda::detail::TensorInfo<T, IndexType>, int, long)", Block: "23,0,0", Thread: "96,0,0", Expr: "srcIndex < srcSelectDimSize"}, true},
+		{"test.cu:11: void testAssert(): block: [0,0,0], thread: [0,0,0] Assertion `should_be_one` failed.",
+			Assert{File: "test.cu", Line: 11, Kernel: "void testAssert()", Block: "0,0,0", Thread: "0,0,0", Expr: "should_be_one"}, true},
+		{"Assertion `x` failed.", Assert{}, false},
+		{"a: block: [1], thread: [2] Assertion `x` failed.", Assert{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseAssert(tt.in)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("parseAssert(%q) = %+v %v, want %+v %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestIndentedPaste(t *testing.T) {
+	log := "    Traceback (most recent call last):\n      File \"/home/u/train.py\", line 12, in <module>\n        out = model(x)\n" +
+		"    RuntimeError: CUDA error: an illegal memory access was encountered\n    CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	if e.Type != "RuntimeError" || e.Frames[0].Code != "out = model(x)" || len(e.Lines) != 2 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}

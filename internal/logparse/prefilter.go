@@ -61,7 +61,7 @@ const hashBits = 20
 
 // minSampled is the shortest pattern the sampled table takes; shorter ones
 // cost one bytes.Index pass each, so there should be few.
-const minSampled = 8
+const minSampled = 10
 
 // NewPrefilter builds the filter once for a pattern set.
 func NewPrefilter(patterns []string) *Prefilter {

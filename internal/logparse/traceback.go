@@ -26,6 +26,9 @@ type tbBlock struct {
 	nested  bool
 	remoteQ bool // inside RemoteTraceback quotes
 	ipython bool // the last frame is IPython's: its code line has an arrow
+	// indent is the header's indentation: a traceback pasted indented (in
+	// an issue, an email) has its exception line at that depth, not at 0.
+	indent int
 }
 
 func (b *tbBlock) inherits() bool { return false }
@@ -94,7 +97,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		if strings.HasPrefix(trim, "-----") {
 			break
 		}
-		if msg[0] == ' ' || msg[0] == '\t' {
+		if indentOf(msg) > b.indent {
 			e := b.cur()
 			if caretRE.MatchString(msg) || strings.HasPrefix(trim, "[Previous line repeated") {
 				break
@@ -106,6 +109,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		}
 		// The exception line.
 		e := b.cur()
+		msg = strings.TrimLeft(msg, " \t")
 		if m := excRE.FindStringSubmatch(msg); m != nil {
 			e.Type, e.Message = m[1], m[2]
 		} else {
@@ -144,6 +148,9 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		default:
 			e := b.cur()
 			if len(e.Lines) < 40 {
+				if indentOf(msg) >= b.indent {
+					msg = msg[b.indent:]
+				}
 				e.Lines = append(e.Lines, Line{l.N, msg})
 			}
 		}
@@ -166,6 +173,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			b.chain = append(b.chain, Exception{})
 			b.state = tbFrames
 			b.blanks = 0
+			b.indent = indentOf(msg)
 		case strings.HasSuffix(trim, "RemoteTraceback:"):
 			b.state = tbRemote
 		default:
@@ -175,6 +183,14 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 	b.lastN = l.N
 	b.ev.EndLine = l.N
 	return true
+}
+
+func indentOf(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == ' ' || s[n] == '\t') {
+		n++
+	}
+	return n
 }
 
 // parseFrame reads a Python frame line in CPython's or IPython's format.
