@@ -3,7 +3,6 @@ package flightrec
 import (
 	"bytes"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
