@@ -46,7 +46,10 @@ type rankView struct {
 	last map[string]int64
 	// first is the lowest sequence id still in the ring per group: below it
 	// the rank's history is unknown.
-	first   map[string]int64
+	first map[string]int64
+	// p2p and p2pLast index point-to-point operations by p2p sequence id.
+	p2p     map[string]map[int64]*Entry
+	p2pLast map[string]int64
 	pending []*Entry
 }
 
@@ -59,6 +62,7 @@ type divergence struct {
 	// first group is the odd one out.
 	groups     [][]int
 	notEntered []int
+	p2p        bool
 	entries    map[int]*Entry
 	time       int64
 }
@@ -127,9 +131,10 @@ func Analyze(dumps []*Dump) ([]report.Finding, error) {
 
 	var first *divergence
 	for _, pg := range sortedKeys(members) {
-		d := firstDivergence(pg, members[pg], views)
-		if d != nil && (first == nil || d.time < first.time) {
-			first = d
+		for _, d := range []*divergence{firstDivergence(pg, members[pg], views), firstP2PDivergence(pg, members[pg], views)} {
+			if d != nil && (first == nil || d.time < first.time) {
+				first = d
+			}
 		}
 	}
 	c := &composer{views: views, missing: missing, unnamedMissing: unnamed, descs: descs, ignored: ignored}
@@ -169,7 +174,8 @@ func index(dumps []*Dump) (map[int]*rankView, []string, error) {
 }
 
 func newView(d *Dump) *rankView {
-	v := &rankView{dump: d, coll: map[string]map[int64]*Entry{}, last: map[string]int64{}, first: map[string]int64{}}
+	v := &rankView{dump: d, coll: map[string]map[int64]*Entry{}, last: map[string]int64{}, first: map[string]int64{},
+		p2p: map[string]map[int64]*Entry{}, p2pLast: map[string]int64{}}
 	pgOfID := map[int64]string{}
 	for i := range d.Entries {
 		e := &d.Entries[i]
@@ -178,6 +184,15 @@ func newView(d *Dump) *rankView {
 			v.pending = append(v.pending, e)
 		}
 		if e.IsP2P {
+			m := v.p2p[e.PGName]
+			if m == nil {
+				m = map[int64]*Entry{}
+				v.p2p[e.PGName] = m
+			}
+			m[e.P2PSeq] = e
+			if e.P2PSeq > v.p2pLast[e.PGName] {
+				v.p2pLast[e.PGName] = e.P2PSeq
+			}
 			continue
 		}
 		m := v.coll[e.PGName]
@@ -270,6 +285,75 @@ func firstDivergence(pg string, members map[int]bool, views map[int]*rankView) *
 		}
 	}
 	return nil
+}
+
+// firstP2PDivergence matches point-to-point operations of a two-rank group
+// by p2p sequence id: a send must meet a receive of the same shape. With more
+// ranks the ids do not pair up (each rank counts its own peers' operations),
+// so such groups are left to the pending-operation report.
+func firstP2PDivergence(pg string, members map[int]bool, views map[int]*rankView) *divergence {
+	ranks := keys(members)
+	if len(ranks) != 2 || views[ranks[0]] == nil || views[ranks[1]] == nil {
+		return nil
+	}
+	seqSet := map[int64]bool{}
+	for _, r := range ranks {
+		for s := range views[r].p2p[pg] {
+			seqSet[s] = true
+		}
+	}
+	seqs := make([]int64, 0, len(seqSet))
+	for s := range seqSet {
+		seqs = append(seqs, s)
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	for _, seq := range seqs {
+		d := &divergence{pg: pg, seq: seq, entries: map[int]*Entry{}, p2p: true}
+		pending := false
+		for _, r := range ranks {
+			v := views[r]
+			if e := v.p2p[pg][seq]; e != nil {
+				d.entries[r] = e
+				pending = pending || !e.Completed()
+				if d.time == 0 || e.TimeCreatedNs < d.time {
+					d.time = e.TimeCreatedNs
+				}
+			} else if seq > v.p2pLast[pg] {
+				d.notEntered = append(d.notEntered, r)
+			}
+		}
+		if len(d.entries) == 2 {
+			a, b := d.entries[ranks[0]], d.entries[ranks[1]]
+			switch {
+			case p2pKind(a) == p2pKind(b):
+				d.kind = KindOp
+			case fmt.Sprint(a.InputSizes, a.OutputSizes) != fmt.Sprint(b.OutputSizes, b.InputSizes) &&
+				fmt.Sprint(a.InputSizes) != fmt.Sprint(b.InputSizes):
+				d.kind = KindSize
+			case a.InputDtypes != nil && b.InputDtypes != nil && strings.Join(a.InputDtypes, ",") != strings.Join(b.InputDtypes, ","):
+				d.kind = KindDtype
+			}
+			if d.kind != "" {
+				d.groups = [][]int{{ranks[1]}, {ranks[0]}}
+				return d
+			}
+		}
+		if len(d.notEntered) > 0 && pending {
+			d.kind = KindNotEntered
+			d.groups = [][]int{keys(d.entries)}
+			return d
+		}
+	}
+	return nil
+}
+
+// p2pKind is "send" or "recv" from a profiling name such as "nccl:send 0->1".
+func p2pKind(e *Entry) string {
+	op := e.Op()
+	if i := strings.IndexAny(op, " _"); i >= 0 {
+		return op[:i]
+	}
+	return op
 }
 
 func sizeKey(e *Entry) string {

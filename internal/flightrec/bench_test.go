@@ -1,10 +1,14 @@
 package flightrec
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"testing"
+
+	"github.com/nlpodyssey/gopickle/pickle"
+
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 )
 
 // syntheticJob64 builds 64 ranks' dumps on the template of the real rank-0
@@ -17,7 +21,13 @@ func syntheticJob64(tb testing.TB) [][]byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	root, err := decodePickle(data)
+	// The generic form of the dump, entries as dicts, to copy from.
+	u := pickle.NewUnpickler(bytes.NewReader(data))
+	raw, err := u.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	root, err := newConverter().value(raw, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

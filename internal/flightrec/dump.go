@@ -204,7 +204,9 @@ func fromValue(root any) (*Dump, error) {
 			}
 		}
 	}
-	if es, ok := m["entries"].([]any); ok {
+	if es, ok := m["entries"].([]Entry); ok {
+		d.Entries = es
+	} else if es, ok := m["entries"].([]any); ok {
 		d.Entries = make([]Entry, 0, len(es))
 		for _, v := range es {
 			em, ok := v.(map[string]any)
@@ -218,53 +220,99 @@ func fromValue(root any) (*Dump, error) {
 }
 
 func entryFrom(m map[string]any) Entry {
-	e := Entry{
-		RecordID:      intOr(m["record_id"], -1),
-		PGID:          intOr(m["pg_id"], -1),
-		CollectiveSeq: intOr(m["collective_seq_id"], 0),
-		P2PSeq:        intOr(m["p2p_seq_id"], 0),
-		OpID:          intOr(m["op_id"], 0),
-		ProfilingName: str(m["profiling_name"]),
-		TimeCreatedNs: intOr(m["time_created_ns"], 0),
-		InputSizes:    sizes(m["input_sizes"]),
-		OutputSizes:   sizes(m["output_sizes"]),
-		InputDtypes:   strs(m["input_dtypes"]),
-		OutputDtypes:  strs(m["output_dtypes"]),
-		State:         str(m["state"]),
-		Retired:       m["retired"] == true,
-		TimeoutMs:     intOr(m["timeout_ms"], 0),
-		IsP2P:         m["is_p2p"] == true,
+	b := newEntryBuilder()
+	for k, v := range m {
+		b.set(k, v)
 	}
-	if pg, ok := m["process_group"].([]any); ok {
-		if len(pg) > 0 {
-			e.PGName = str(pg[0])
+	return b.done()
+}
+
+// entryBuilder fills an Entry one field at a time, so a pickled entry can
+// be read straight from the decoder's dict without building a map first.
+type entryBuilder struct {
+	e                  Entry
+	started, completed int64
+}
+
+func newEntryBuilder() *entryBuilder {
+	return &entryBuilder{e: Entry{RecordID: -1, PGID: -1}}
+}
+
+func (b *entryBuilder) set(k string, v any) {
+	e := &b.e
+	switch k {
+	case "record_id":
+		e.RecordID = intOr(v, -1)
+	case "pg_id":
+		e.PGID = intOr(v, -1)
+	case "collective_seq_id":
+		e.CollectiveSeq = intOr(v, 0)
+	case "p2p_seq_id":
+		e.P2PSeq = intOr(v, 0)
+	case "op_id":
+		e.OpID = intOr(v, 0)
+	case "profiling_name":
+		e.ProfilingName = str(v)
+	case "time_created_ns":
+		e.TimeCreatedNs = intOr(v, 0)
+	case "input_sizes":
+		e.InputSizes = sizes(v)
+	case "output_sizes":
+		e.OutputSizes = sizes(v)
+	case "input_dtypes":
+		e.InputDtypes = strs(v)
+	case "output_dtypes":
+		e.OutputDtypes = strs(v)
+	case "state":
+		e.State = str(v)
+	case "retired":
+		e.Retired = v == true
+	case "timeout_ms":
+		e.TimeoutMs = intOr(v, 0)
+	case "is_p2p":
+		e.IsP2P = v == true
+	case "time_discovered_started_ns":
+		b.started = intOr(v, 0)
+	case "time_discovered_completed_ns":
+		b.completed = intOr(v, 0)
+	case "process_group":
+		if pg, ok := v.([]any); ok {
+			if len(pg) > 0 {
+				e.PGName = str(pg[0])
+			}
+			if len(pg) > 1 {
+				e.PGDesc = str(pg[1])
+			}
 		}
-		if len(pg) > 1 {
-			e.PGDesc = str(pg[1])
+	case "frames":
+		fs, _ := v.([]any)
+		e.Frames = make([]Frame, 0, len(fs))
+		for _, f := range fs {
+			if fm, ok := f.(map[string]any); ok {
+				e.Frames = append(e.Frames, Frame{Name: str(fm["name"]), File: str(fm["filename"]), Line: int(intOr(fm["line"], 0))})
+			}
 		}
 	}
+}
+
+func (b *entryBuilder) done() Entry {
+	e := b.e
 	if e.PGName == "" && e.PGID >= 0 {
 		e.PGName = strconv.FormatInt(e.PGID, 10)
 	}
 	if e.State == "" {
 		// Older dumps carry only the discovery times (0 in JSON means none).
 		switch {
-		case intOr(m["time_discovered_completed_ns"], 0) > 0:
+		case b.completed > 0:
 			e.State = "completed"
-		case intOr(m["time_discovered_started_ns"], 0) > 0:
+		case b.started > 0:
 			e.State = "started"
 		default:
 			e.State = "scheduled"
 		}
 	}
-	if fs, ok := m["frames"].([]any); ok {
-		for _, f := range fs {
-			fm, ok := f.(map[string]any)
-			if !ok {
-				continue
-			}
-			e.Frames = append(e.Frames, Frame{Name: str(fm["name"]), File: str(fm["filename"]), Line: int(intOr(fm["line"], 0))})
-		}
+	if len(e.Frames) == 0 {
+		e.Frames = nil
 	}
 	return e
 }

@@ -290,6 +290,11 @@ func (c *composer) divergenceFinding(d *divergence) report.Finding {
 	rep := odd[0]
 	e := d.entries[rep]
 	pg := c.pgLabel(d.pg)
+	what := "collective"
+	relSeq := d.seq
+	if d.p2p {
+		what, relSeq = "point-to-point operation", -1
+	}
 	var msg string
 	var remedies []string
 	switch d.kind {
@@ -311,9 +316,13 @@ func (c *composer) divergenceFinding(d *divergence) report.Finding {
 			parts = append(parts, p)
 		}
 		noun := map[string]string{KindOp: "operation", KindSize: "tensor sizes", KindDtype: "dtypes"}[d.kind]
-		msg = fmt.Sprintf("ranks disagree on the %s of collective #%d of %s: %s", noun, d.seq, pg, strings.Join(parts, "; "))
-		switch d.kind {
-		case KindOp:
+		msg = fmt.Sprintf("ranks disagree on the %s of %s #%d of %s: %s", noun, what, d.seq, pg, strings.Join(parts, "; "))
+		switch {
+		case d.kind == KindOp && d.p2p:
+			remedies = []string{
+				"Pair every send with a receive on its peer, in the same order on both sides; when two ranks exchange tensors, post both directions at once with dist.batch_isend_irecv (or isend/irecv) so neither waits for the other",
+			}
+		case d.kind == KindOp:
 			remedies = []string{
 				"Issue the same collectives in the same order on every rank of the group: look for rank-dependent branches around the call",
 				"Rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: it checks every collective's fingerprint across ranks before it runs and names the mismatch",
@@ -363,7 +372,7 @@ func (c *composer) divergenceFinding(d *divergence) report.Finding {
 		}
 	}
 	f.Facts["states"] = strings.Join(states, " ")
-	f.Related = c.related([]int{rep}, d.pg, d.seq)
+	f.Related = c.related([]int{rep}, d.pg, relSeq)
 	return f
 }
 

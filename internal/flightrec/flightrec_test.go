@@ -3,7 +3,6 @@ package flightrec
 import (
 	"bytes"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -232,6 +232,40 @@ func TestAnalyze(t *testing.T) {
 			}},
 			drop: []int{1},
 			want: &summary{Rule: RuleDesync, Divergence: KindNoPeerDump, Rank: 0, Origin: "train.py:8", Missing: "[1]"},
+		},
+		{
+			name: "both ranks send first: point-to-point deadlock",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "send 0->1", Size: 8, Line: 5, P2P: true}, {PG: "0", Op: "recv 0<-1", Size: 8, Line: 6, P2P: true},
+					{PG: "0", Op: "send 0->1", Size: 8, Line: 5, State: "started", P2P: true}},
+				1: {{PG: "0", Op: "recv 1<-0", Size: 8, Line: 5, P2P: true}, {PG: "0", Op: "send 1->0", Size: 8, Line: 6, P2P: true},
+					{PG: "0", Op: "send 1->0", Size: 8, Line: 9, State: "started", P2P: true}},
+			}},
+			want:  &summary{Rule: RuleDesync, Divergence: KindOp, Rank: 1, Origin: "train.py:9"},
+			inMsg: []string{"point-to-point operation #3"},
+		},
+		{
+			name: "a send nobody receives",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "send 0->1", Size: 8, Line: 5, P2P: true}, {PG: "0", Op: "send 0->1", Size: 8, Line: 5, State: "scheduled", P2P: true}},
+				1: {{PG: "0", Op: "recv 1<-0", Size: 8, Line: 7, P2P: true}},
+			}},
+			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "train.py:5", NotEntered: "[1]"},
+		},
+		{
+			name: "receives sized differently from the sends",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "send 0->1", Size: 8, Line: 5, State: "started", P2P: true}},
+				1: {{PG: "0", Op: "recv 1<-0", Size: 16, Line: 7, State: "started", P2P: true}},
+			}},
+			want: &summary{Rule: RuleDesync, Divergence: KindSize, Rank: 1, Origin: "train.py:7"},
+		},
+		{
+			name: "sends met by receives: healthy",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "send 0->1", Size: 8, Line: 5, P2P: true}, {PG: "0", Op: "recv 0<-1", Size: 8, Line: 6, P2P: true}},
+				1: {{PG: "0", Op: "recv 1<-0", Size: 8, Line: 5, P2P: true}, {PG: "0", Op: "send 1->0", Size: 8, Line: 6, P2P: true}},
+			}},
 		},
 		{
 			name: "healthy job: nothing pending, nothing differs",

@@ -1,9 +1,10 @@
 package flightrec
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 	"os"
 	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 )
 
 // FuzzDecode feeds arbitrary bytes to the decoder and, when they decode, to

@@ -219,7 +219,58 @@ func decodePickle(data []byte) (v any, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("malformed pickle: %w", err)
 	}
-	return plain(raw, 0)
+	return plainDump(raw)
+}
+
+// plainDump converts a decoded dump; its entries, by far the bulk of it,
+// become Entry values directly instead of one map each.
+func plainDump(raw interface{}) (any, error) {
+	c := newConverter()
+	root, ok := raw.(*types.Dict)
+	if !ok {
+		return c.value(raw, 0)
+	}
+	m := make(map[string]any, root.Len())
+	for _, kv := range *root {
+		k, ok := kv.Key.(string)
+		if !ok {
+			continue
+		}
+		list, isList := kv.Value.(*types.List)
+		if k != "entries" || !isList {
+			v, err := c.value(kv.Value, 1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+			continue
+		}
+		entries := make([]Entry, 0, list.Len())
+		for _, item := range *list {
+			ed, ok := item.(*types.Dict)
+			if !ok {
+				if _, err := c.value(item, 2); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			b := newEntryBuilder()
+			for _, f := range *ed {
+				fk, ok := f.Key.(string)
+				if !ok {
+					continue
+				}
+				v, err := c.value(f.Value, 3)
+				if err != nil {
+					return nil, err
+				}
+				b.set(fk, v)
+			}
+			entries = append(entries, b.done())
+		}
+		m[k] = entries
+	}
+	return m, nil
 }
 
 // converter turns the decoder's values into plain ones. It converts each
@@ -231,10 +282,9 @@ type converter struct {
 	tuples map[*types.Tuple][]any
 }
 
-// plain converts the decoder's values, refusing anything a dump cannot hold.
-func plain(v interface{}, depth int) (any, error) {
-	c := converter{dicts: map[*types.Dict]map[string]any{}, lists: map[*types.List][]any{}, tuples: map[*types.Tuple][]any{}}
-	return c.value(v, depth)
+// newConverter returns a converter that refuses anything a dump cannot hold.
+func newConverter() *converter {
+	return &converter{dicts: map[*types.Dict]map[string]any{}, lists: map[*types.List][]any{}, tuples: map[*types.Tuple][]any{}}
 }
 
 func (c *converter) value(v interface{}, depth int) (any, error) {
