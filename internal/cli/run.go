@@ -24,6 +24,21 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
 
+// forwardedSignals are passed on to the child by `run`.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH}
+
+// ignoredAtStart records which of them the parent had us ignore (nohup
+// ignores SIGHUP, a shell's background job SIGINT). It is read during
+// package initialisation, before main installs its own handlers, which
+// would hide it.
+var ignoredAtStart = func() map[os.Signal]bool {
+	m := map[os.Signal]bool{}
+	for _, s := range forwardedSignals {
+		m[s] = signal.Ignored(s)
+	}
+	return m
+}()
+
 func newRunCmd(g *globals) *cobra.Command {
 	var (
 		reportFile, reportDir, tail string
@@ -70,7 +85,15 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 			// caught (not ignored, which the child would inherit) so that a
 			// closed stdout is seen as a write error.
 			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
+			for _, s := range forwardedSignals {
+				if ignoredAtStart[s] {
+					// nohup or a background job: keep ignoring it, so the
+					// child inherits that, and forward nothing.
+					signal.Ignore(s)
+					continue
+				}
+				signal.Notify(sigs, s)
+			}
 			defer signal.Stop(sigs)
 			pipes := make(chan os.Signal, 1)
 			signal.Notify(pipes, syscall.SIGPIPE)
