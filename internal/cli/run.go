@@ -24,6 +24,21 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
 
+// forwardedSignals are passed on to the child by `run`.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH}
+
+// ignoredAtStart records which of them the parent had us ignore (nohup
+// ignores SIGHUP, a shell's background job SIGINT). It is read during
+// package initialisation, before main installs its own handlers, which
+// would hide it.
+var ignoredAtStart = func() map[os.Signal]bool {
+	m := map[os.Signal]bool{}
+	for _, s := range forwardedSignals {
+		m[s] = signal.Ignored(s)
+	}
+	return m
+}()
+
 func newRunCmd(g *globals) *cobra.Command {
 	var (
 		reportFile, reportDir, tail string
@@ -70,7 +85,15 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 			// caught (not ignored, which the child would inherit) so that a
 			// closed stdout is seen as a write error.
 			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			for _, s := range forwardedSignals {
+				if ignoredAtStart[s] {
+					// nohup or a background job: keep ignoring it, so the
+					// child inherits that, and forward nothing.
+					signal.Ignore(s)
+					continue
+				}
+				signal.Notify(sigs, s)
+			}
 			defer signal.Stop(sigs)
 			pipes := make(chan os.Signal, 1)
 			signal.Notify(pipes, syscall.SIGPIPE)
@@ -103,10 +126,18 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 				LookPath: exec.LookPath,
 			}
 			opts.SameOutput = sameFile(g.sys.Stdout, g.sys.Stderr)
+			if f, ok := g.sys.Stdout.(*os.File); ok && g.sys.StdoutTTY {
+				// The child keeps a terminal for its output, so it behaves
+				// (buffering, colours, progress bars) as it would unwrapped.
+				opts.TTY, opts.WinsizeFrom = true, f
+			}
 			if stdin != nil && term.IsTerminal(int(stdin.Fd())) {
 				opts.Terminal = runner.ForegroundTerminal(stdin)
 			}
-			out, runErr := runcmd.Run(cmd.Context(), opts)
+			// Signals are forwarded to the child, not obeyed: the context
+			// the root command cancels on SIGINT must not end the child
+			// (with SIGTERM) or the diagnosis.
+			out, runErr := runcmd.Run(context.WithoutCancel(cmd.Context()), opts)
 			if out != nil {
 				out.Report.Tool.Version = Version
 				if k, err := kb.Default(); err == nil && out.Failed {
@@ -158,6 +189,9 @@ func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 		return
 	}
 	if len(rep.Findings) == 0 {
+		if out.Interrupted {
+			return // stopped on purpose; nothing to explain
+		}
 		fmt.Fprintf(g.sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
 			commandName(rep.Run.Argv), statusText(rep.Run))
 		return

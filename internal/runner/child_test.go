@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The test binary doubles as the fake child: with RUNNER_TEST_CHILD set it
@@ -124,6 +126,15 @@ func child(mode string, args []string) int {
 			fmt.Printf("grandchild got %v\n", s)
 		case <-time.After(10 * time.Second):
 		}
+		return 0
+	case "isatty":
+		// isatty: report whether stdout and stderr are terminals, and the
+		// window size, in bytes that output processing would change.
+		_, err1 := unix.IoctlGetTermios(1, unix.TCGETS)
+		_, err2 := unix.IoctlGetTermios(2, unix.TCGETS)
+		ws, _ := unix.IoctlGetWinsize(1, unix.TIOCGWINSZ)
+		fmt.Printf("stdout tty %v\nstderr tty %v\ncols %d\n", err1 == nil, err2 == nil, ws.Col)
+		os.Stdout.Write([]byte("raw\r\nbytes\n\x00\xff"))
 		return 0
 	case "sleep":
 		d, _ := time.ParseDuration(arg(0))

@@ -47,6 +47,12 @@ type Spec struct {
 	// terminal, `> log 2>&1`): the child's writes then keep their exact
 	// order, which two pipes read separately cannot promise.
 	MergeStreams bool
+	// TTY gives the child a pseudo-terminal as its stdout (and its stderr
+	// too with MergeStreams), for when the wrapper's own output is a
+	// terminal: the child then behaves as it would unwrapped. WinsizeFrom is
+	// the terminal whose size it mirrors (SIGWINCH updates it).
+	TTY         bool
+	WinsizeFrom *os.File
 	// TailBytes bounds the output kept for diagnosis (0: DefaultTailBytes).
 	TailBytes int
 	// MaxLine caps the length of a line handed to OnLine (0: DefaultMaxLine).
@@ -60,8 +66,8 @@ type Spec struct {
 	// keywords; the others are only counted, at little cost.
 	LineFilter []string
 	// Signals delivers the signals the wrapper received, to be forwarded.
-	// SIGINT, SIGTERM and SIGHUP go to the child's process group; a second
-	// SIGINT kills the group.
+	// SIGINT, SIGTERM, SIGHUP and SIGWINCH go to the child's process group;
+	// a second SIGINT kills the group.
 	Signals <-chan os.Signal
 	// Timeout, when positive, ends the child (SIGTERM, then SIGKILL after
 	// KillGrace) once it has run that long.
@@ -94,6 +100,8 @@ type Result struct {
 	// escalated to SIGKILL.
 	Interrupts int
 	Killed     bool
+	// Forwarded says a SIGTERM or SIGHUP was passed on to the child.
+	Forwarded bool
 	// Tail is the end of the child's output, both streams interleaved in
 	// arrival order; Dropped is how many earlier bytes it no longer holds.
 	Tail        []byte
@@ -148,12 +156,19 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		defer null.Close()
 		stdin = null
 	}
-	outR, outW, err := os.Pipe()
+	var outR, outW *os.File
+	if spec.TTY {
+		outR, outW, err = openPTY(spec.WinsizeFrom)
+	} else {
+		outR, outW, err = os.Pipe()
+		if err == nil {
+			// A larger pipe means fewer wake-ups per byte passed through.
+			_, _ = unix.FcntlInt(outW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	// A larger pipe means fewer wake-ups per byte passed through.
-	_, _ = unix.FcntlInt(outW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
 	errR, errW := outR, outW
 	if !spec.MergeStreams {
 		errR, errW, err = os.Pipe()
@@ -211,7 +226,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 
 	res := &Result{Pid: pid}
-	ws := supervise(ctx, spec, pid, res)
+	var pty *os.File
+	if spec.TTY {
+		pty = outR
+	}
+	ws := supervise(ctx, spec, pid, res, pty)
 	res.Duration = now().Sub(start)
 	switch {
 	case ws.Signaled():
@@ -317,7 +336,7 @@ func (p *pump) run() {
 
 // supervise waits for the child, forwarding signals, enforcing the timeout
 // and handing over the terminal when the child needs it.
-func supervise(ctx context.Context, spec Spec, pid int, res *Result) syscall.WaitStatus {
+func supervise(ctx context.Context, spec Spec, pid int, res *Result, pty *os.File) syscall.WaitStatus {
 	type waitResult struct {
 		ws  syscall.WaitStatus
 		err error
@@ -382,6 +401,10 @@ func supervise(ctx context.Context, spec Spec, pid int, res *Result) syscall.Wai
 					_ = syscall.Kill(-pid, syscall.SIGINT)
 				}
 			case syscall.SIGTERM, syscall.SIGHUP:
+				res.Forwarded = true
+				_ = syscall.Kill(-pid, sig)
+			case syscall.SIGWINCH:
+				copyWinsize(spec.WinsizeFrom, pty)
 				_ = syscall.Kill(-pid, sig)
 			}
 		case <-timeout:

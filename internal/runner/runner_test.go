@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 )
 
 func run(t *testing.T, spec Spec) *Result {
@@ -174,6 +175,48 @@ func TestMergedStreamsKeepTheChildsOrder(t *testing.T) {
 	}
 	if out.String() != want.String() || string(res.Tail) != want.String() {
 		t.Errorf("order not kept: %q...", out.String()[:60])
+	}
+}
+
+func TestTerminalOutput(t *testing.T) {
+	tests := []struct {
+		name  string
+		merge bool
+		want  string
+	}{
+		{"stdout only", false, "stdout tty true\nstderr tty false\ncols 0\nraw\r\nbytes\n\x00\xff"},
+		{"both streams", true, "stdout tty true\nstderr tty true\ncols 0\nraw\r\nbytes\n\x00\xff"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			argv, env := childArgv(t, "isatty")
+			var out bytes.Buffer
+			res := run(t, Spec{Argv: argv, Env: env, Stdout: &out, TTY: true, MergeStreams: tc.merge})
+			if res.ExitCode != 0 || out.String() != tc.want {
+				t.Errorf("exit %d, output %q, want %q", res.ExitCode, out.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestTerminalWindowSize(t *testing.T) {
+	// A pty stands in for the user's terminal, 132 columns wide.
+	m, s, err := openPTY(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer s.Close()
+	if err := control(m, func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 132})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	argv, env := childArgv(t, "isatty")
+	var out bytes.Buffer
+	run(t, Spec{Argv: argv, Env: env, Stdout: &out, TTY: true, WinsizeFrom: s})
+	if !strings.Contains(out.String(), "cols 132\n") {
+		t.Errorf("output %q", out.String())
 	}
 }
 

@@ -44,6 +44,9 @@ func decide(o Options, f firstRun) decision {
 		return decision{}
 	}
 	if f.interrupted {
+		if !f.async && !o.Sanitize {
+			return decision{} // nothing to localise: say nothing
+		}
 		return decision{why: "the run was interrupted, so it is not repeated"}
 	}
 	if o.Sanitize {

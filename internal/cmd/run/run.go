@@ -48,6 +48,10 @@ type Options struct {
 	// `> log 2>&1`): the child then gets one pipe for both, which keeps the
 	// order of its writes exactly.
 	SameOutput bool
+	// TTY: stdout is a terminal, so the child gets a pseudo-terminal that
+	// mirrors it (see runner.Spec.TTY), sized like WinsizeFrom.
+	TTY         bool
+	WinsizeFrom *os.File
 	// Messages receives cudadoctor's own lines (stderr); MessagesTTY turns
 	// on the live progress indicator.
 	Messages    io.Writer
@@ -106,6 +110,9 @@ type Outcome struct {
 	Report *report.Report
 	// Failed says the child failed: the diagnosis is worth showing.
 	Failed bool
+	// Interrupted says the user or a scheduler stopped it (a signal was
+	// forwarded): a failure without findings then needs no comment.
+	Interrupted bool
 }
 
 // Run runs the command and diagnoses a failure. The returned error is an
@@ -121,6 +128,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: o.Argv, Env: o.Env, Dir: o.Dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
+		TTY: o.TTY, WinsizeFrom: o.WinsizeFrom,
 		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
 	})
@@ -140,7 +148,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if res.Signal != 0 {
 		rep.Run.Signal = signalName(res.Signal)
 	}
-	out := &Outcome{Report: rep, Failed: res.ExitCode != 0}
+	out := &Outcome{Report: rep, Failed: res.ExitCode != 0, Interrupted: res.Interrupts > 0 || res.Killed || res.Forwarded}
 	if res.WriteErr != nil && !errors.Is(res.WriteErr, syscall.EPIPE) {
 		fmt.Fprintf(o.Messages, "cudadoctor: passing the command's output on failed: %v\n", res.WriteErr)
 	}
@@ -216,7 +224,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 	}
 	f := firstRun{
 		exitCode:    res.ExitCode,
-		interrupted: res.Interrupts > 0 || res.Killed,
+		interrupted: res.Interrupts > 0 || res.Killed || res.Forwarded,
 		class:       class,
 		async:       (primary != nil && o.IsAsync(class)) || sc.asyncHint,
 		duration:    res.Duration,

@@ -275,6 +275,8 @@ func TestRerunDecisionTable(t *testing.T) {
 		{name: "already blocking", env: []string{"CUDA_LAUNCH_BLOCKING=1"}, runs: []fakeRun{fail}, wantRuns: 1,
 			wantMsg: []string{"already set"}},
 		{name: "interrupted", runs: []fakeRun{{output: plain, code: 130, interrupts: 1}}, wantRuns: 1, wantMsg: []string{"interrupted"}},
+		{name: "interrupted with nothing to localise says nothing", runs: []fakeRun{{output: "epoch 3\n", code: 130, interrupts: 1}},
+			wantRuns: 1, noMsg: []string{"cudadoctor"}},
 		{name: "one process of a larger job", env: []string{"WORLD_SIZE=8", "RANK=3"}, runs: []fakeRun{fail}, wantRuns: 1,
 			wantMsg: []string{"8-process job"}, wantSkip: "8-process job"},
 		{name: "multi-node torchrun", argv: []string{"torchrun", "--nnodes", "4", "--nproc-per-node=8", "train.py"}, runs: []fakeRun{fail}, wantRuns: 1,
