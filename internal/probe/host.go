@@ -1,7 +1,6 @@
 // Package probe inspects the machine a PyTorch program will run on (driver,
-// GPUs, the torch build, CUDA libraries, environment variables, kernel log)
-// and judges it with one check per file. It reads the world only through
-// Host, so every check runs in tests from recorded machines.
+// GPUs, torch build, CUDA libraries, environment, kernel log) through the Host
+// seam and judges it with one check per file.
 package probe
 
 import (

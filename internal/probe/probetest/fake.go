@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
@@ -37,6 +38,7 @@ type Host struct {
 	KernelError error
 	// Ran records the programs run, by base name.
 	Ran []string
+	mu  sync.Mutex
 }
 
 var _ probe.Host = (*Host)(nil)
@@ -99,7 +101,9 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, env []string, nam
 	if strings.HasPrefix(base, "python") {
 		base = "python"
 	}
+	h.mu.Lock()
 	h.Ran = append(h.Ran, base)
+	h.mu.Unlock()
 	if base == "python" && h.PythonErr != nil {
 		return nil, []byte("Segmentation fault (core dumped)\n"), h.PythonErr
 	}
