@@ -1132,4 +1132,3 @@ func (r *reader) line(max int) ([]byte, error) {
 		out = append(out, b)
 	}
 }
-
