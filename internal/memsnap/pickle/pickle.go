@@ -518,7 +518,15 @@ func (d *Decoder) run() (Value, error) {
 	r := d.r
 	for {
 		off := r.off
-		op, err := r.byte()
+		var op byte
+		var err error
+		if r.pos < r.end {
+			op = r.buf[r.pos]
+			r.pos++
+			r.off++
+		} else {
+			op, err = r.byte()
+		}
 		if err != nil {
 			if off == 0 && errors.Is(err, io.EOF) {
 				return Value{}, d.fail(0, "empty input")
