@@ -98,17 +98,23 @@ func (p *pickleWriter) dict(body func()) {
 	p.op('u')
 }
 
+// list writes a list with APPEND for one item and APPENDS in batches of
+// 1000 otherwise, as Python's pickler does.
 func (p *pickleWriter) list(n int, item func(i int)) {
 	p.op(']')
 	p.memoize()
-	if n == 0 {
+	if n == 1 {
+		item(0)
+		p.op('a')
 		return
 	}
-	p.op('(')
-	for i := 0; i < n; i++ {
-		item(i)
+	for start := 0; start < n; start += 1000 {
+		p.op('(')
+		for i := start; i < min(n, start+1000); i++ {
+			item(i)
+		}
+		p.op('e')
 	}
-	p.op('e')
 }
 
 func (p *pickleWriter) tuple2(a, b int64) {

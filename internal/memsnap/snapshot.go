@@ -7,7 +7,6 @@ package memsnap
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"slices"
 	"strings"
@@ -166,7 +165,6 @@ type builder struct {
 	snap      *Snapshot
 	frameIdx  map[frameKey]int32
 	stackIdx  map[uint64][]int32 // hash -> candidate stack ids
-	seed      maphash.Seed
 	entries   []TraceEntry
 	ranges    [][2]int // tagEntries: [start, end) in entries
 	blocks    []Block
@@ -175,10 +173,13 @@ type builder struct {
 	// key ids, resolved lazily once the strings appear
 	keys map[string]int32
 	tmp  []int32
+	// The frame keys, cached: they are looked at for every frame dict.
+	nameK, fileK, lineK int32
 }
 
 func newBuilder() *builder {
-	return &builder{snap: &Snapshot{}, frameIdx: map[frameKey]int32{}, stackIdx: map[uint64][]int32{}, seed: maphash.MakeSeed(), keys: map[string]int32{}}
+	return &builder{snap: &Snapshot{}, frameIdx: map[frameKey]int32{}, stackIdx: map[uint64][]int32{}, keys: map[string]int32{},
+		nameK: -1, fileK: -1, lineK: -1}
 }
 
 // key returns the interned id of a key string (-1 until it has been seen).
@@ -199,7 +200,10 @@ func (b *builder) SealDict(d *pickle.Decoder, kvs []pickle.KV) (pickle.Value, bo
 	}
 	// Frames are by far the most common dict: check them first and cheaply.
 	if len(kvs) == 3 {
-		nameK, fileK, lineK := b.key(d, "name"), b.key(d, "filename"), b.key(d, "line")
+		if b.nameK < 0 || b.fileK < 0 || b.lineK < 0 {
+			b.nameK, b.fileK, b.lineK = b.key(d, "name"), b.key(d, "filename"), b.key(d, "line")
+		}
+		nameK, fileK, lineK := b.nameK, b.fileK, b.lineK
 		var fk frameKey
 		found := 0
 		for _, kv := range kvs {
@@ -375,15 +379,12 @@ func (b *builder) internStack(items []pickle.Value) int32 {
 		_, idx := unseal(it)
 		b.tmp = append(b.tmp, int32(idx))
 	}
-	var h maphash.Hash
-	h.SetSeed(b.seed)
+	// FNV-1a over the frame ids; collisions are resolved by comparing.
+	sum := uint64(14695981039346656037)
 	for _, f := range b.tmp {
-		h.WriteByte(byte(f))
-		h.WriteByte(byte(f >> 8))
-		h.WriteByte(byte(f >> 16))
-		h.WriteByte(byte(f >> 24))
+		sum ^= uint64(uint32(f))
+		sum *= 1099511628211
 	}
-	sum := h.Sum64()
 	for _, id := range b.stackIdx[sum] {
 		if slices.Equal(b.snap.Stacks[id], b.tmp) {
 			return id

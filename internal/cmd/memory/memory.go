@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -56,6 +57,15 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, fmt.Errorf("cannot read %s: %w", opts.Path, unwrapPath(err))
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 64<<20 {
+		// The decoded snapshot is a fraction of the file, but the garbage
+		// of decoding it is not: a soft limit makes the collector keep the
+		// process well under three times the file size.
+		// Most of the live heap is pointer-free (memo, trace entries), so
+		// collecting more often costs little.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(2*st.Size() + 256<<20))
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+	}
 	head := make([]byte, 64<<10)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

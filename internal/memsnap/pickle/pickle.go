@@ -115,10 +115,7 @@ type Decoder struct {
 	floats   []float64
 	conts    []container
 	free     []int32
-	// The memo is split by field: it holds one entry per memoized object,
-	// which for a snapshot is tens of millions of entries.
-	memoKind []Kind
-	memoN    []int64
+	memo     memo
 	stack    []Value
 	marks    []int
 	proto    int
@@ -232,9 +229,16 @@ func (d *Decoder) freeCont(v Value) {
 	if c == nil {
 		return
 	}
-	// Keep the backing arrays: the slot's next container reuses them, which
-	// saves an allocation for each of the millions of frame dicts.
-	c.items, c.kvs, c.done = c.items[:0], c.kvs[:0], true
+	// Keep the backing arrays while few slots are free: the next container
+	// reuses them, which saves an allocation for each of the millions of
+	// frame dicts. A writer that does not batch its APPENDS leaves many
+	// finished containers at once; their arrays are dropped.
+	if len(d.free) < 4096 {
+		c.items, c.kvs = c.items[:0], c.kvs[:0]
+	} else {
+		c.items, c.kvs = nil, nil
+	}
+	c.done = true
 	d.free = append(d.free, int32(uint32(v.N)))
 }
 
@@ -452,7 +456,7 @@ func (d *Decoder) seal(v Value) Value {
 		return v
 	}
 	if c.memo >= 0 {
-		d.memoKind[c.memo], d.memoN[c.memo] = out.Kind, out.N
+		d.memo.set(int64(c.memo), out)
 	}
 	// Recycle the slot: sealed containers are the common case and the
 	// table would otherwise grow with every frame of every stack.
@@ -482,16 +486,15 @@ func (d *Decoder) memoPut(idx int64, off int64) error {
 	if err != nil {
 		return err
 	}
-	n := int64(len(d.memoN))
+	n := d.memo.len()
 	switch {
 	case idx < 0 || idx > n:
 		// Picklers number the memo densely; a gap is corruption.
 		return d.fail(off, "memo index %d out of range", idx)
 	case idx == n:
-		d.memoKind = append(d.memoKind, KindInvalid)
-		d.memoN = append(d.memoN, 0)
+		d.memo.grow()
 	}
-	d.memoKind[idx], d.memoN[idx] = t.Kind, t.N
+	d.memo.set(idx, *t)
 	if t.Kind == KindDict || t.Kind == KindList {
 		if c := d.cont(*t); c != nil {
 			c.memo = int32(idx)
@@ -501,17 +504,29 @@ func (d *Decoder) memoPut(idx int64, off int64) error {
 }
 
 func (d *Decoder) memoGet(idx int64, off int64) error {
-	if idx < 0 || idx >= int64(len(d.memoN)) || d.memoKind[idx] == KindInvalid {
+	if idx < 0 || idx >= d.memo.len() {
 		return d.fail(off, "memo index %d was never stored", idx)
 	}
-	return d.push(Value{Kind: d.memoKind[idx], N: d.memoN[idx]})
+	v := d.memo.get(idx)
+	if v.Kind == KindInvalid {
+		return d.fail(off, "memo index %d was never stored", idx)
+	}
+	return d.push(v)
 }
 
 func (d *Decoder) run() (Value, error) {
 	r := d.r
 	for {
 		off := r.off
-		op, err := r.byte()
+		var op byte
+		var err error
+		if r.pos < r.end {
+			op = r.buf[r.pos]
+			r.pos++
+			r.off++
+		} else {
+			op, err = r.byte()
+		}
 		if err != nil {
 			if off == 0 && errors.Is(err, io.EOF) {
 				return Value{}, d.fail(0, "empty input")
@@ -789,7 +804,7 @@ func (d *Decoder) run() (Value, error) {
 				c.kvs = append(c.kvs, KV{items[i], items[i+1]})
 			}
 		case opMemoize:
-			err = d.memoPut(int64(len(d.memoN)), off)
+			err = d.memoPut(d.memo.len(), off)
 		case opBinPut:
 			b, err2 := r.byte()
 			if err2 != nil {
@@ -978,6 +993,36 @@ func truncate(b []byte) string {
 		return string(b[:60]) + "..."
 	}
 	return string(b)
+}
+
+// memo holds one entry per memoized object, which for a snapshot means tens
+// of millions. It is split by field and stored in fixed chunks, so that it
+// grows without ever copying itself.
+type memo struct {
+	kinds [][]Kind
+	ns    [][]int64
+	n     int64
+}
+
+const memoChunk = 1 << 14
+
+func (m *memo) len() int64 { return m.n }
+
+func (m *memo) grow() {
+	if m.n%memoChunk == 0 {
+		m.kinds = append(m.kinds, make([]Kind, memoChunk))
+		m.ns = append(m.ns, make([]int64, memoChunk))
+	}
+	m.n++
+}
+
+func (m *memo) set(i int64, v Value) {
+	m.kinds[i/memoChunk][i%memoChunk] = v.Kind
+	m.ns[i/memoChunk][i%memoChunk] = v.N
+}
+
+func (m *memo) get(i int64) Value {
+	return Value{Kind: m.kinds[i/memoChunk][i%memoChunk], N: m.ns[i/memoChunk][i%memoChunk]}
 }
 
 // reader is a buffered byte source tracking its offset; n returns a view
