@@ -23,7 +23,10 @@ for c in /opt/torch/.venv/bin/python "$(command -v python3 || true)"; do
   if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import torch' 2>/dev/null; then PY=$c; break; fi
 done
 [ -n "$PY" ] || { echo "no python3 with torch found" >&2; exit 3; }
-ln -sf "$PY" "$OUT/bin/python3"
+# A wrapper, not a symlink: a venv's python found through a symlink elsewhere
+# no longer sees its pyvenv.cfg, so it would lose the venv's packages.
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$PY" > "$OUT/bin/python3"
+chmod +x "$OUT/bin/python3"
 export PATH="$OUT/bin:$PATH"
 SAN=$(command -v compute-sanitizer || ls -d /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1 || true)
 [ -n "$SAN" ] && export PATH="$PATH:$(dirname "$SAN")"
