@@ -2,6 +2,7 @@ package memsnap
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -43,11 +44,38 @@ func TestDecodeFixture(t *testing.T) {
 	}
 }
 
-func TestAnalyzeFixtureDebug(t *testing.T) {
+func TestAnalyzeFixture(t *testing.T) {
 	s := loadFixture(t)
 	as := Analyze(s)
-	for _, f := range Findings(s, as, "x.pickle") {
-		t.Logf("%s %s %s %v", f.Severity, f.Rule, f.Message, f.Origin)
+	if len(as) != 1 {
+		t.Fatalf("%d devices", len(as))
 	}
-	t.Logf("timeline points %d", len(as[0].Timeline.X))
+	a := as[0]
+	// Block sizes at the end of s33 (sum of the segments' allocated_size).
+	const final = 11996894720
+	if a.FinalAllocated != final || a.PeakAllocated != final || a.PeakEvent != len(s.Traces[0])-2 {
+		t.Errorf("final %d, peak %d at event %d", a.FinalAllocated, a.PeakAllocated, a.PeakEvent)
+	}
+	if a.FinalReserved != 11997806592 || a.PeakReserved != a.FinalReserved {
+		t.Errorf("reserved %d, peak %d", a.FinalReserved, a.PeakReserved)
+	}
+	var labels []string
+	for _, st := range a.Top {
+		labels = append(labels, a.Sites[st.Site].Label)
+	}
+	if got := strings.Join(labels, " "); got != "s33_memory_snapshot.py:10 s33_memory_snapshot.py:9 s33_memory_snapshot.py:5" {
+		t.Errorf("top sites %s", got)
+	}
+	if a.Top[0].PeakBytes+a.Top[1].PeakBytes+a.Top[2].PeakBytes != a.PeakAllocated {
+		t.Error("the sites do not add up to the peak")
+	}
+	if len(a.Growth) != 2 || a.Iterations != 140 || a.Growth[1].PerIteration != 16<<20 {
+		t.Errorf("growth %+v over %d iterations", a.Growth, a.Iterations)
+	}
+	if a.OOM == nil || a.OOM.Requested != 16<<20 || a.OOM.DeviceFree != 137393995776 || a.OOM.Count != 1 {
+		t.Errorf("OOM %+v", a.OOM)
+	}
+	if s.ExpandableSegments == nil || *s.ExpandableSegments || len(s.Settings) != 9 {
+		t.Errorf("settings %+v", s.Settings)
+	}
 }
