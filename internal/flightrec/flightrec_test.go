@@ -162,6 +162,27 @@ func TestAnalyze(t *testing.T) {
 			inMsg: []string{"rank 0 called all_reduce #4", "rank 1 never did"},
 		},
 		{
+			name: "an extra call early on shifts every later pairing: the origin is the extra call, not the hang",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 9},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 10},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 10, State: "scheduled"}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 10},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 10}},
+			}},
+			want:  &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "train.py:9", NotEntered: "[1]"},
+			inMsg: []string{"fell out of step at all_reduce #2, which rank 0 called at train.py:9 while rank 1 called at train.py:10"},
+		},
+		{
+			name: "ranks calling from different lines every step is no drift",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "broadcast", Size: 8, Line: 5}, {PG: "0", Op: "broadcast", Size: 8, Line: 5},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 12, State: "scheduled"}},
+				1: {{PG: "0", Op: "broadcast", Size: 8, Line: 7}, {PG: "0", Op: "broadcast", Size: 8, Line: 7}},
+			}},
+			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "train.py:12", NotEntered: "[1]"},
+		},
+		{
 			name: "n1 JSON form: no stacks, so no origin",
 			job:  n1Both, json: true,
 			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, NotEntered: "[1]"},
