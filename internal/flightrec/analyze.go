@@ -65,6 +65,19 @@ type divergence struct {
 	p2p        bool
 	entries    map[int]*Entry
 	time       int64
+	// drift, when set, is where the ranks' call sites first parted: the
+	// call that put them out of step, long before one of them hung.
+	drift *siteBreak
+}
+
+// siteBreak is a sequence id at which one group of ranks called from a
+// line they had never used on this group before while the others repeated
+// a call site they had used.
+type siteBreak struct {
+	seq     int64
+	odd     []int
+	others  []int
+	entries map[int]*Entry
 }
 
 // Analyze matches the dumps' collectives across ranks and reports the first
@@ -281,7 +294,76 @@ func firstDivergence(pg string, members map[int]bool, views map[int]*rankView) *
 		if len(d.notEntered) > 0 && pending {
 			d.kind = KindNotEntered
 			d.groups = [][]int{keys(d.entries)}
+			d.drift = siteDrift(pg, ranks, views, seq)
 			return d
+		}
+	}
+	return nil
+}
+
+// siteDrift finds, before seq, the first collective the ranks entered from
+// different lines where exactly one group's line was new on its ranks: an
+// extra (or missing) call there shifts every later pairing by one, and the
+// hang surfaces only at the end. Lines that differ by design (rank 0 takes
+// another branch every step) are new on both sides the first time and on
+// neither later, so they never qualify.
+func siteDrift(pg string, ranks []int, views map[int]*rankView, before int64) *siteBreak {
+	seen := map[int]map[string]bool{}
+	for _, r := range ranks {
+		seen[r] = map[string]bool{}
+	}
+	seqSet := map[int64]bool{}
+	for _, r := range ranks {
+		for s := range views[r].coll[pg] {
+			if s < before {
+				seqSet[s] = true
+			}
+		}
+	}
+	seqs := make([]int64, 0, len(seqSet))
+	for s := range seqSet {
+		seqs = append(seqs, s)
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	for _, seq := range seqs {
+		bySite := map[string][]int{}
+		entries := map[int]*Entry{}
+		for _, r := range ranks {
+			e := views[r].coll[pg][seq]
+			if e == nil {
+				continue
+			}
+			f, ok := UserFrame(e.Frames)
+			if !ok {
+				continue
+			}
+			site := fmt.Sprintf("%s:%d", f.File, f.Line)
+			bySite[site] = append(bySite[site], r)
+			entries[r] = e
+		}
+		if len(bySite) == 2 {
+			var novel, known []int
+			for site, rs := range bySite {
+				isNew := true
+				for _, r := range rs {
+					isNew = isNew && !seen[r][site]
+				}
+				if isNew {
+					novel = append(novel, rs...)
+				} else {
+					known = append(known, rs...)
+				}
+			}
+			if len(novel) > 0 && len(known) > 0 {
+				sort.Ints(novel)
+				sort.Ints(known)
+				return &siteBreak{seq: seq, odd: novel, others: known, entries: entries}
+			}
+		}
+		for site, rs := range bySite {
+			for _, r := range rs {
+				seen[r][site] = true
+			}
 		}
 	}
 	return nil

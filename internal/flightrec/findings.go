@@ -340,6 +340,11 @@ func (c *composer) divergenceFinding(d *divergence) report.Finding {
 			msg = fmt.Sprintf("%s called %s #%d of %s at %s but %s never did: the job hangs there until the NCCL watchdog fires",
 				ranksLabel(odd), e.Op(), d.seq, pg, s, ranksLabel(d.notEntered))
 		}
+		if b := d.drift; b != nil {
+			oe, ke := b.entries[b.odd[0]], b.entries[b.others[0]]
+			msg += fmt.Sprintf("; they fell out of step at %s #%d, which %s called at %s while %s called at %s",
+				oe.Op(), b.seq, ranksLabel(b.odd), site(oe), ranksLabel(b.others), site(ke))
+		}
 		msg += c.missingClause()
 		remedies = []string{
 			"Make every rank of the group reach this collective: look for rank-dependent branches, early exits or caught exceptions that skip it on some ranks",
@@ -355,6 +360,20 @@ func (c *composer) divergenceFinding(d *divergence) report.Finding {
 		Origin:   origin(e),
 		Facts:    c.baseFacts(e),
 		Remedies: remedies,
+	}
+	if b := d.drift; b != nil {
+		// The call that shifted the pairing is the origin; the hang is
+		// where it surfaced.
+		oe := b.entries[b.odd[0]]
+		if o := origin(oe); o != nil {
+			if r := origin(e); r != nil && (r.Path != o.Path || r.Line != o.Line) {
+				f.Reported = r
+			}
+			f.Origin = o
+			rep = b.odd[0]
+			f.Location = &report.Location{Path: c.views[rep].dump.Path}
+		}
+		f.Facts["drift_seq_id"] = b.seq
 	}
 	if rep >= 0 && c.views[rep].dump.Rank >= 0 {
 		f.Rank = report.IntPtr(rep)

@@ -162,6 +162,27 @@ func TestAnalyze(t *testing.T) {
 			inMsg: []string{"rank 0 called all_reduce #4", "rank 1 never did"},
 		},
 		{
+			name: "an extra call early on shifts every later pairing: the origin is the extra call, not the hang",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 9},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 10},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 10, State: "scheduled"}},
+				1: {{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 10},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 10}, {PG: "0", Op: "all_reduce", Size: 8, Line: 10}},
+			}},
+			want:  &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "train.py:9", NotEntered: "[1]"},
+			inMsg: []string{"fell out of step at all_reduce #2, which rank 0 called at train.py:9 while rank 1 called at train.py:10"},
+		},
+		{
+			name: "ranks calling from different lines every step is no drift",
+			job: frtest.Job{PGs: map[string][]int{"0": {0, 1}}, Calls: map[int][]frtest.Call{
+				0: {{PG: "0", Op: "broadcast", Size: 8, Line: 5}, {PG: "0", Op: "broadcast", Size: 8, Line: 5},
+					{PG: "0", Op: "all_reduce", Size: 8, Line: 12, State: "scheduled"}},
+				1: {{PG: "0", Op: "broadcast", Size: 8, Line: 7}, {PG: "0", Op: "broadcast", Size: 8, Line: 7}},
+			}},
+			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "train.py:12", NotEntered: "[1]"},
+		},
+		{
 			name: "n1 JSON form: no stacks, so no origin",
 			job:  n1Both, json: true,
 			want: &summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, NotEntered: "[1]"},
@@ -527,5 +548,46 @@ func TestEarliestDivergenceAcrossGroups(t *testing.T) {
 	}
 	if len(fs[0].Related) != 1 || !strings.Contains(fs[0].Related[0].Message, "waits in all_reduce #4 of process group 0 (default_pg) at n8_group_desync.py:18") {
 		t.Errorf("related = %+v", fs[0].Related)
+	}
+}
+
+// Older and newer layouts: 2.3 without a state (derived from the discovery
+// times, 0 meaning none in JSON), 2.7 naming the NCCL version nccl_version,
+// and fields this reader does not know.
+func TestVersionLayouts(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		lib       string
+		states    []string
+	}{
+		{"2.3 JSON without state", `{"version": "2.3", "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1]"}},
+			"entries": [{"record_id": 0, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": 1, "profiling_name": "nccl:all_reduce",
+			"time_discovered_started_ns": 5, "time_discovered_completed_ns": 7},
+			{"record_id": 1, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": 2, "profiling_name": "nccl:all_reduce",
+			"time_discovered_started_ns": 9, "time_discovered_completed_ns": 0},
+			{"record_id": 2, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": 3, "profiling_name": "nccl:all_reduce",
+			"time_discovered_started_ns": 0, "time_discovered_completed_ns": 0}]}`, "", []string{"completed", "started", "scheduled"}},
+		{"2.7 JSON with nccl_version and unknown fields", `{"version": "2.7", "nccl_version": "2.21.5", "future": {"x": [1]},
+			"pg_status": {"0": {"last_enqueued_collective": "1", "last_started_collective": "1", "last_completed_collective": "-1"}},
+			"entries": [{"pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": 1, "state": "started", "new_field": 3}]}`,
+			"2.21.5", []string{"started"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := DecodeBytes([]byte(tc.doc), "nccl_trace_rank_0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var states []string
+			for _, e := range d.Entries {
+				states = append(states, e.State)
+			}
+			if diff := cmp.Diff(tc.states, states); diff != "" || d.CommLibVersion != tc.lib {
+				t.Errorf("states (-want +got):\n%s\nlib %q", diff, d.CommLibVersion)
+			}
+			if _, err := Analyze([]*Dump{d}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

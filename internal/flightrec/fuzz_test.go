@@ -20,6 +20,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("\x80\x02}(K\x01u."))
 	f.Add([]byte("\x80\x02]q\x00(h\x00e."))
 	f.Add([]byte(`{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":"3"}}}`))
+	peer := frtest.EncodePickle(n1Both.Dump(0))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := DecodeBytes(data, "nccl_trace_rank_1")
 		if err != nil {
@@ -27,6 +28,14 @@ func FuzzDecode(f *testing.F) {
 		}
 		if _, err := Analyze([]*Dump{d}); err != nil {
 			t.Fatalf("analysis of a decoded dump failed: %v", err)
+		}
+		// And matched against a well-formed rank 0.
+		p, err := DecodeBytes(peer, "nccl_trace_rank_0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Analyze([]*Dump{p, d}); err != nil {
+			t.Fatalf("analysis of two dumps failed: %v", err)
 		}
 	})
 }
