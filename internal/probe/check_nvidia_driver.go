@@ -23,6 +23,11 @@ func runNvidiaDriver(f *Facts) Result {
 			fd.Evidence = append(fd.Evidence, ev("CUDA driver: "+f.CUDA.Error))
 		}
 		switch {
+		case strings.Contains(f.NVML.Error, "did not answer"):
+			fd.Message = f.NVML.Error + ": a GPU or the driver is hung (nvidia-smi would hang too)"
+			fd.Alternatives = []string{"hardware-fault"}
+			fd.Remedies = []string{"Look for Xid errors (79 fallen off the bus, 119/120 GSP): sudo dmesg | grep -i xid",
+				"Reset the GPU (sudo nvidia-smi -r -i N) or reboot the node"}
 		case strings.Contains(f.NVML.Error, "nvmlInit"):
 			fd.Message = "the NVIDIA driver does not answer: " + f.NVML.Error
 			fd.Remedies = []string{"Run nvidia-smi to see the same error; look for NVRM errors: sudo dmesg | grep -i nvrm; reset the GPU or reboot"}
@@ -63,7 +68,11 @@ func runNvidiaDriver(f *Facts) Result {
 		// The GPUs exist; CUDA_VISIBLE_DEVICES hides them (env/visible-devices, env/cuda-available).
 		return pass("%s; cuInit reports %s because %s hides every GPU", summary, name, quoteEnv("CUDA_VISIBLE_DEVICES", f.Visible.Value))
 	}
-	fd := finding(report.Error, fmt.Sprintf("cuInit failed with %d %s: %s", d.InitCode, name, meaning))
+	msg := fmt.Sprintf("cuInit failed with %d %s: %s", d.InitCode, name, meaning)
+	if d.InitCode < 0 {
+		msg = meaning + ": a GPU or the driver is hung"
+	}
+	fd := finding(report.Error, msg)
 	fd.Evidence = []report.Evidence{ev(fmt.Sprintf("cuInit(0) = %d (%s)", d.InitCode, name))}
 	fd.Facts["cuinit_code"] = d.InitCode
 	switch d.InitCode {

@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/nvml"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/probe/probetest"
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -265,5 +267,34 @@ func TestRuleInfosDocumentEveryCheck(t *testing.T) {
 	}
 	if d := cmp.Diff(13, len(seen)); d != "" {
 		t.Error(d)
+	}
+}
+
+// hungHost is a machine whose driver never answers.
+type hungHost struct{ *probetest.Host }
+
+func (hungHost) NVML() nvml.Snapshot         { select {} }
+func (hungHost) CUDADriver() nvml.CUDADriver { select {} }
+
+func TestHungDriverIsReportedNotWaitedFor(t *testing.T) {
+	h, err := probetest.Load(filepath.Join("..", "..", "testdata", "env", "h100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := probe.DriverTimeout
+	probe.DriverTimeout = 50 * time.Millisecond
+	defer func() { probe.DriverTimeout = save }()
+	f, err := probe.Gather(context.Background(), hungHost{h}, probe.Options{NoPython: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, findings := probe.Evaluate(f)
+	for _, r := range results {
+		if r.ID == "env/nvidia-driver" && (r.Status != probe.Fail || !strings.Contains(r.Message, "hung")) {
+			t.Errorf("nvidia-driver: %s %s", r.Status, r.Message)
+		}
+	}
+	if len(findings) == 0 || findings[0].Class != "cuda-unavailable" {
+		t.Errorf("findings %+v", findings)
 	}
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -55,7 +56,7 @@ var envPrefixes = []string{"NCCL_", "TORCH_NCCL_", "TORCH_FR_"}
 func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 	// NVML first: the probe's own CUDA context must not show up as another
 	// process holding memory.
-	f := &Facts{Env: relevantEnv(h), NVML: h.NVML()}
+	f := &Facts{Env: relevantEnv(h), NVML: queryNVML(h)}
 	var pyErr error
 	var wg sync.WaitGroup
 	run := func(fn func()) {
@@ -82,7 +83,7 @@ func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 	if pyErr != nil {
 		return nil, pyErr
 	}
-	run(func() { f.CUDA = h.CUDADriver() })
+	run(func() { f.CUDA = queryCUDA(h) })
 	run(func() { f.NVCC = findNVCC(ctx, h) })
 	run(func() {
 		lines, src, err := h.KernelLog(ctx, XidNeedles)
@@ -100,6 +101,33 @@ func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 	cvd, set := f.Env["CUDA_VISIBLE_DEVICES"]
 	f.Visible = ParseVisible(cvd, set, f.NVML.GPUs, f.NVML.Loaded)
 	return f, nil
+}
+
+// DriverTimeout bounds the NVML and cuInit calls: on a hung GPU (Xid 79,
+// GSP timeouts) they can block forever, and the report matters most then.
+var DriverTimeout = 20 * time.Second
+
+func queryNVML(h Host) nvml.Snapshot {
+	ch := make(chan nvml.Snapshot, 1)
+	go func() { ch <- h.NVML() }()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(DriverTimeout):
+		return nvml.Snapshot{GPUs: []nvml.GPU{}, Error: fmt.Sprintf("NVML did not answer within %s", DriverTimeout)}
+	}
+}
+
+func queryCUDA(h Host) nvml.CUDADriver {
+	ch := make(chan nvml.CUDADriver, 1)
+	go func() { ch <- h.CUDADriver() }()
+	select {
+	case d := <-ch:
+		return d
+	case <-time.After(DriverTimeout):
+		return nvml.CUDADriver{Loaded: true, InitCode: -1, InitName: "no answer",
+			InitMessage: fmt.Sprintf("cuInit did not return within %s", DriverTimeout)}
+	}
 }
 
 func relevantEnv(h Host) map[string]string {

@@ -80,7 +80,7 @@ func (System) Run(ctx context.Context, timeout time.Duration, env []string, name
 	cmd.Env = env
 	cmd.Stdin = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Kill the whole process group: torch may have started helpers.
+	// Kill the whole process group: torch may have started child processes.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb limitedBuffer
