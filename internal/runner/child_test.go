@@ -136,6 +136,13 @@ func child(mode string, args []string) int {
 		fmt.Printf("stdout tty %v\nstderr tty %v\ncols %d\n", err1 == nil, err2 == nil, ws.Col)
 		os.Stdout.Write([]byte("raw\r\nbytes\n\x00\xff"))
 		return 0
+	case "orphan":
+		// orphan: leave a process behind that holds stdout open, and exit.
+		cmd := exec.Command("sleep", "30")
+		cmd.Stdout = os.Stdout
+		cmd.Start()
+		fmt.Println("parent done")
+		return 0
 	case "sleep":
 		d, _ := time.ParseDuration(arg(0))
 		time.Sleep(d)

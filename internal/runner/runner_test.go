@@ -276,6 +276,19 @@ func TestSecondInterruptKills(t *testing.T) {
 	}
 }
 
+func TestProcessesLeftBehindDoNotHoldTheWrapper(t *testing.T) {
+	argv, env := childArgv(t, "orphan")
+	start := time.Now()
+	res := run(t, Spec{Argv: argv, Env: env, Drain: 200 * time.Millisecond})
+	defer syscall.Kill(-res.Pid, syscall.SIGKILL)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v: waited for the process left behind", took)
+	}
+	if res.ExitCode != 0 || !strings.Contains(string(res.Tail), "parent done") {
+		t.Errorf("exit %d tail %q", res.ExitCode, res.Tail)
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	argv, env := childArgv(t, "sleep", "30s")
 	start := time.Now()
