@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -286,6 +287,35 @@ func TestProcessesLeftBehindDoNotHoldTheWrapper(t *testing.T) {
 	}
 	if res.ExitCode != 0 || !strings.Contains(string(res.Tail), "parent done") {
 		t.Errorf("exit %d tail %q", res.ExitCode, res.Tail)
+	}
+}
+
+func TestChildThatReadsTheTerminalGetsIt(t *testing.T) {
+	// The child starts in a background process group; reading the terminal
+	// stops it with SIGTTIN, and the runner must hand it the foreground.
+	m, s, err := openPTY(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, exe, s.Name())
+	cmd.Env = append(os.Environ(), childEnv+"=jobctl")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	m.Write([]byte("hello\n"))
+	err = cmd.Wait()
+	if err != nil || !strings.Contains(out.String(), `read "hello\n"`) || !strings.Contains(out.String(), "child exit 0") {
+		t.Errorf("err %v, output %q", err, out.String())
 	}
 }
 
