@@ -40,7 +40,14 @@ const maxEvidence = 10
 // asyncHintRE is PyTorch's note that a CUDA error may be reported late.
 var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
 
-func (e *Engine) build(f *failure) *built {
+// classified is a cached Classify result: a log that repeats one error
+// thousands of times is classified once per distinct text.
+type classified struct {
+	v  kb.Verdict
+	ok bool
+}
+
+func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	var texts []string
 	var refs []lineRef
 	for _, ev := range f.events {
@@ -56,7 +63,15 @@ func (e *Engine) build(f *failure) *built {
 	if len(texts) == 0 {
 		return nil
 	}
-	v, ok := e.KB.Classify(texts)
+	key := strings.Join(texts, "\n")
+	c, hit := cache[key]
+	if !hit {
+		c.v, c.ok = e.KB.Classify(texts)
+		if len(key) < 1<<16 {
+			cache[key] = c
+		}
+	}
+	v, ok := c.v, c.ok
 	b := &built{fail: f, time: f.time()}
 	facts := map[string]any{}
 	if !ok {
