@@ -220,7 +220,7 @@ func TestWindowKeepsRecentWithinBudget(t *testing.T) {
 		w.push(logparse.Event{Line: i + 1, Lines: []logparse.Line{{N: i + 1, Text: strings.Repeat("x", 1000)}}})
 	}
 	items := w.items()
-	if w.bytes > w.budget || len(items) == 0 || items[len(items)-1].Line != 20000 || len(items) > 64 {
+	if w.bytes > w.budget || len(items) == 0 || items[len(items)-1].Line != 5000 || len(items) > 64 {
 		t.Errorf("window holds %d events, %d bytes (budget %d), last line %d", len(items), w.bytes, w.budget, items[len(items)-1].Line)
 	}
 }
