@@ -247,3 +247,14 @@ func TestLastFailureOfAHugeErrorLogIsKept(t *testing.T) {
 
 const oomTraceback = "Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    x = torch.randn(4_000_000, 8192, device=\"cuda\")\n" +
 	"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 122.07 GiB. GPU 0 has a total capacity of 79.18 GiB of which 78.41 GiB is free.\n"
+
+// PyTorch 1.x printed a bare "CUDA error: ..." with no note about
+// asynchronous reporting: the traceback line must not become the origin.
+func TestOldBareCUDAErrorIsNotLocated(t *testing.T) {
+	log := "/pytorch/aten/src/THC/THCTensorIndex.cu:361: void indexSelectLargeIndex(TensorInfo<T, IndexType>): block: [234,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize && \"index out of bounds\"` failed.\n" +
+		"Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\nRuntimeError: CUDA error: device-side assert triggered\n"
+	f := explainText(t, testEngine(t), log)[0]
+	if f.Origin != nil || line(f.Reported) != 88 {
+		t.Errorf("origin %+v reported %+v", f.Origin, f.Reported)
+	}
+}

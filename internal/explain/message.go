@@ -139,7 +139,7 @@ func (b *built) finish(cmd string, ranks int) {
 		if b.f.Reported != nil {
 			where = fmt.Sprintf("%s:%d", filepath.Base(b.f.Reported.Path), b.f.Reported.Line)
 		}
-		rems = append(rems, fmt.Sprintf("CUDA reported this error asynchronously, so %s is probably not where it happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
+		rems = append(rems, fmt.Sprintf("CUDA reports kernel errors asynchronously, so %s is probably not where this one happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
 	}
 	if b.class != nil {
 		extra := map[string]string{"command": command, "script": b.script}
