@@ -104,7 +104,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	return out, nil
 }
 
-var rankNameRE = regexp.MustCompile(`(?i)(?:rank|node)[_-]?(\d+)`)
+var rankNameRE = regexp.MustCompile(`(?i)rank[_-]?(\d+)`)
 
 // rankFromName reads a rank from a per-rank log's file name ("rank_3.log").
 func rankFromName(name string) int {
