@@ -47,8 +47,24 @@ var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun
 
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
-		pats := append(append(anchors(e.KB), logparse.Triggers()...), commandTriggers...)
+		as, reqs := anchorSet(e.KB)
+		pats := append(append(as, logparse.Triggers()...), commandTriggers...)
 		e.pf = logparse.NewPrefilter(pats)
+		// A line holding only an anchor ("214" in "step 214") is no
+		// candidate unless it holds the rest a signature needs ("cuda").
+		e.pf.Accept = func(line []byte, ids []int) bool {
+			for _, id := range ids {
+				if id >= len(as) {
+					return true // a structural trigger or a command
+				}
+				for i := range reqs[id] {
+					if reqs[id][i].holds(line) {
+						return true
+					}
+				}
+			}
+			return false
+		}
 	})
 	return e.pf
 }
