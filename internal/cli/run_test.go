@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -86,6 +87,66 @@ func TestRunReportFile(t *testing.T) {
 	}
 	if rep.Run.Rerun != nil {
 		t.Errorf("an out-of-memory error was re-run: %+v", rep.Run.Rerun)
+	}
+}
+
+func TestRunMemorySnapshot(t *testing.T) {
+	pickle, err := filepath.Abs("../../testdata/gpu/verify/memory/s28_captured_oom.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	snaps, path := filepath.Join(dir, "snaps"), filepath.Join(dir, "r.json")
+	// The child stands in for PyTorch's out-of-memory handler that the
+	// capture installs: it writes its snapshot where it is told to.
+	script := `[ -f "${PYTHONPATH%%:*}/sitecustomize.py" ] || exit 9
+cp "$0" "$CUDADOCTOR_MEMORY_SNAPSHOT_DIR/oom_pid77_1.pickle"
+echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." >&2; exit 1`
+	code, _, stderr := runCLI(t, "", "run", "--memory-snapshot", snaps, "--report", path, "--", "sh", "-c", script, pickle)
+	if code != 1 || !strings.Contains(stderr, "memory snapshot written to "+filepath.Join(snaps, "oom_pid77_1.pickle")) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if len(rules) < 2 || rules[0] != "oom" || !strings.Contains(strings.Join(rules, " "), "memory/growth") {
+		t.Errorf("findings %v; want the output's oom, then the snapshot's memory/growth", rules)
+	}
+	// SARIF lists the rules that fired, the snapshot's too.
+	code, _, stderr = runCLI(t, "", "--format", "sarif", "run", "--memory-snapshot", snaps, "--", "sh", "-c", script, pickle)
+	var sarif struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string }
+				}
+			}
+		}
+	}
+	body := stderr[strings.Index(stderr, "{"):]
+	if err := json.Unmarshal([]byte(body), &sarif); err != nil || len(sarif.Runs) != 1 {
+		t.Fatalf("exit %d; no SARIF on stderr (%v): %q", code, err, stderr)
+	}
+	documented := map[string]bool{}
+	for _, r := range sarif.Runs[0].Tool.Driver.Rules {
+		documented[r.ID] = true
+	}
+	for _, id := range rules {
+		if !documented[id] {
+			t.Errorf("rule %s fired but SARIF does not document it", id)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339, rep.Run.StartedAt); err != nil || !strings.HasSuffix(rep.Run.EndedAt, "Z") {
+		t.Errorf("run times %q %q", rep.Run.StartedAt, rep.Run.EndedAt)
 	}
 }
 
