@@ -198,10 +198,12 @@ func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 	if !out.Failed {
 		return
 	}
+	if out.Interrupted && rep.MaxSeverity() < report.Error {
+		// Stopped on purpose: a KeyboardInterrupt traceback is no failure
+		// to explain.
+		return
+	}
 	if len(rep.Findings) == 0 {
-		if out.Interrupted {
-			return // stopped on purpose; nothing to explain
-		}
 		fmt.Fprintf(g.sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
 			commandName(rep.Run.Argv), statusText(rep.Run))
 		return

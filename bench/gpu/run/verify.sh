@@ -61,9 +61,25 @@ b=$(./cudadoctor run -- cat "$OUT/random.bin" | sha256sum | cut -c1-16)
 rm -f "$OUT/random.bin"
 echo "passthrough sha256: direct $a, through run $b" | tee "$OUT/passthrough.txt"
 
-# Ctrl-C: SIGINT to cudadoctor reaches python, which dies of it: status 130.
-./cudadoctor run -- python3 -c 'import time; print("sleeping", flush=True); time.sleep(60)' > "$OUT/sigint.txt" 2>&1 &
-pid=$!; sleep 4; kill -INT $pid; wait $pid; echo "SIGINT: exit $? (want 130)" | tee -a "$OUT/sigint.txt"
+# Ctrl-C fidelity: SIGINT must end the wrapped command exactly as it ends the command run
+# directly, under the same conditions. A script's background job starts with SIGINT
+# ignored (no job control), so the check runs twice: with job control (`set -m`: the job
+# gets its own process group and SIGINT is not ignored; python dies of it, 130) and
+# without (SIGINT ignored and inherited; python sleeps on and exits 0).
+: > "$OUT/sigint.txt"
+sigint_case() {  # $1: sleep seconds; rest: prefix ("" or the wrapper); sets $status
+    local secs=$1; shift
+    "$@" python3 -c "import time; print('sleeping', flush=True); time.sleep($secs)" >> "$OUT/sigint.txt" 2>&1 &
+    local pid=$!; sleep 3; kill -INT $pid; wait $pid; status=$?
+}
+set -m
+sigint_case 30;                       direct=$status
+sigint_case 30 ./cudadoctor run --;   wrapped=$status
+set +m
+sigint_case 6;                        direct_ign=$status
+sigint_case 6 ./cudadoctor run --;    wrapped_ign=$status
+verdict=ok; [ "$direct" = "$wrapped" ] && [ "$direct_ign" = "$wrapped_ign" ] || verdict=MISMATCH
+echo "SIGINT ($verdict): job control: direct exit $direct, wrapped $wrapped (want equal, 130); SIGINT ignored: direct $direct_ign, wrapped $wrapped_ign (want equal, 0)" | tee -a "$OUT/sigint.txt"
 
 # Overhead of the wrapper (throughput and start-up).
 OUTDIR="$OUT/bench" bash bench/run/bench.sh ./cudadoctor > "$OUT/bench.txt" 2>&1 || echo "bench failed, see $OUT/bench.txt"
