@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
@@ -732,5 +734,85 @@ func TestRunTimesAreRecorded(t *testing.T) {
 	b, _ := json.Marshal(out.Report.Run)
 	if !strings.Contains(string(b), `"started_at":"2026-11-22T08:30:00Z","ended_at":"2026-11-22T08:31:30Z"`) {
 		t.Errorf("run info JSON %s", b)
+	}
+}
+
+func TestLocalisesWithTheRealEngine(t *testing.T) {
+	// The H100's own outputs through the real knowledge base and engine:
+	// the plain run's output first, the CUDA_LAUNCH_BLOCKING=1 run's on the
+	// re-run; the messages must name where it was reported and where it
+	// originates, as the scenario's FAULT line says.
+	k, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Log, Scenario, Mode, Class string
+		FaultLine                  int `json:"fault_line"`
+		LastReported               int `json:"last_reported_line"`
+		ExitCode                   int `json:"exit_code"`
+	}
+	b, err := os.ReadFile(filepath.Join(fixtures, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest []entry
+	if err := json.Unmarshal(b, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	isAsync := func(id string) bool { c, ok := k.Class(id); return ok && c.Async }
+	tested := 0
+	for _, e := range manifest {
+		if e.Mode != "plain" || !isAsync(e.Class) || !strings.Contains(e.Log, "h100") {
+			continue
+		}
+		blocking := strings.Replace(e.Log, ".plain.", ".blocking.", 1)
+		if _, err := os.Stat(filepath.Join(fixtures, blocking)); err != nil {
+			continue
+		}
+		tested++
+		t.Run(e.Scenario, func(t *testing.T) {
+			h := newHarness([]string{"python3", e.Scenario + ".py"},
+				fakeRun{output: fixture(t, filepath.Base(e.Log)), code: e.ExitCode, dur: 5 * time.Second},
+				fakeRun{output: fixture(t, filepath.Base(blocking)), code: e.ExitCode, dur: 6 * time.Second})
+			h.opts.Diagnoser = Engine{E: explain.New(k)}
+			h.opts.IsAsync = isAsync
+			out, err := h.run(t)
+			if code := exitCode(t, err); code != e.ExitCode {
+				t.Errorf("exit %d, want %d", code, e.ExitCode)
+			}
+			if len(h.child.specs) != 2 {
+				t.Fatalf("%d runs, want 2; messages:\n%s", len(h.child.specs), h.msgs.String())
+			}
+			if len(out.Report.Findings) == 0 {
+				t.Fatalf("no findings; messages:\n%s", h.msgs.String())
+			}
+			f := out.Report.Findings[0]
+			if f.Class != e.Class {
+				t.Errorf("class %q, want %q", f.Class, e.Class)
+			}
+			if f.Origin == nil || f.Origin.Line != e.FaultLine || !strings.HasSuffix(f.Origin.Path, e.Scenario+".py") {
+				t.Errorf("origin %+v, want %s.py:%d", f.Origin, e.Scenario, e.FaultLine)
+			}
+			msgs := h.msgs.String()
+			want := []string{"cudadoctor: confirms the origin: " + e.Scenario + ".py:" + itoa(e.FaultLine)}
+			if e.LastReported != e.FaultLine {
+				want = []string{
+					"cudadoctor: reported at    " + e.Scenario + ".py:" + itoa(e.LastReported),
+					"cudadoctor: originates at  " + e.Scenario + ".py:" + itoa(e.FaultLine),
+				}
+				if f.Reported == nil || f.Reported.Line != e.LastReported {
+					t.Errorf("reported %+v, want line %d", f.Reported, e.LastReported)
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(strings.Replace(msgs, "the blocking re-run confirms", "confirms", 1), w) {
+					t.Errorf("messages lack %q:\n%s", w, msgs)
+				}
+			}
+		})
+	}
+	if tested < 5 {
+		t.Errorf("only %d scenarios replayed", tested)
 	}
 }
