@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		Argv: o.Argv, Env: childEnv, Dir: o.Dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
 		TTY: o.TTY, WinsizeFrom: o.WinsizeFrom,
-		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
+		TailBytes: o.TailBytes, TailOnFailureOnly: true, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
 	})
 	if err != nil {
