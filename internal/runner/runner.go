@@ -185,11 +185,18 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		_, _ = unix.FcntlInt(errW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
 	}
 
+	env := spec.Env
+	if env == nil {
+		env = os.Environ()
+	}
 	start := now()
-	proc, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
+	// syscall.ForkExec rather than os.StartProcess: the latter first forks
+	// a throwaway child to probe for pidfd support, which the wrapper's
+	// start-up pays for and it does not use (it waits with wait4).
+	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{
 		Dir:   spec.Dir,
-		Env:   spec.Env,
-		Files: []*os.File{stdin, outW, errW},
+		Env:   env,
+		Files: []uintptr{stdin.Fd(), outW.Fd(), errW.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
 	outW.Close()
@@ -207,8 +214,6 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		}
 		return nil, &StartError{Argv0: spec.Argv[0], Code: code, Err: plainErr(err)}
 	}
-	pid := proc.Pid
-	defer proc.Release()
 
 	var seq seqCounter
 	var lineMu sync.Mutex
