@@ -6,7 +6,7 @@
 #   ./cudadoctor run --report $OUT/<s>.json -- python3 testdata/gpu/scenarios/<s>.py
 # (stdout+stderr saved to $OUT/<s>.txt), plus a healthy scenario (s19, compared with a
 # direct run), --sanitize on s09, a byte-exact passthrough check, Ctrl-C fidelity,
-# and bench/run/bench.sh. Prints a table: scenario | exit | class | reported | origin | FAULT.
+# --memory-snapshot on s28 (out of memory), and bench/run/bench.sh. Prints a table: scenario | exit | class | reported | origin | FAULT.
 # Needs: python3 with torch (found at /opt/torch/.venv/bin/python or on PATH),
 # compute-sanitizer (on PATH or under /usr/local/cuda*/bin). No network, no Go.
 # Takes about 3-5 minutes (each case is capped at 4 minutes).
@@ -60,6 +60,23 @@ a=$(sha256sum < "$OUT/random.bin" | cut -c1-16)
 b=$(./cudadoctor run -- cat "$OUT/random.bin" | sha256sum | cut -c1-16)
 rm -f "$OUT/random.bin"
 echo "passthrough sha256: direct $a, through run $b" | tee "$OUT/passthrough.txt"
+
+# --memory-snapshot: the leaking scenario runs out of memory; the wrapper's capture must
+# write a snapshot and the report must hold the output's oom finding, then memory/* findings.
+mkdir -p "$OUT/snaps"
+timeout 300 ./cudadoctor run --memory-snapshot "$OUT/snaps" --report "$OUT/s28_memsnap.json" -- \
+    python3 "$SCEN/s28_leak_oom.py" > "$OUT/s28_memsnap.txt" 2>&1; echo $? > "$OUT/s28_memsnap.exit"
+python3 - "$OUT" <<'PY' | tee -a "$OUT/s28_memsnap.txt"
+import json, os, sys
+out = sys.argv[1]
+snaps = sorted(os.listdir(f"{out}/snaps"))
+try:
+    rules = [f["rule"] for f in json.load(open(f"{out}/s28_memsnap.json"))["findings"]]
+except Exception as e:
+    rules = [f"no report: {e}"]
+ok = bool(snaps) and rules[:1] and not rules[0].startswith("memory/") and any(r.startswith("memory/") for r in rules)
+print(f"memory-snapshot ({'ok' if ok else 'FAIL'}): snapshots {snaps}; findings {rules}")
+PY
 
 # Ctrl-C fidelity: SIGINT must end the wrapped command exactly as it ends the command run
 # directly, under the same conditions. A script's background job starts with SIGINT
