@@ -234,6 +234,11 @@ func (o *Options) defaults() {
 	if o.Exec == nil {
 		o.Exec = runner.Run
 	}
+	if o.Env == nil {
+		// Re-runs and the memory capture add to the environment; nil
+		// would leave the child only those additions.
+		o.Env = os.Environ()
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -816,3 +816,14 @@ func TestLocalisesWithTheRealEngine(t *testing.T) {
 		t.Errorf("only %d scenarios replayed", tested)
 	}
 }
+
+func TestNoEnvironmentMeansOurs(t *testing.T) {
+	t.Setenv("CUDADOCTOR_TEST_MARK", "1")
+	h := newHarness([]string{"python3", "x.py"}, fakeRun{code: 0})
+	h.opts.Env = nil
+	h.opts.MemorySnapshot = t.TempDir()
+	h.run(t)
+	if len(h.child.specs) != 1 || !contains(h.child.specs[0].Env, "CUDADOCTOR_TEST_MARK=1") {
+		t.Errorf("the child's environment lost the wrapper's: %v", h.child.specs)
+	}
+}
