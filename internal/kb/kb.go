@@ -62,7 +62,8 @@ type Signature struct {
 	Async *bool `yaml:"async,omitempty"`
 	// Parse names a registered fact parser (classify.go's factParsers) run
 	// on the matching line; its facts join the regex groups. "oom" reads
-	// every number of a caching-allocator OOM message.
+	// every number of a caching-allocator OOM message (with up to three
+	// continuation lines); "kernel_assert" reads a device assert() line.
 	Parse string `yaml:"parse,omitempty"`
 
 	re         *regexp.Regexp

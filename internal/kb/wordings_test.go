@@ -53,3 +53,23 @@ func TestReportWordings(t *testing.T) {
 		}
 	}
 }
+
+// TestCarriageReturns: lines of Windows logs end in \r; anchored signatures
+// still match.
+func TestCarriageReturns(t *testing.T) {
+	k := MustDefault()
+	for _, c := range []struct{ line, want string }{
+		{"Killed\r", "host-killed"},
+		{"Bus error (core dumped)\r", "host-killed"},
+		{"NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\r", "no-kernel-image"},
+	} {
+		v, ok := k.Classify([]string{c.line})
+		if !ok || v.Class.ID != c.want {
+			t.Errorf("%q: got %v", c.line, v.Class)
+		}
+	}
+	v, _ := k.Classify([]string{"NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.", "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70.\r"})
+	if v.Facts["arch_list"] != "sm_50 sm_60 sm_70" {
+		t.Errorf("arch_list = %q", v.Facts["arch_list"])
+	}
+}
