@@ -34,6 +34,8 @@ func n8Job(skip int, first, pending map[int]int) frtest.Job {
 	return frtest.Job{PGs: map[string][]int{"0": {0, 1}, "1": {0, 1}, "2": {0, 1}}, Script: "/w/n8_group_desync.py", Calls: calls}
 }
 
+const n8Dump = "../../testdata/gpu/dist/n8_group_desync/fr_rank_"
+
 type orderSummary struct {
 	S         summary
 	OtherRank int
@@ -68,7 +70,7 @@ func summarizeOrder(t *testing.T, dumps []*Dump) (orderSummary, string) {
 func TestCrossGroupOrderRealDumps(t *testing.T) {
 	var dumps []*Dump
 	for _, r := range []string{"0", "1"} {
-		p := "../../testdata/gpu/dist/n8_group_desync/fr_rank_" + r
+		p := n8Dump + r
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
