@@ -33,7 +33,10 @@ measure() { # name, command...: best wall time of 3 runs, peak RSS
 cat "$tmp/train.log" >/dev/null # warm the page cache for both
 measure grep grep -E "CUDA error|out of memory|NCCL error|Assertion|Traceback|Watchdog caught" "$tmp/train.log"
 measure explain "$tmp/cudadoctor" explain --format json "$tmp/train.log"
-head -c 600 "$tmp/out"; echo
+# The diagnosis must be the failure at the end of the log (fixture n2: rank 1's index error).
+class=$(grep -o '"class": "[^"]*"' "$tmp/out" | head -n 1 | cut -d'"' -f4)
+echo "diagnosis: ${class:-none} (want device-assert-index)"
+[ "$class" = device-assert-index ] || { echo "bench: wrong diagnosis" >&2; exit 1; }
 g=$(cat "$tmp/grep.wall"); e=$(cat "$tmp/explain.wall"); r=$(cat "$tmp/explain.rss")
 awk -v g="$g" -v e="$e" -v r="$r" 'BEGIN{
 	ratio = (g > 0) ? e / g : 0

@@ -49,13 +49,15 @@ rows = [
     compare("throughput 256 MiB text", f"cat {text} | cat > /dev/null",
             f"cat {text} | {bin_} run -- cat > /dev/null", runs, True),
     compare("start-up", ["true"], [bin_, "run", "--", "true"], starts, False),
+    # The binary's own start (runtime, package initialisation), for reference.
+    compare("start-up of the binary alone", ["true"], [bin_, "--version"], starts, False),
 ]
 load = open("/proc/loadavg").read().split()[:3]
 lines = [f"machine: {os.cpu_count()} CPUs, load {' '.join(load)}"]
 for name, mp, mw, lp, lw in rows:
-    if name == "start-up":
+    if name.startswith("start-up"):
         lines.append(f"{name}: plain {mp*1e3:.2f} ms, wrapped {mw*1e3:.2f} ms (median of {starts}); "
-                     f"added {1e3*(mw-mp):.2f} ms median, {1e3*(lw-lp):.2f} ms best (target < 10 ms)")
+                     f"added {1e3*(mw-mp):.2f} ms median, {1e3*(lw-lp):.2f} ms best" + (" (target < 10 ms)" if name == "start-up" else ""))
     else:
         lines.append(f"{name}: plain {mp*1e3:.0f} ms, wrapped {mw*1e3:.0f} ms (median of {runs}); "
                      f"+{100*(mw/mp-1):.1f}% median, +{100*(lw/lp-1):.1f}% best (target <= 10% for zeros)")

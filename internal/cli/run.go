@@ -140,8 +140,10 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 			out, runErr := runcmd.Run(context.WithoutCancel(cmd.Context()), opts)
 			if out != nil {
 				out.Report.Tool.Version = Version
-				if k, err := kb.Default(); err == nil && out.Failed {
-					out.Report.Rules = k.RuleInfos()
+				if out.Failed {
+					if k, err := kb.Default(); err == nil {
+						out.Report.Rules = k.RuleInfos()
+					}
 				}
 				g.presentRun(out, reportFile)
 			}

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"bytes"
 	"regexp/syntax"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -13,7 +14,47 @@ import (
 // prefilter derives them): a line holding "137" is common, one holding
 // "exit code 137" or "exit status 137" is not.
 func anchors(k *kb.KB) []string {
+	a, _ := anchorSet(k)
+	return a
+}
+
+// sigReq is what a line must hold, beyond its anchor, to possibly match a
+// signature: every keyword (exact) and every case-insensitive literal at
+// the top of its regex ("cuda" in "(?i)cuda error 214").
+type sigReq struct {
+	keywords []string
+	fold     [][]byte
+}
+
+func (r *sigReq) holds(line []byte) bool {
+	for _, kw := range r.keywords {
+		if !bytes.Contains(line, []byte(kw)) {
+			return false
+		}
+	}
+	for _, f := range r.fold {
+		if !containsFold(line, f) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsFold(s, sub []byte) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if bytes.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorSet returns the distinct anchors and, per anchor, the
+// requirements of the signatures it stands for.
+func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 	var out []string
+	var reqs [][]sigReq
+	index := map[string]int{}
 	for _, c := range k.Classes {
 		for _, s := range c.Signatures {
 			best := []string{""}
@@ -25,11 +66,44 @@ func anchors(k *kb.KB) []string {
 			if set := requiredSet(s.Regex); len(set) > 0 && minLen(set) > len(best[0]) {
 				best = set
 			}
+			req := sigReq{keywords: s.Keywords, fold: foldLiterals(s.Regex)}
 			for _, a := range best {
-				if a != "" {
-					out = append(out, a)
+				if a == "" {
+					continue
 				}
+				i, ok := index[a]
+				if !ok {
+					i = len(out)
+					index[a] = i
+					out = append(out, a)
+					reqs = append(reqs, nil)
+				}
+				reqs[i] = append(reqs[i], req)
 			}
+		}
+	}
+	return out, reqs
+}
+
+// foldLiterals are the case-insensitive literals at the top level of a
+// regex's concatenation: every match holds each, in some case.
+func foldLiterals(expr string) [][]byte {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var out [][]byte
+	for _, s := range subs {
+		for s.Op == syntax.OpCapture {
+			s = s.Sub[0]
+		}
+		if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase != 0 {
+			out = append(out, []byte(string(s.Rune)))
 		}
 	}
 	return out

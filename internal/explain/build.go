@@ -40,7 +40,17 @@ const maxEvidence = 10
 // asyncHintRE is PyTorch's note that a CUDA error may be reported late.
 var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
 
-func (e *Engine) build(f *failure) *built {
+// torchCUDAErrorRE is PyTorch's own CUDA error exception line.
+var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
+
+// classified is a cached Classify result: a log that repeats one error
+// thousands of times is classified once per distinct text.
+type classified struct {
+	v  kb.Verdict
+	ok bool
+}
+
+func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	var texts []string
 	var refs []lineRef
 	for _, ev := range f.events {
@@ -56,7 +66,15 @@ func (e *Engine) build(f *failure) *built {
 	if len(texts) == 0 {
 		return nil
 	}
-	v, ok := e.KB.Classify(texts)
+	key := strings.Join(texts, "\n")
+	c, hit := cache[key]
+	if !hit {
+		c.v, c.ok = e.KB.Classify(texts)
+		if len(key) < 1<<16 {
+			cache[key] = c
+		}
+	}
+	v, ok := c.v, c.ok
 	b := &built{fail: f, time: f.time()}
 	facts := map[string]any{}
 	if !ok {
@@ -107,6 +125,7 @@ func (e *Engine) build(f *failure) *built {
 	}
 	asyncHint := false
 	dsaHint := false
+	torchCUDA, modern := false, false
 	for _, t := range texts {
 		if asyncHintRE.MatchString(t) {
 			asyncHint = true
@@ -114,6 +133,18 @@ func (e *Engine) build(f *failure) *built {
 		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
 			dsaHint = true
 		}
+		if strings.Contains(t, "Search for `cuda") || strings.Contains(t, "CUDA_LAUNCH_BLOCKING") || strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			modern = true
+		}
+		if torchCUDAErrorRE.MatchString(t) {
+			torchCUDA = true
+		}
+	}
+	// PyTorch before about 1.8 printed a bare "CUDA error: ..." without
+	// the note, blocking or not: without the note's companions, nothing
+	// says the traceback line is the origin, so it counts as reported late.
+	if torchCUDA && !modern {
+		asyncHint = true
 	}
 	// Without a class, any error that carries the hint was reported late.
 	classAsync := (b.class == nil && asyncHint) || (b.class != nil && (v.Async || b.class.Async || (v.Surface != nil && v.Surface.Async)))

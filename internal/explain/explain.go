@@ -47,15 +47,32 @@ var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun
 
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
-		pats := append(append(anchors(e.KB), logparse.Triggers()...), commandTriggers...)
+		as, reqs := anchorSet(e.KB)
+		pats := append(append(as, logparse.Triggers()...), commandTriggers...)
 		e.pf = logparse.NewPrefilter(pats)
+		// A line holding only an anchor ("214" in "step 214") is no
+		// candidate unless it holds the rest a signature needs ("cuda").
+		e.pf.Accept = func(line []byte, ids []int) bool {
+			for _, id := range ids {
+				if id >= len(as) {
+					return true // a structural trigger or a command
+				}
+				for i := range reqs[id] {
+					if reqs[id][i].holds(line) {
+						return true
+					}
+				}
+			}
+			return false
+		}
 	})
 	return e.pf
 }
 
-// maxEvents bounds what one input keeps: the first half and the most
-// recent half, so a log full of errors still ends with its last failure.
-const maxEvents = 4096
+// keepBytes bounds the event text one input keeps: the first half of the
+// budget and the most recent half, so a log full of errors still ends with
+// its last failure and memory stays flat whatever the input.
+var keepBytes = 16 << 20
 
 // Explain reads every input to its end and returns the findings, primary
 // first. Empty inputs yield no findings; binary input is an error.
@@ -64,11 +81,12 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	var all []*source
 	for i, in := range inputs {
 		src := &source{name: in.Name, index: i}
-		head, tail := 0, newRing(maxEvents/2)
+		var headBytes int
+		tail := &window{budget: keepBytes / 2}
 		err := logparse.Parse(ctx, in.Reader, in.Name, pf, func(ev logparse.Event) {
-			if head < maxEvents/2 {
+			if n := eventBytes(&ev); headBytes+n <= keepBytes/2 {
 				src.events = append(src.events, ev)
-				head++
+				headBytes += n
 				return
 			}
 			tail.push(ev)
@@ -92,8 +110,9 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 		}
 	}
 	var findings []*built
+	cache := map[string]classified{}
 	for _, f := range fails {
-		if b := e.build(f); b != nil {
+		if b := e.build(f, cache); b != nil {
 			findings = append(findings, b)
 		}
 	}
@@ -102,7 +121,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	return out, nil
 }
 
-var rankNameRE = regexp.MustCompile(`(?i)(?:rank|node)[_-]?(\d+)`)
+var rankNameRE = regexp.MustCompile(`(?i)rank[_-]?(\d+)`)
 
 // rankFromName reads a rank from a per-rank log's file name ("rank_3.log").
 func rankFromName(name string) int {
@@ -114,29 +133,58 @@ func rankFromName(name string) int {
 	return -1
 }
 
-type ring struct {
-	buf  []logparse.Event
-	next int
-	full bool
+// window keeps the most recent events within a byte budget.
+type window struct {
+	budget, bytes int
+	evs           []logparse.Event
+	sizes         []int
+	start         int
 }
 
-func newRing(n int) *ring { return &ring{buf: make([]logparse.Event, 0, n)} }
-
-func (r *ring) push(ev logparse.Event) {
-	if len(r.buf) < cap(r.buf) {
-		r.buf = append(r.buf, ev)
-		return
+func (w *window) push(ev logparse.Event) {
+	n := eventBytes(&ev)
+	w.evs = append(w.evs, ev)
+	w.sizes = append(w.sizes, n)
+	w.bytes += n
+	for w.bytes > w.budget && w.start < len(w.evs)-1 {
+		w.bytes -= w.sizes[w.start]
+		w.evs[w.start] = logparse.Event{}
+		w.start++
 	}
-	r.buf[r.next] = ev
-	r.next = (r.next + 1) % len(r.buf)
-	r.full = true
+	if w.start > 1024 && w.start*2 > len(w.evs) {
+		w.evs = append([]logparse.Event(nil), w.evs[w.start:]...)
+		w.sizes = append([]int(nil), w.sizes[w.start:]...)
+		w.start = 0
+	}
 }
 
-func (r *ring) items() []logparse.Event {
-	if !r.full {
-		return r.buf
+func (w *window) items() []logparse.Event { return w.evs[w.start:] }
+
+// eventBytes estimates an event's memory: its text and frames.
+func eventBytes(ev *logparse.Event) int {
+	n := 256
+	for _, l := range ev.Lines {
+		n += len(l.Text) + 32
 	}
-	return append(append([]logparse.Event{}, r.buf[r.next:]...), r.buf[:r.next]...)
+	for _, e := range ev.Chain {
+		for _, l := range e.Lines {
+			n += len(l.Text) + 32
+		}
+		for _, f := range e.Frames {
+			n += len(f.Path) + len(f.Code) + len(f.Function) + 64
+		}
+	}
+	for _, f := range ev.Frames {
+		n += len(f.Path) + len(f.Function) + 64
+	}
+	if ev.Summary != nil {
+		for _, f := range ev.Summary.Failures {
+			for _, l := range f.Traceback {
+				n += len(l.Text) + 32
+			}
+		}
+	}
+	return n
 }
 
 // source is one input's events.
@@ -186,6 +234,8 @@ func isLauncherTraceback(ev *logparse.Event) bool {
 const (
 	attachForward  = 64
 	attachBackward = 400
+	// maxLooseEvents splits a long burst of messages into several failures.
+	maxLooseEvents = 64
 )
 
 // group splits a source's events into failures. Each traceback anchors a
@@ -258,9 +308,12 @@ func (s *source) group() ([]*failure, []summaryRef, string) {
 			to = next
 		}
 		if to == nil {
-			// Join a loose failure of the same rank that ends right before.
-			for _, l := range loose {
-				if (l.rank == ev.Rank || (ev.Rank < 0 && multiRank)) && ev.Line-lastLine(l) <= attachForward {
+			// Join a loose failure of the same rank that ends right before
+			// (the lines of one message burst), up to a size that keeps
+			// classification cheap.
+			if n := len(loose); n > 0 {
+				l := loose[n-1]
+				if (l.rank == ev.Rank || (ev.Rank < 0 && multiRank)) && ev.Line-lastLine(l) <= attachForward && len(l.events) < maxLooseEvents {
 					to = l
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -210,5 +211,50 @@ func TestPerRankFiles(t *testing.T) {
 		if f.Class == "nccl-error" {
 			t.Errorf("rank 0's timeout reported as its own finding")
 		}
+	}
+}
+
+func TestWindowKeepsRecentWithinBudget(t *testing.T) {
+	w := &window{budget: 64 << 10}
+	for i := 0; i < 5000; i++ {
+		w.push(logparse.Event{Line: i + 1, Lines: []logparse.Line{{N: i + 1, Text: strings.Repeat("x", 1000)}}})
+	}
+	items := w.items()
+	if w.bytes > w.budget || len(items) == 0 || items[len(items)-1].Line != 5000 || len(items) > 64 {
+		t.Errorf("window holds %d events, %d bytes (budget %d), last line %d", len(items), w.bytes, w.budget, items[len(items)-1].Line)
+	}
+}
+
+func TestLastFailureOfAHugeErrorLogIsKept(t *testing.T) {
+	defer func(n int) { keepBytes = n }(keepBytes)
+	keepBytes = 128 << 10
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		b.WriteString("[W1122 05:35:14.401199093 Utils.hpp:137] Warning: RuntimeError: CUDA error: unspecified launch failure, retrying step ")
+		b.WriteString(strings.Repeat("z", 400))
+		b.WriteString("\nstep done\n")
+	}
+	b.WriteString(oomTraceback)
+	fs := explainText(t, testEngine(t), b.String())
+	found := false
+	for _, f := range fs {
+		found = found || f.Class == "oom"
+	}
+	if !found {
+		t.Errorf("the OOM at the end of the log is lost: %d findings", len(fs))
+	}
+}
+
+const oomTraceback = "Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    x = torch.randn(4_000_000, 8192, device=\"cuda\")\n" +
+	"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 122.07 GiB. GPU 0 has a total capacity of 79.18 GiB of which 78.41 GiB is free.\n"
+
+// PyTorch 1.x printed a bare "CUDA error: ..." with no note about
+// asynchronous reporting: the traceback line must not become the origin.
+func TestOldBareCUDAErrorIsNotLocated(t *testing.T) {
+	log := "/pytorch/aten/src/THC/THCTensorIndex.cu:361: void indexSelectLargeIndex(TensorInfo<T, IndexType>): block: [234,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize && \"index out of bounds\"` failed.\n" +
+		"Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\nRuntimeError: CUDA error: device-side assert triggered\n"
+	f := explainText(t, testEngine(t), log)[0]
+	if f.Origin != nil || line(f.Reported) != 88 {
+		t.Errorf("origin %+v reported %+v", f.Origin, f.Reported)
 	}
 }

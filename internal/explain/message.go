@@ -32,7 +32,11 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 		}
 	}
 	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
-		detail = append(detail, d)
+		// Skip what the knowledge base's sentence already says.
+		_, mismatch := facts["collective"]
+		if op, ok := vals["op_type"]; mismatch || !ok || !strings.Contains(msg, op) {
+			detail = append(detail, d)
+		}
 	}
 	if k, ok := vals["kernel_location"]; ok {
 		detail = append(detail, "compute-sanitizer: "+strings.ToLower(vals["sanitizer_error"][:1])+vals["sanitizer_error"][1:]+" at "+k)
@@ -56,9 +60,9 @@ func collectiveDetail(facts map[string]any) string {
 		r0 := strings.TrimSuffix(strings.TrimPrefix(shapes[0], "rank_"), "_shape")
 		r1 := strings.TrimSuffix(strings.TrimPrefix(shapes[1], "rank_"), "_shape")
 		s0, s1 := fmt.Sprint(facts[shapes[0]]), fmt.Sprint(facts[shapes[1]])
-		d := fmt.Sprintf("ranks passed different sizes to %v #%v: rank %s has shape %s, rank %s has %s", facts["collective"], facts["seq_num"], r0, s0, r1, s1)
+		d := fmt.Sprintf("%v #%v: rank %s has shape %s, rank %s has %s", facts["collective"], facts["seq_num"], r0, s0, r1, s1)
 		if n0, n1 := numel(s0), numel(s1); n0 >= 0 && n1 >= 0 && n0 != n1 {
-			d += fmt.Sprintf(" (%d vs %d elements)", n0, n1)
+			d += fmt.Sprintf(": %d vs %d elements", n0, n1)
 		}
 		return d
 	}
@@ -135,7 +139,7 @@ func (b *built) finish(cmd string, ranks int) {
 		if b.f.Reported != nil {
 			where = fmt.Sprintf("%s:%d", filepath.Base(b.f.Reported.Path), b.f.Reported.Line)
 		}
-		rems = append(rems, fmt.Sprintf("CUDA reported this error asynchronously, so %s is probably not where it happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
+		rems = append(rems, fmt.Sprintf("CUDA reports kernel errors asynchronously, so %s is probably not where this one happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
 	}
 	if b.class != nil {
 		extra := map[string]string{"command": command, "script": b.script}

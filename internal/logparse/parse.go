@@ -178,15 +178,21 @@ func produce(ctx context.Context, r io.Reader, name string, pf *Prefilter, out c
 // candidates lists the starts of the lines of buf the prefilter selects.
 func candidates(pf *Prefilter, buf []byte) []int {
 	cur := pf.Cursor(buf)
-	var out []int
+	var out, ids []int
 	for pos := 0; pos < len(buf); {
 		n := cur.Next(pos)
 		if n < 0 {
 			break
 		}
-		out = append(out, n)
 		e := bytes.IndexByte(buf[n:], '\n')
 		pos = n + e + 1
+		if pf.Accept != nil {
+			ids = pf.LinePatterns(buf[n:n+e], ids)
+			if !pf.Accept(buf[n:n+e], ids) {
+				continue
+			}
+		}
+		out = append(out, n)
 	}
 	return out
 }

@@ -19,6 +19,12 @@ type Prefilter struct {
 	start   [1<<16 + 1]int32 // CSR index of entries per hash
 	entries []pfEntry
 	pats    [][]byte
+	patID   []int // index of pats[i] in the patterns given to NewPrefilter
+	shortID []int
+	// Accept, when set, confirms a candidate line given the indexes of the
+	// patterns it holds; a line it refuses is not a candidate. It lets a
+	// caller demand more than one fixed text (a number and a word).
+	Accept func(line []byte, ids []int) bool
 
 	// Short patterns get the same treatment with 2-byte windows, exact
 	// (no hash): a bitset over all 65536 byte pairs.
@@ -68,16 +74,18 @@ func NewPrefilter(patterns []string) *Prefilter {
 	p := &Prefilter{}
 	seen := map[string]bool{}
 	minLen := 1 << 30
-	for _, s := range patterns {
+	for id, s := range patterns {
 		if s == "" || seen[s] || bytes.IndexByte([]byte(s), '\n') >= 0 {
 			continue
 		}
 		seen[s] = true
 		if len(s) < minSampled {
 			p.short = append(p.short, []byte(s))
+			p.shortID = append(p.shortID, id)
 			continue
 		}
 		p.pats = append(p.pats, []byte(s))
+		p.patID = append(p.patID, id)
 		if len(s) < minLen {
 			minLen = len(s)
 		}
@@ -121,11 +129,13 @@ func (p *Prefilter) buildShort() {
 	}
 	var all []kv
 	var keep [][]byte
-	for _, s := range p.short {
+	var keepID []int
+	for k, s := range p.short {
 		if len(s) < 2 {
 			continue // one byte would match nearly every line
 		}
 		keep = append(keep, s)
+		keepID = append(keepID, p.shortID[k])
 		if len(s) < minLen {
 			minLen = len(s)
 		}
@@ -137,6 +147,7 @@ func (p *Prefilter) buildShort() {
 		}
 	}
 	p.short = keep
+	p.shortID = keepID
 	if len(keep) == 0 {
 		return
 	}
@@ -269,4 +280,42 @@ func lineStart(buf []byte, i, floor int) int {
 		return floor
 	}
 	return floor + j + 1
+}
+
+// LinePatterns returns the indexes (into NewPrefilter's patterns) of the
+// patterns a line holds, checking every position; patterns repeated in
+// NewPrefilter's list are reported under their first index.
+func (p *Prefilter) LinePatterns(line []byte, ids []int) []int {
+	ids = ids[:0]
+	for i := 0; i+4 <= len(line); i++ {
+		w := binary.LittleEndian.Uint32(line[i:])
+		h := (w * 0x9E3779B1) >> (32 - hashBits)
+		if p.bits[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		b := h >> (hashBits - 16)
+		for k := p.start[b]; k < p.start[b+1]; k++ {
+			e := &p.entries[k]
+			at := i - int(e.off)
+			pat := p.pats[e.pat]
+			if e.gram == w && at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) {
+				ids = append(ids, p.patID[e.pat])
+			}
+		}
+	}
+	for i := 0; i+2 <= len(line) && len(p.short) > 0; i++ {
+		h := uint32(binary.LittleEndian.Uint16(line[i:]))
+		if p.bits2[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		for k := p.start2[h]; k < p.start2[h+1]; k++ {
+			e := &p.entry2[k]
+			at := i - int(e.off)
+			pat := p.short[e.pat]
+			if at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) {
+				ids = append(ids, p.shortID[e.pat])
+			}
+		}
+	}
+	return ids
 }

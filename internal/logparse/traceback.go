@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// maxChain bounds a traceback's chain of exceptions.
+const maxChain = 16
+
 const (
 	tbFrames  = iota // reading frames, code and caret lines
 	tbMessage        // after the exception line: its message's continuation lines
@@ -169,7 +172,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 	case tbExpect:
 		switch {
 		case trim == "":
-		case strings.Contains(trim, "Traceback (most recent call last):"):
+		case strings.Contains(trim, "Traceback (most recent call last):") && len(b.chain) < maxChain:
 			b.chain = append(b.chain, Exception{})
 			b.state = tbFrames
 			b.blanks = 0

@@ -79,6 +79,9 @@ func (f *File) Find(s string, start, end int) []int {
 	if end > len(f.Src) {
 		end = len(f.Src)
 	}
+	if s == "" {
+		return nil // a MISSING node's name: nothing to look for
+	}
 	needle := []byte(s)
 	for start < end {
 		i := bytes.Index(f.Src[start:end], needle)

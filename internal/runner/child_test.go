@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math/rand"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -135,6 +137,45 @@ func child(mode string, args []string) int {
 		ws, _ := unix.IoctlGetWinsize(1, unix.TIOCGWINSZ)
 		fmt.Printf("stdout tty %v\nstderr tty %v\ncols %d\n", err1 == nil, err2 == nil, ws.Col)
 		os.Stdout.Write([]byte("raw\r\nbytes\n\x00\xff"))
+		return 0
+	case "orphan":
+		// orphan: leave a process behind that holds stdout open, and exit.
+		cmd := exec.Command("sleep", "30")
+		cmd.Stdout = os.Stdout
+		cmd.Start()
+		fmt.Println("parent done")
+		return 0
+	case "jobctl":
+		// jobctl SLAVE: become a session leader with the pty as controlling
+		// terminal (a user's shell, in short), and supervise a child that
+		// reads the terminal.
+		if _, err := syscall.Setsid(); err != nil {
+			return 3
+		}
+		tty, err := os.OpenFile(arg(0), os.O_RDWR, 0)
+		if err != nil {
+			return 3
+		}
+		if err := unix.IoctlSetInt(int(tty.Fd()), unix.TIOCSCTTY, 0); err != nil {
+			return 4
+		}
+		exe, _ := os.Executable()
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, childEnv+"=") {
+				env = append(env, kv)
+			}
+		}
+		res, err := Run(context.Background(), Spec{Argv: []string{exe}, Env: append(env, childEnv+"=readtty"),
+			Stdin: tty, Stdout: os.Stdout, Terminal: ForegroundTerminal(tty)})
+		if err != nil {
+			return 5
+		}
+		fmt.Printf("child exit %d\n", res.ExitCode)
+		return 0
+	case "readtty":
+		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		fmt.Printf("read %q\n", line)
 		return 0
 	case "sleep":
 		d, _ := time.ParseDuration(arg(0))

@@ -270,6 +270,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 
 // pump copies one stream: each read lands in the tail ring and is written
 // on at once, then scanned for lines.
+//
+// It reads the descriptor itself, blocking in poll(2) on its own thread,
+// rather than through Go's network poller: a pipe that is read as fast as
+// a child can fill it wakes its reader thousands of times a second, and
+// the poller's hand-offs between threads cost several times the copy.
 type pump struct {
 	src   *os.File
 	dst   io.Writer
@@ -280,57 +285,90 @@ type pump struct {
 	// drain is the idle time allowed once the child has exited (nanoseconds,
 	// 0 while it runs); reading goes on while output still flows, up to
 	// hardStop.
-	drain    atomic.Int64
-	hardStop atomic.Int64
+	drain      atomic.Int64
+	hardStop   atomic.Int64
+	drainBegan atomic.Int64
 }
 
 // maxDrainFactor bounds the whole drain at this many idle periods, so that a
 // process left behind that keeps writing cannot hold the wrapper forever.
 const maxDrainFactor = 30
 
+// pollSlice is how often a waiting pump checks whether draining started.
+const pollSlice = 100 * time.Millisecond
+
 func (p *pump) startDrain(idle time.Duration, hardStop time.Time) {
 	p.hardStop.Store(hardStop.UnixNano())
+	p.drainBegan.Store(time.Now().UnixNano())
 	p.drain.Store(int64(idle))
-	_ = p.src.SetReadDeadline(time.Now().Add(idle))
-}
-
-func (p *pump) extendDrain() {
-	idle := p.drain.Load()
-	if idle == 0 {
-		return
-	}
-	d := time.Now().Add(time.Duration(idle))
-	if hs := time.Unix(0, p.hardStop.Load()); d.After(hs) {
-		d = hs
-	}
-	_ = p.src.SetReadDeadline(d)
 }
 
 func (p *pump) run() {
+	defer p.lines.flush()
+	var fd int
+	if err := control(p.src, func(f int) error { fd = f; return nil }); err != nil {
+		return
+	}
+	lastData := time.Now()
 	for {
 		buf := p.st.readBuf(readChunk)
-		n, err := p.src.Read(buf)
-		if n > 0 {
-			p.extendDrain()
-			p.st.commit(n, p.seq.next())
-			if p.dst != nil {
-				if _, werr := p.dst.Write(buf[:n]); werr != nil {
-					// Our reader went away: close the child's pipe so that
-					// it learns the same way it would have unwrapped.
-					p.werr = werr
-					p.dst = nil
-					p.lines.write(buf[:n])
-					p.lines.flush()
-					p.src.Close()
-					return
-				}
+		n, err := unix.Read(fd, buf)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if !p.wait(fd, lastData) {
+				return
 			}
-			p.lines.write(buf[:n])
+			continue
+		case err != nil || n <= 0:
+			return // EOF; EIO on a pseudo-terminal whose slave is closed
 		}
-		if err != nil {
-			p.lines.flush()
-			return
+		lastData = time.Now()
+		p.st.commit(n, p.seq.next())
+		if p.dst != nil {
+			if _, werr := p.dst.Write(buf[:n]); werr != nil {
+				// Our reader went away: close the child's pipe so that it
+				// learns the same way it would have unwrapped.
+				p.werr = werr
+				p.dst = nil
+				p.lines.write(buf[:n])
+				p.src.Close()
+				return
+			}
 		}
+		p.lines.write(buf[:n])
+	}
+}
+
+// wait blocks until fd is readable. Once the child has exited it gives up
+// after the drain's idle time without data, or at its hard stop.
+func (p *pump) wait(fd int, lastData time.Time) bool {
+	for {
+		timeout := pollSlice
+		if idle := time.Duration(p.drain.Load()); idle > 0 {
+			now := time.Now()
+			since := lastData
+			if began := time.Unix(0, p.drainBegan.Load()); began.After(since) {
+				since = began // idle time counts from the child's exit at the earliest
+			}
+			deadline := since.Add(idle)
+			if hs := time.Unix(0, p.hardStop.Load()); hs.Before(deadline) {
+				deadline = hs
+			}
+			if !now.Before(deadline) {
+				return false
+			}
+			if left := deadline.Sub(now); left < timeout {
+				timeout = left
+			}
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(timeout.Milliseconds())+1)
+		if err == unix.EINTR || n == 0 {
+			continue
+		}
+		return err == nil
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -273,6 +274,48 @@ func TestSecondInterruptKills(t *testing.T) {
 	}})
 	if res.ExitCode != 137 || res.Signal != syscall.SIGKILL || !res.Killed || res.Interrupts != 2 {
 		t.Errorf("got exit %d signal %v killed %v interrupts %d; lines %q", res.ExitCode, res.Signal, res.Killed, res.Interrupts, lines)
+	}
+}
+
+func TestProcessesLeftBehindDoNotHoldTheWrapper(t *testing.T) {
+	argv, env := childArgv(t, "orphan")
+	start := time.Now()
+	res := run(t, Spec{Argv: argv, Env: env, Drain: 200 * time.Millisecond})
+	defer syscall.Kill(-res.Pid, syscall.SIGKILL)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v: waited for the process left behind", took)
+	}
+	if res.ExitCode != 0 || !strings.Contains(string(res.Tail), "parent done") {
+		t.Errorf("exit %d tail %q", res.ExitCode, res.Tail)
+	}
+}
+
+func TestChildThatReadsTheTerminalGetsIt(t *testing.T) {
+	// The child starts in a background process group; reading the terminal
+	// stops it with SIGTTIN, and the runner must hand it the foreground.
+	m, s, err := openPTY(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, exe, s.Name())
+	cmd.Env = append(os.Environ(), childEnv+"=jobctl")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	m.Write([]byte("hello\n"))
+	err = cmd.Wait()
+	if err != nil || !strings.Contains(out.String(), `read "hello\n"`) || !strings.Contains(out.String(), "child exit 0") {
+		t.Errorf("err %v, output %q", err, out.String())
 	}
 }
 

@@ -148,7 +148,10 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if res.Signal != 0 {
 		rep.Run.Signal = signalName(res.Signal)
 	}
-	out := &Outcome{Report: rep, Failed: res.ExitCode != 0, Interrupted: res.Interrupts > 0 || res.Killed || res.Forwarded}
+	// A reader that went away (`| head`) ends the child as it would have
+	// unwrapped; like a forwarded signal, that is no failure to explain.
+	stopped := res.Interrupts > 0 || res.Killed || res.Forwarded || res.WriteErr != nil
+	out := &Outcome{Report: rep, Failed: res.ExitCode != 0, Interrupted: stopped}
 	if res.WriteErr != nil && !errors.Is(res.WriteErr, syscall.EPIPE) {
 		fmt.Fprintf(o.Messages, "cudadoctor: passing the command's output on failed: %v\n", res.WriteErr)
 	}
@@ -224,7 +227,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 	}
 	f := firstRun{
 		exitCode:    res.ExitCode,
-		interrupted: res.Interrupts > 0 || res.Killed || res.Forwarded,
+		interrupted: res.Interrupts > 0 || res.Killed || res.Forwarded || res.WriteErr != nil,
 		class:       class,
 		async:       (primary != nil && o.IsAsync(class)) || sc.asyncHint,
 		duration:    res.Duration,

@@ -45,6 +45,7 @@ type fakeRun struct {
 	timedOut   bool
 	interrupts int
 	startErr   error
+	writeErr   error
 }
 
 func (f *fakeChild) exec(ctx context.Context, spec runner.Spec) (*runner.Result, error) {
@@ -72,7 +73,7 @@ func (f *fakeChild) exec(ctx context.Context, spec runner.Spec) (*runner.Result,
 		}
 	}
 	return &runner.Result{ExitCode: r.code, Signal: r.signal, Duration: r.dur, TimedOut: r.timedOut,
-		Interrupts: r.interrupts, Tail: []byte(r.output), OutputBytes: int64(len(r.output)), Lines: n}, nil
+		Interrupts: r.interrupts, Tail: []byte(r.output), OutputBytes: int64(len(r.output)), Lines: n, WriteErr: r.writeErr}, nil
 }
 
 // fakeEngine stands in for the explain engine: it names a class by a
@@ -275,6 +276,8 @@ func TestRerunDecisionTable(t *testing.T) {
 		{name: "already blocking", env: []string{"CUDA_LAUNCH_BLOCKING=1"}, runs: []fakeRun{fail}, wantRuns: 1,
 			wantMsg: []string{"already set"}},
 		{name: "interrupted", runs: []fakeRun{{output: plain, code: 130, interrupts: 1}}, wantRuns: 1, wantMsg: []string{"interrupted"}},
+		{name: "reader went away (| head)", runs: []fakeRun{{output: "y\ny\n", code: 141, signal: syscall.SIGPIPE, writeErr: syscall.EPIPE}},
+			wantRuns: 1, noMsg: []string{"cudadoctor"}},
 		{name: "interrupted with nothing to localise says nothing", runs: []fakeRun{{output: "epoch 3\n", code: 130, interrupts: 1}},
 			wantRuns: 1, noMsg: []string{"cudadoctor"}},
 		{name: "one process of a larger job", env: []string{"WORLD_SIZE=8", "RANK=3"}, runs: []fakeRun{fail}, wantRuns: 1,

@@ -60,7 +60,8 @@ func checkCD108(p *pylint.Pass) {
 	}
 	for _, end := range clocks {
 		startRHS := clockStart(f, end)
-		if startRHS == nil {
+		// t = time.time(); t - t: the start is the end itself.
+		if startRHS == nil || startRHS.EndByte() > end.StartByte() {
 			continue
 		}
 		rs := string(f.Src[startRHS.EndByte():end.StartByte()])
