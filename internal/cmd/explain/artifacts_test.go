@@ -345,3 +345,62 @@ func TestDistScenarios(t *testing.T) {
 		})
 	}
 }
+
+// A log's root cause comes before the Flight Recorder's view of the ranks
+// left waiting, which it names as its consequence; with no root cause in
+// the logs the dumps' divergence leads.
+func TestRootCausePrecedesFlightRecorder(t *testing.T) {
+	tests := []struct {
+		dir         string
+		first       string
+		consequence string // the FR finding's consequence_of, "" when it leads
+	}{
+		{"n6_rank_oom_fr", "oom", "oom on rank 1"},
+		{"n5_rank_sigkill_fr", "host-killed", "host-killed on rank 1"},
+		{"n7_barrier_skip", "flightrec/desync", ""},
+		{"n8_group_desync", "flightrec/desync", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := gpuData + "/dist/" + tc.dir
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inputs []string
+			for _, e := range entries {
+				if e.Name() != "expect.json" {
+					inputs = append(inputs, filepath.Join(dir, e.Name()))
+				}
+			}
+			code, rep, errs := explainJSON(t, "", inputs...)
+			if code != 1 || len(rep.Findings) == 0 {
+				t.Fatalf("exit %d, %d findings, stderr %q", code, len(rep.Findings), errs)
+			}
+			if got := rep.Findings[0].Rule; got != tc.first {
+				t.Fatalf("first finding %s, want %s", got, tc.first)
+			}
+			var fr *finding
+			for i := range rep.Findings {
+				if rep.Findings[i].Rule == "flightrec/desync" {
+					fr = &rep.Findings[i]
+					break
+				}
+			}
+			if fr == nil {
+				t.Fatal("no Flight Recorder finding")
+			}
+			got, _ := fr.Facts["consequence_of"].(string)
+			if got != tc.consequence {
+				t.Errorf("consequence_of = %q, want %q", got, tc.consequence)
+			}
+			named := false
+			for _, r := range rep.Findings[0].Related {
+				named = named || strings.HasPrefix(r.Message, "Flight Recorder: ")
+			}
+			if named != (tc.consequence != "") {
+				t.Errorf("root's related entries name the Flight Recorder finding: %v, want %v", named, tc.consequence != "")
+			}
+		})
+	}
+}
