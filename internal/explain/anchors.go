@@ -41,8 +41,12 @@ func (r *sigReq) holds(line []byte) bool {
 }
 
 func containsFold(s, sub []byte) bool {
+	if len(sub) == 0 {
+		return true
+	}
+	first := sub[0] | 0x20 // ASCII letters: lower case; other bytes unchanged or harmlessly so
 	for i := 0; i+len(sub) <= len(s); i++ {
-		if bytes.EqualFold(s[i:i+len(sub)], sub) {
+		if s[i]|0x20 == first && bytes.EqualFold(s[i:i+len(sub)], sub) {
 			return true
 		}
 	}

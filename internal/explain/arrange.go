@@ -87,6 +87,11 @@ func (e *Engine) arrange(bs []*built, sums []summaryRef, cmd string, inputs int)
 	// (stopped by SIGTERM once another rank failed): they are consequences.
 	if len(out) > 0 && out[0].f.Severity == report.Error {
 		p := out[0]
+		if p.f.Rank == nil && root != nil && root.Rank >= 0 {
+			// The log's lines carry no rank prefix: torchrun's summary
+			// says whose failure this is.
+			p.f.Rank = report.IntPtr(root.Rank)
+		}
 		seen := map[int]bool{}
 		if p.f.Rank != nil {
 			seen[*p.f.Rank] = true

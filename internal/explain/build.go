@@ -404,22 +404,6 @@ func isVictim(b *built, f *failure) bool {
 	return false
 }
 
-// fill replaces {name} placeholders; ok is false when one has no value.
-var holeRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
-
-func fill(text string, vals map[string]string) (string, bool) {
-	ok := true
-	out := holeRE.ReplaceAllStringFunc(text, func(h string) string {
-		v, found := vals[h[1:len(h)-1]]
-		if !found || v == "" {
-			ok = false
-			return h
-		}
-		return v
-	})
-	return out, ok
-}
-
 func factStrings(facts map[string]any) map[string]string {
 	out := make(map[string]string, len(facts))
 	for k, v := range facts {

@@ -116,6 +116,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 			findings = append(findings, b)
 		}
 	}
+	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
 	return out, nil
 }

@@ -258,3 +258,19 @@ func TestOldBareCUDAErrorIsNotLocated(t *testing.T) {
 		t.Errorf("origin %+v reported %+v", f.Origin, f.Reported)
 	}
 }
+
+func TestSummaryNamesTheRankOfUnprefixedLogs(t *testing.T) {
+	log := "E0301 10:00:01.123000 77 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -9) local_rank: 3 (pid: 4242) of binary: /usr/bin/python3\n" +
+		"Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-01_10:00:01\n  host      : gpu-node-7\n  rank      : 3 (local_rank: 3)\n  exitcode  : -9 (pid: 4242)\n  error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) received by PID 4242\n==========\n" +
+		"Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    x = torch.randn(4_000_000, 8192, device=\"cuda\")\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 122.07 GiB. GPU 0 has a total capacity of 79.18 GiB of which 78.41 GiB is free.\n"
+	f := explainText(t, testEngine(t), log)[0]
+	if rank(f) != 3 || f.Facts["signal"] != "SIGKILL" {
+		t.Errorf("rank %d facts %v", rank(f), f.Facts)
+	}
+	for _, r := range f.Related {
+		if r.Rank != nil && *r.Rank == 3 {
+			t.Errorf("the failing rank is its own consequence: %+v", r)
+		}
+	}
+}

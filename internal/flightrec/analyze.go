@@ -152,6 +152,9 @@ func Analyze(dumps []*Dump) ([]report.Finding, error) {
 	}
 	c := &composer{views: views, missing: missing, unnamedMissing: unnamed, descs: descs, ignored: ignored}
 	if first != nil {
+		if ob := crossGroupOrder(first, views, members); ob != nil {
+			return []report.Finding{c.orderFinding(ob)}, nil
+		}
 		return []report.Finding{c.divergenceFinding(first)}, nil
 	}
 	if p := oldestPending(views); p != nil {

@@ -542,7 +542,7 @@ func TestEarliestDivergenceAcrossGroups(t *testing.T) {
 	if len(fs) != 1 {
 		t.Fatalf("%d findings", len(fs))
 	}
-	want := summary{Rule: RuleDesync, Divergence: KindNotEntered, Rank: 0, Origin: "n8_group_desync.py:21", NotEntered: "[1]"}
+	want := summary{Rule: RuleDesync, Divergence: KindOrder, Rank: 0, Origin: "n8_group_desync.py:21", NotEntered: "[1]"}
 	if diff := cmp.Diff(want, summarize(fs[0])); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

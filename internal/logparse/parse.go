@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,19 +55,34 @@ const (
 // Parse reads r to its end and calls emit for every event, in the order the
 // events end. pf must include Triggers(). name labels errors and events.
 //
-// Reading and the prefilter run in a second goroutine, one chunk ahead of
-// the parser, so the scan overlaps the (rare) work on candidate lines.
+// Reading runs in a second goroutine and the prefilter in a few more, a few
+// chunks ahead of the parser, so the scan uses every core and overlaps the
+// (rare) work on candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
 	p := &parser{src: name, pf: pf, emit: emit, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1}
-	out := make(chan piece, 2)
-	pool := make(chan []byte, 4)
+	workers := runtime.GOMAXPROCS(0)
+	if workers > 4 {
+		workers = 4
+	}
+	out := make(chan *piece, 2*workers)
+	jobs := make(chan *piece, 2*workers)
+	pool := make(chan []byte, 2*workers+2)
 	done := make(chan struct{})
 	defer close(done)
-	go produce(ctx, r, name, pf, out, pool, done)
+	for i := 0; i < workers; i++ {
+		go func() {
+			for pc := range jobs {
+				pc.cands = candidates(pf, pc.data)
+				close(pc.ready)
+			}
+		}()
+	}
+	go produce(ctx, r, name, out, jobs, pool, done)
 	for pc := range out {
 		if pc.err != nil {
 			return pc.err
 		}
+		<-pc.ready
 		p.chunk(pc.data, pc.cands)
 		select {
 		case pool <- pc.owner:
@@ -83,12 +99,14 @@ type piece struct {
 	cands []int
 	owner []byte // the pooled buffer data lives in
 	err   error
+	ready chan struct{} // closed when cands is set
 }
 
 // produce reads r in chunks, cuts them at the last newline, runs the
 // prefilter, and sends the pieces; it closes out when done.
-func produce(ctx context.Context, r io.Reader, name string, pf *Prefilter, out chan<- piece, pool chan []byte, done <-chan struct{}) {
+func produce(ctx context.Context, r io.Reader, name string, out, jobs chan<- *piece, pool chan []byte, done <-chan struct{}) {
 	defer close(out)
+	defer close(jobs)
 	get := func() []byte {
 		select {
 		case b := <-pool:
@@ -97,12 +115,20 @@ func produce(ctx context.Context, r io.Reader, name string, pf *Prefilter, out c
 			return make([]byte, chunkSize)
 		}
 	}
+	// send hands a piece to the scanners and, in order, to the parser.
 	send := func(pc piece) bool {
-		if pc.err == nil {
-			pc.cands = candidates(pf, pc.data)
+		pc.ready = make(chan struct{})
+		if pc.err != nil {
+			close(pc.ready)
+		} else {
+			select {
+			case jobs <- &pc:
+			case <-done:
+				return false
+			}
 		}
 		select {
-		case out <- pc:
+		case out <- &pc:
 			return true
 		case <-done:
 			return false

@@ -302,3 +302,22 @@ func TestIndentedPaste(t *testing.T) {
 		t.Errorf("events: %s", summarize(evs))
 	}
 }
+
+func TestPrefilterWholeNumbers(t *testing.T) {
+	pf := NewPrefilter([]string{"214", " 46"})
+	for _, tt := range []struct {
+		line string
+		hit  bool
+	}{
+		{"cudaErrorECCUncorrectable 214\n", true},
+		{"CUDA error 214: x\n", true},
+		{"step 12145 loss\n", false},
+		{"tokens/s 150214\n", false},
+		{"code 46\n", true},
+		{"code 460\n", false},
+	} {
+		if got := pf.Cursor([]byte(tt.line)).Next(0) == 0; got != tt.hit {
+			t.Errorf("%q: hit %v, want %v", tt.line, got, tt.hit)
+		}
+	}
+}

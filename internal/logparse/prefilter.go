@@ -41,6 +41,32 @@ type pfEntry struct {
 	gram uint32 // the 4-gram itself, to reject hash collisions cheaply
 	head uint64 // the pattern's first bytes (up to 8), masked by mask
 	mask uint64
+	// number marks a pattern of digits (and spaces): it only matches as a
+	// whole number, never inside a longer one ("214" is not in "12145").
+	number bool
+}
+
+func isNumber(pat []byte) bool {
+	digit := false
+	for _, c := range pat {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c != ' ':
+			return false
+		}
+	}
+	return digit
+}
+
+// wholeNumber checks the bytes around a number pattern at buf[at:at+n].
+func wholeNumber(buf []byte, at, n int) bool {
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	if at > 0 && isDigit(buf[at]) && isDigit(buf[at-1]) {
+		return false
+	}
+	end := at + n
+	return !(end < len(buf) && isDigit(buf[end-1]) && isDigit(buf[end]))
 }
 
 func headOf(pat []byte) (uint64, uint64) {
@@ -105,7 +131,7 @@ func NewPrefilter(patterns []string) *Prefilter {
 		for off := 0; off+4 <= len(s); off++ {
 			h := hash4(s[off:])
 			hd, mk := headOf(s)
-			all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(s[off:]), hd, mk}})
+			all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(s[off:]), hd, mk, isNumber(s)}})
 			p.bits[h>>6] |= 1 << (h & 63)
 		}
 	}
@@ -142,7 +168,7 @@ func (p *Prefilter) buildShort() {
 		for off := 0; off+2 <= len(s); off++ {
 			h := uint32(s[off]) | uint32(s[off+1])<<8
 			hd, mk := headOf(s)
-			all = append(all, kv{h, pfEntry{pat: int32(len(keep) - 1), off: int32(off), head: hd, mask: mk}})
+			all = append(all, kv{h, pfEntry{pat: int32(len(keep) - 1), off: int32(off), head: hd, mask: mk, number: isNumber(s)}})
 			p.bits2[h>>6] |= 1 << (h & 63)
 		}
 	}
@@ -248,7 +274,7 @@ func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 			continue
 		}
 		pat := p.short[e.pat]
-		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) {
+		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
 			return true
 		}
 	}
@@ -267,7 +293,7 @@ func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) bool {
 			continue
 		}
 		pat := p.pats[e.pat]
-		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) {
+		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
 			return true
 		}
 	}
@@ -298,7 +324,7 @@ func (p *Prefilter) LinePatterns(line []byte, ids []int) []int {
 			e := &p.entries[k]
 			at := i - int(e.off)
 			pat := p.pats[e.pat]
-			if e.gram == w && at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) {
+			if e.gram == w && at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) && (!e.number || wholeNumber(line, at, len(pat))) {
 				ids = append(ids, p.patID[e.pat])
 			}
 		}
@@ -312,7 +338,7 @@ func (p *Prefilter) LinePatterns(line []byte, ids []int) []int {
 			e := &p.entry2[k]
 			at := i - int(e.off)
 			pat := p.short[e.pat]
-			if at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) {
+			if at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) && (!e.number || wholeNumber(line, at, len(pat))) {
 				ids = append(ids, p.shortID[e.pat])
 			}
 		}

@@ -366,9 +366,6 @@ func (b *summaryBlock) feed(p *parser, l pline) bool {
 
 var signalNames = map[int]string{1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
 
-// SignalName names a signal number ("SIGKILL"), or "" when unknown.
-func SignalName(n int) string { return signalNames[n] }
-
 func (b *summaryBlock) flush() {
 	if b.cur != nil {
 		if b.cur.Signal == "" && b.cur.ExitCode < 0 {

@@ -25,7 +25,8 @@ func runShim(t *testing.T, dir string, environ []string, args ...string) string 
 	defer cleanup()
 	script, _ := filepath.Abs("testdata/faketorch/train.py")
 	cmd := exec.Command(python, append([]string{script}, args...)...)
-	cmd.Env = env
+	// No bytecode caches: the test must leave the checkout as it found it.
+	cmd.Env = append(env, "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("python failed: %v\n%s", err, out)

@@ -62,6 +62,10 @@ type Linter struct {
 	Enabled func(path, code string) bool
 	// Workers defaults to GOMAXPROCS.
 	Workers int
+	// AlwaysParse turns off the byte-level filters (torch/cuda mention,
+	// rule anchors) so every file is parsed and given to every rule: the
+	// worst case, for measuring what the rules themselves cost.
+	AlwaysParse bool
 
 	anchorsOnce sync.Once
 	anchors     *anchorSet
@@ -151,11 +155,11 @@ func (l *Linter) LintSource(path string, src []byte) []report.Finding {
 func (l *Linter) lintOne(ctx context.Context, parser *sitter.Parser, s Source) ([]report.Finding, bool) {
 	sups := parseSuppressions(s.Src)
 	var active []*Rule
-	if mentionsGPU(s.Src) {
+	if l.AlwaysParse || mentionsGPU(s.Src) {
 		set := l.anchorSet()
 		found := set.scan(s.Src)
 		for _, r := range l.Rules {
-			if l.enabled(s.Path, r.Code) && r.applies(set, found) {
+			if l.enabled(s.Path, r.Code) && (l.AlwaysParse || r.applies(set, found)) {
 				active = append(active, r)
 			}
 		}

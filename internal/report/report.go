@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -129,7 +130,15 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	if p.Alternatives == nil {
 		p.Alternatives = []string{}
 	}
-	return json.Marshal(p)
+	// An encoder, not json.Marshal: assertion texts and frames such as
+	// "<module>" must stay readable, so HTML characters are not escaped.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // IntPtr is a convenience for optional integer fields such as Rank.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -54,5 +55,19 @@ func TestMaxSeverityAndSort(t *testing.T) {
 	}
 	if strings.Join(got, "") != "bdca" {
 		t.Errorf("order %v, want b d c a (stable among equals)", got)
+	}
+}
+
+func TestFindingJSONKeepsHTMLCharacters(t *testing.T) {
+	// Renderers encode with HTML escaping off (json.Marshal itself always
+	// escapes); the finding's own encoding must not escape either.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(Finding{Rule: "x", Severity: Error, Message: "a < b && c > d", Origin: &Location{Function: "<module>"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); !strings.Contains(s, `"a < b && c > d"`) || !strings.Contains(s, `"<module>"`) {
+		t.Errorf("HTML characters were escaped: %s", s)
 	}
 }

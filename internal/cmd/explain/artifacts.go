@@ -416,10 +416,69 @@ func (a *artifacts) apply(rep *report.Report) {
 			roots = append(roots, f)
 		}
 	}
-	merged := make([]report.Finding, 0, len(roots)+len(a.frFindings)+len(echoes))
+	// A root cause (an OOM, a kill, a device assert) stops its rank, and
+	// the Flight Recorder then shows the others waiting for it: the dumps'
+	// divergence is its consequence, named as such on both sides.
+	roots = errorsFirst(roots)
+	fr := append([]report.Finding(nil), a.frFindings...)
+	if len(roots) > 0 && roots[0].Severity == report.Error {
+		markConsequences(&roots[0], fr)
+	}
+	// Other ranks' timeouts and terminations are echoes of the root cause:
+	// they are listed under it, as the log engine does for one combined log,
+	// not reported as failures of their own.
+	if len(roots) > 0 && roots[0].Severity == report.Error {
+		foldEchoes(&roots[0], echoes)
+		echoes = nil
+	}
+	merged := make([]report.Finding, 0, len(roots)+len(fr)+len(echoes))
 	merged = append(merged, roots...)
-	merged = append(merged, a.frFindings...)
+	merged = append(merged, fr...)
 	merged = append(merged, echoes...)
 	report.SortFindings(merged)
 	rep.Findings = merged
+}
+
+// errorsFirst orders root causes by severity, keeping their order otherwise.
+func errorsFirst(fs []report.Finding) []report.Finding {
+	report.SortFindings(fs)
+	return fs
+}
+
+// foldEchoes lists each echo under root as a related consequence.
+func foldEchoes(root *report.Finding, echoes []report.Finding) {
+	for _, e := range echoes {
+		loc := e.Origin
+		if loc == nil {
+			loc = e.Location
+		}
+		root.Related = append(root.Related, report.Related{
+			Message:  e.Message + " (a consequence of the failure above)",
+			Rank:     e.Rank,
+			Location: loc,
+			Class:    e.Class,
+		})
+	}
+}
+
+// markConsequences records that the Flight Recorder findings follow from
+// root: each says so in its facts, and root lists them as related.
+func markConsequences(root *report.Finding, fr []report.Finding) {
+	what := root.Class
+	if root.Rank != nil {
+		what = fmt.Sprintf("%s on rank %d", root.Class, *root.Rank)
+	}
+	for i := range fr {
+		f := &fr[i]
+		if f.Facts == nil {
+			f.Facts = map[string]any{}
+		}
+		f.Facts["consequence_of"] = what
+		root.Related = append(root.Related, report.Related{
+			Message:  "Flight Recorder: " + f.Message + " (a consequence of the failure above)",
+			Rank:     f.Rank,
+			Location: f.Location,
+			Class:    f.Class,
+		})
+	}
 }

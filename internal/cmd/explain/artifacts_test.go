@@ -238,8 +238,14 @@ func TestExplainMergesNodeReports(t *testing.T) {
 	for _, f := range rep.Findings {
 		got = append(got, fmt.Sprintf("%s@%d", f.Class, *f.Rank))
 	}
-	if diff := cmp.Diff([]string{"oom@1", "nccl-error@0"}, got); diff != "" {
-		t.Errorf("merged order (-want +got):\n%s", diff)
+	// Rank 0's timeout is the echo of rank 1's OOM: listed under it, not
+	// reported as a failure of its own.
+	if diff := cmp.Diff([]string{"oom@1"}, got); diff != "" {
+		t.Errorf("merged findings (-want +got):\n%s", diff)
+	}
+	rel := rep.Findings[0].Related
+	if len(rel) != 1 || rel[0].Rank == nil || *rel[0].Rank != 0 || !strings.Contains(rel[0].Message, "consequence") {
+		t.Errorf("rank 0's timeout is not a related consequence: %+v", rel)
 	}
 	if rep.Findings[0].Facts["report"] != filepath.Join(dir, "report-b-rank1.json") {
 		t.Errorf("facts.report = %v", rep.Findings[0].Facts["report"])
@@ -343,5 +349,85 @@ func TestDistScenarios(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A log's root cause comes before the Flight Recorder's view of the ranks
+// left waiting, which it names as its consequence; with no root cause in
+// the logs the dumps' divergence leads.
+func TestRootCausePrecedesFlightRecorder(t *testing.T) {
+	tests := []struct {
+		dir         string
+		first       string
+		consequence string // the FR finding's consequence_of, "" when it leads
+	}{
+		{"n6_rank_oom_fr", "oom", "oom on rank 1"},
+		{"n5_rank_sigkill_fr", "host-killed", "host-killed on rank 1"},
+		{"n7_barrier_skip", "flightrec/desync", ""},
+		{"n8_group_desync", "flightrec/desync", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := gpuData + "/dist/" + tc.dir
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inputs []string
+			for _, e := range entries {
+				if e.Name() != "expect.json" {
+					inputs = append(inputs, filepath.Join(dir, e.Name()))
+				}
+			}
+			code, rep, errs := explainJSON(t, "", inputs...)
+			if code != 1 || len(rep.Findings) == 0 {
+				t.Fatalf("exit %d, %d findings, stderr %q", code, len(rep.Findings), errs)
+			}
+			if got := rep.Findings[0].Rule; got != tc.first {
+				t.Fatalf("first finding %s, want %s", got, tc.first)
+			}
+			var fr *finding
+			for i := range rep.Findings {
+				if rep.Findings[i].Rule == "flightrec/desync" {
+					fr = &rep.Findings[i]
+					break
+				}
+			}
+			if fr == nil {
+				t.Fatal("no Flight Recorder finding")
+			}
+			got, _ := fr.Facts["consequence_of"].(string)
+			if got != tc.consequence {
+				t.Errorf("consequence_of = %q, want %q", got, tc.consequence)
+			}
+			named := false
+			for _, r := range rep.Findings[0].Related {
+				named = named || strings.HasPrefix(r.Message, "Flight Recorder: ")
+			}
+			if named != (tc.consequence != "") {
+				t.Errorf("root's related entries name the Flight Recorder finding: %v, want %v", named, tc.consequence != "")
+			}
+		})
+	}
+}
+
+// TestExplainRealNodeReports merges the two per-node reports that
+// `cudadoctor run --report-dir` wrote on a real two-GPU machine, one torchrun
+// node each (bench/gpu/dist/report_dir.sh): rank 1's device-side assert is
+// the verdict, rank 0's NCCL timeout its consequence.
+func TestExplainRealNodeReports(t *testing.T) {
+	code, rep, errs := explainJSON(t, "", filepath.Join(gpuData, "verify", "report_dir", "reports"))
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("want one finding (the root cause), got %d: %+v", len(rep.Findings), rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.Class != "device-assert-index" || f.Rank == nil || *f.Rank != 1 {
+		t.Errorf("verdict %s on rank %v, want device-assert-index on rank 1", f.Class, f.Rank)
+	}
+	if len(f.Related) != 1 || f.Related[0].Rank == nil || *f.Related[0].Rank != 0 || !strings.Contains(f.Related[0].Message, "timed out") {
+		t.Errorf("rank 0's timeout should be the one related consequence: %+v", f.Related)
 	}
 }

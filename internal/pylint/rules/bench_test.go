@@ -15,6 +15,7 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 // corpus loads every .py file below CUDADOCTOR_LINT_CORPUS (a
@@ -91,13 +92,21 @@ func BenchmarkBareParse(b *testing.B) {
 
 // BenchmarkLint is the full rule set, suppressions included, over the same
 // files on the same workers.
-func BenchmarkLint(b *testing.B) {
+func BenchmarkLint(b *testing.B) { benchLint(b, false) }
+
+// BenchmarkLintParseAll is the same with the byte-level filters off: every
+// file parsed and given to every rule.
+func BenchmarkLintParseAll(b *testing.B) { benchLint(b, true) }
+
+func benchLint(b *testing.B, parseAll bool) {
 	srcs, lines := corpus(b)
-	l := &pylint.Linter{Rules: All()}
+	l := &pylint.Linter{Rules: All(), AlwaysParse: parseAll}
 	b.ResetTimer()
 	var n int
+	var st pylint.Stats
 	for i := 0; i < b.N; i++ {
-		fs, st := l.Lint(context.Background(), feed(srcs))
+		var fs []report.Finding
+		fs, st = l.Lint(context.Background(), feed(srcs))
 		n = len(fs)
 		if st.Files != len(srcs) {
 			b.Fatalf("linted %d of %d files", st.Files, len(srcs))
@@ -105,4 +114,5 @@ func BenchmarkLint(b *testing.B) {
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 	b.ReportMetric(float64(n), "findings")
+	b.ReportMetric(float64(st.Parsed), "parsed-files")
 }

@@ -1,12 +1,9 @@
 package logparse
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 )
 
 // summarize renders events compactly for tests.
@@ -39,29 +36,4 @@ func summarize(evs []Event) string {
 		}
 	}
 	return b.String()
-}
-
-func parseFile(t testing.TB, path string) []Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var evs []Event
-	pf := NewPrefilter(append(Triggers(), "CUDA error", "out of memory", "NCCL error", "Error"))
-	if err := Parse(context.Background(), f, filepath.Base(path), pf, func(e Event) { evs = append(evs, e) }); err != nil {
-		t.Fatal(err)
-	}
-	return evs
-}
-
-func TestDumpFixtures(t *testing.T) {
-	if os.Getenv("LOGPARSE_DUMP") == "" {
-		t.Skip("set LOGPARSE_DUMP=glob to print events")
-	}
-	paths, _ := filepath.Glob(os.Getenv("LOGPARSE_DUMP"))
-	for _, p := range paths {
-		fmt.Printf("=== %s\n%s", p, summarize(parseFile(t, p)))
-	}
 }
