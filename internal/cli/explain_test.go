@@ -107,11 +107,25 @@ type manifestEntry struct {
 	LastReportedLine *int    `json:"last_reported_line"`
 }
 
-// TestManifest diagnoses every real GPU log and checks the verdict against
-// the class the manifest records, and the origin line against the
-// scenario's # FAULT line where the log can show it.
+// TestManifest diagnoses every real GPU log of both fixture sets (the logs
+// the engine was developed on, and extra/, which it was never tuned on) and
+// checks the verdict against the class the manifest records, and the origin
+// line against the scenario's # FAULT line where the log can show it.
 func TestManifest(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot, "testdata/gpu/manifest.json"))
+	sets := []struct {
+		dir, glob string
+		min       int
+	}{
+		{"testdata/gpu", "logs/*/*.log", 60},
+		{"testdata/gpu/extra", "logs/*.log", 15},
+	}
+	for _, set := range sets {
+		t.Run(set.dir, func(t *testing.T) { checkManifest(t, set.dir, set.glob, set.min) })
+	}
+}
+
+func checkManifest(t *testing.T, dir, glob string, min int) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +138,12 @@ func TestManifest(t *testing.T) {
 	for _, m := range entries {
 		byLog[m.Log] = m
 	}
-	logs, _ := filepath.Glob(filepath.Join(repoRoot, "testdata/gpu/logs/*/*.log"))
-	if len(logs) < 60 {
-		t.Fatalf("found only %d fixture logs", len(logs))
+	logs, _ := filepath.Glob(filepath.Join(repoRoot, dir, glob))
+	if len(logs) < min || len(logs) != len(entries) {
+		t.Fatalf("found %d fixture logs under %s for %d manifest entries (want at least %d)", len(logs), dir, len(entries), min)
 	}
 	for _, p := range logs {
-		rel, _ := filepath.Rel(filepath.Join(repoRoot, "testdata/gpu"), p)
+		rel, _ := filepath.Rel(filepath.Join(repoRoot, dir), p)
 		m, ok := byLog[filepath.ToSlash(rel)]
 		if !ok {
 			t.Errorf("%s has no manifest entry", rel)
@@ -141,7 +155,7 @@ func TestManifest(t *testing.T) {
 					t.Fatalf("the knowledge base has no class %s", *m.Class)
 				}
 			}
-			path := filepath.Join("testdata/gpu", m.Log)
+			path := filepath.Join(dir, m.Log)
 			code, out, errOut := run(t, "", false, nil, "explain", "--format", "json", path)
 			r := decode(t, out)
 			if m.Class == nil {
