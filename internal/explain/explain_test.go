@@ -77,7 +77,7 @@ func TestFixtures(t *testing.T) {
 		related          []int // ranks named as consequences
 		message          string
 	}{
-		{log: "h100/s01_embedding_oob.plain.log", class: "device-assert-index", rank: -1, origin: 0, reported: 5, message: "kernel vectorized_gather_kernel, 896 failing threads"},
+		{log: "h100/s01_embedding_oob.plain.log", class: "device-assert-index", rank: -1, origin: 0, reported: 5, message: "(vectorized_gather_kernel, 896 threads)"},
 		{log: "h100/s01_embedding_oob.blocking.log", class: "device-assert-index", rank: -1, origin: 4},
 		{log: "h100/s05_oom.plain.log", class: "oom", rank: -1, origin: 3},
 		{log: "h100/s12_fork_reinit.blocking.log", class: "fork-reinit", rank: -1, origin: 5},
