@@ -366,3 +366,35 @@ func TestExplainJSONContract(t *testing.T) {
 		t.Errorf("header: %+v", r)
 	}
 }
+
+// A binary file among a directory's logs is skipped with a warning; named
+// on the command line it stops the run.
+func TestExplainDirectorySkipsBinary(t *testing.T) {
+	dir := t.TempDir()
+	log, err := os.ReadFile(filepath.Join(repoRoot, "testdata/gpu/logs/h100/s05_oom.plain.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"rank0.log": log, "model.ckpt": {0x80, 0, 1, 2, 0xff}} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run(t, "", false, nil, "explain", dir)
+	if code != ExitFindings || !strings.Contains(out, "error[oom]") {
+		t.Errorf("directory: exit %d, output %q", code, out)
+	}
+	if want := "skipping " + filepath.Join(dir, "model.ckpt") + ": binary data"; !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("stderr %q, want one line with %q", errOut, want)
+	}
+	code, _, errOut = run(t, "", false, nil, "explain", filepath.Join(dir, "model.ckpt"))
+	if code != ExitFailure || !strings.Contains(errOut, "binary data") {
+		t.Errorf("named binary file: exit %d, stderr %q", code, errOut)
+	}
+	if err := os.Remove(filepath.Join(dir, "rank0.log")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut = run(t, "", false, nil, "explain", dir); code != ExitFailure || !strings.Contains(errOut, "no readable text files") {
+		t.Errorf("directory of binary files only: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -223,6 +223,10 @@ func candidates(pf *Prefilter, buf []byte) []int {
 	return out
 }
 
+// LooksBinary judges the start of an input (its first 8 KiB) as the
+// parser does, so a caller can skip a binary file before parsing.
+func LooksBinary(head []byte) bool { return looksBinary(head) }
+
 // looksBinary judges the first chunk: NUL bytes, or many bytes that are
 // neither printable text nor valid UTF-8.
 func looksBinary(b []byte) bool {
