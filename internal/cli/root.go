@@ -68,8 +68,14 @@ func newRoot(g *globals) *cobra.Command {
 cause, the evidence, the line of your code it comes from, and concrete fixes.
 
   cudadoctor explain train.log          diagnose a log or traceback (or pipe one in)
-  cudadoctor rules                      list every failure class it knows
+  cudadoctor explain logs/              join per-rank logs and Flight Recorder dumps
+  cudadoctor run -- python train.py     run a command; on failure, explain it and find the true line
+  cudadoctor env                        check driver, CUDA, torch build, GPU and libraries
+  cudadoctor lint src/                  find CUDA hazards in Python source before they run
+  cudadoctor memory snapshot.pickle     explain GPU memory use and out-of-memory failures
+  cudadoctor rules [ID]                 document every failure class, lint rule and check
 
+Output: text on a terminal, --format json for scripts, --format sarif for code scanning.
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 2 usage error, 3 cudadoctor itself failed (unreadable input, bad config).`,
 		Version:       Version,

@@ -42,6 +42,7 @@ var ignoredAtStart = func() map[os.Signal]bool {
 func newRunCmd(g *globals) *cobra.Command {
 	var (
 		reportFile, reportDir, tail string
+		memorySnapshot              string
 		noRerun, sanitize           bool
 		maxRuntime, rerunTimeout    time.Duration
 	)
@@ -58,12 +59,16 @@ cudadoctor re-runs the command once with CUDA_LAUNCH_BLOCKING=1 (when the first
 run took less than --rerun-max-runtime) and reports both lines. With --sanitize
 it re-runs under compute-sanitizer memcheck instead, naming the kernel, its
 source line and the bad access. Re-runs show no output and stop after a timeout.
+With --memory-snapshot DIR, a PyTorch command records its CUDA allocations and
+writes a snapshot into DIR when it runs out of memory; cudadoctor then names
+what held the memory (the re-run records nothing).
 
 SIGINT, SIGTERM and SIGHUP are passed on to the command; a second Ctrl-C kills it.
 Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 		Example: `  cudadoctor run -- python train.py --lr 3e-4
   cudadoctor run --report diag.json -- python train.py
   cudadoctor run --sanitize -- python kernel_test.py
+  cudadoctor run --memory-snapshot snapshots/ -- python train.py
   srun cudadoctor run --report-dir reports/ -- torchrun --nproc-per-node 8 train.py`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -111,7 +116,7 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 				Messages: g.sys.Stderr, MessagesTTY: g.sys.StderrTTY,
 				Signals: sigs, TailBytes: tailBytes,
 				NoRerun: noRerun, RerunMaxRuntime: maxRuntime, RerunTimeout: rerunTimeout,
-				Sanitize: sanitize, ReportDir: reportDir,
+				Sanitize: sanitize, ReportDir: reportDir, MemorySnapshot: memorySnapshot,
 				// The knowledge base is loaded only when something failed, so
 				// a healthy run pays nothing for it.
 				Diagnoser: lazyEngine{},
@@ -124,6 +129,7 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 					return ok && c.Async
 				},
 				LookPath: exec.LookPath,
+				Now:      g.sys.Now,
 			}
 			opts.SameOutput = sameFile(g.sys.Stdout, g.sys.Stderr)
 			if f, ok := g.sys.Stdout.(*os.File); ok && g.sys.StdoutTTY {
@@ -142,7 +148,8 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 				out.Report.Tool.Version = Version
 				if out.Failed {
 					if k, err := kb.Default(); err == nil {
-						out.Report.Rules = k.RuleInfos()
+						// Rules the run added (memory snapshots) stay.
+						out.Report.Rules = append(k.RuleInfos(), out.Report.Rules...)
 					}
 				}
 				g.presentRun(out, reportFile)
@@ -159,6 +166,7 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 	f.DurationVar(&maxRuntime, "rerun-max-runtime", 10*time.Minute, "re-run only when the failed run took at most this long")
 	f.DurationVar(&rerunTimeout, "rerun-timeout", 0, "stop a re-run after this long (default: twice the first run plus a minute)")
 	f.BoolVar(&sanitize, "sanitize", false, "on failure, re-run under compute-sanitizer memcheck (PYTORCH_NO_CUDA_MEMORY_CACHING=1)")
+	f.StringVar(&memorySnapshot, "memory-snapshot", "", "have a PyTorch command write a CUDA memory snapshot into `DIR` when it runs out of memory, and analyse it")
 	f.StringVar(&tail, "tail-size", "4MiB", "how much of the command's output to keep for the diagnosis")
 	return cmd
 }
@@ -190,10 +198,12 @@ func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 	if !out.Failed {
 		return
 	}
+	if out.Interrupted && rep.MaxSeverity() < report.Error {
+		// Stopped on purpose: a KeyboardInterrupt traceback is no failure
+		// to explain.
+		return
+	}
 	if len(rep.Findings) == 0 {
-		if out.Interrupted {
-			return // stopped on purpose; nothing to explain
-		}
 		fmt.Fprintf(g.sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
 			commandName(rep.Run.Argv), statusText(rep.Run))
 		return

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	runcmd "github.com/cudadoctor/cudadoctor/internal/cmd/run"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -89,6 +91,66 @@ func TestRunReportFile(t *testing.T) {
 	}
 }
 
+func TestRunMemorySnapshot(t *testing.T) {
+	pickle, err := filepath.Abs("../../testdata/gpu/verify/memory/s28_captured_oom.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	snaps, path := filepath.Join(dir, "snaps"), filepath.Join(dir, "r.json")
+	// The child stands in for PyTorch's out-of-memory handler that the
+	// capture installs: it writes its snapshot where it is told to.
+	script := `[ -f "${PYTHONPATH%%:*}/sitecustomize.py" ] || exit 9
+cp "$0" "$CUDADOCTOR_MEMORY_SNAPSHOT_DIR/oom_pid77_1.pickle"
+echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." >&2; exit 1`
+	code, _, stderr := runCLI(t, "", "run", "--memory-snapshot", snaps, "--report", path, "--", "sh", "-c", script, pickle)
+	if code != 1 || !strings.Contains(stderr, "memory snapshot written to "+filepath.Join(snaps, "oom_pid77_1.pickle")) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if len(rules) < 2 || rules[0] != "oom" || !strings.Contains(strings.Join(rules, " "), "memory/growth") {
+		t.Errorf("findings %v; want the output's oom, then the snapshot's memory/growth", rules)
+	}
+	// SARIF lists the rules that fired, the snapshot's too.
+	code, _, stderr = runCLI(t, "", "--format", "sarif", "run", "--memory-snapshot", snaps, "--", "sh", "-c", script, pickle)
+	var sarif struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string }
+				}
+			}
+		}
+	}
+	body := stderr[strings.Index(stderr, "{"):]
+	if err := json.Unmarshal([]byte(body), &sarif); err != nil || len(sarif.Runs) != 1 {
+		t.Fatalf("exit %d; no SARIF on stderr (%v): %q", code, err, stderr)
+	}
+	documented := map[string]bool{}
+	for _, r := range sarif.Runs[0].Tool.Driver.Rules {
+		documented[r.ID] = true
+	}
+	for _, id := range rules {
+		if !documented[id] {
+			t.Errorf("rule %s fired but SARIF does not document it", id)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339, rep.Run.StartedAt); err != nil || !strings.HasSuffix(rep.Run.EndedAt, "Z") {
+		t.Errorf("run times %q %q", rep.Run.StartedAt, rep.Run.EndedAt)
+	}
+}
+
 func TestRunDiagnosisOnStderr(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", "run", "--", "sh", "-c",
 		`echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." >&2; exit 1`)
@@ -106,6 +168,28 @@ func TestParseSize(t *testing.T) {
 	for _, in := range []string{"", "0", "-1MiB", "x", "4TiB", "3GiB"} {
 		if _, err := parseSize(in); err == nil {
 			t.Errorf("parseSize(%q) accepted", in)
+		}
+	}
+}
+
+func TestRunInterruptedShowsOnlyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		sev         report.Severity
+		interrupted bool
+		shown       bool
+	}{
+		{report.Warning, true, false}, // Ctrl-C's KeyboardInterrupt traceback
+		{report.Error, true, true},
+		{report.Warning, false, true},
+	} {
+		var stderr strings.Builder
+		g := &globals{format: "text", color: "never", sys: Sys{Stderr: &stderr}}
+		rep := report.New("run", "")
+		rep.Run = &report.RunInfo{Argv: []string{"python3"}, ExitCode: 130}
+		rep.Findings = []report.Finding{{Rule: "other", Class: "other", Severity: tc.sev, Message: "KeyboardInterrupt"}}
+		g.presentRun(&runcmd.Outcome{Report: rep, Failed: true, Interrupted: tc.interrupted}, "")
+		if shown := strings.Contains(stderr.String(), "KeyboardInterrupt"); shown != tc.shown {
+			t.Errorf("%v interrupted=%v: shown %v, want %v: %q", tc.sev, tc.interrupted, shown, tc.shown, stderr.String())
 		}
 	}
 }

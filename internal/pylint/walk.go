@@ -1,6 +1,7 @@
 package pylint
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -173,6 +174,12 @@ func Read(ctx context.Context, fsys FS, paths []string) (<-chan Source, <-chan e
 			b, err := fsys.ReadFile(p)
 			if err != nil {
 				errc <- cleanPathErr(p, err)
+				return
+			}
+			// Python source never holds a NUL byte: such a file is binary
+			// (or corrupt), and linting it would only find nothing quietly.
+			if bytes.IndexByte(b, 0) >= 0 {
+				errc <- fmt.Errorf("%s: binary data, not Python source", p)
 				return
 			}
 			select {

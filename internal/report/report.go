@@ -206,6 +206,10 @@ type RunInfo struct {
 	// `run --report-dir` covers, so reports of one job can be merged.
 	Host  string `json:"host,omitempty"`
 	Ranks []int  `json:"ranks,omitempty"`
+	// StartedAt and EndedAt bound the first run (RFC 3339, UTC), so that
+	// merged reports of one job can be ordered in time.
+	StartedAt string `json:"started_at,omitempty"`
+	EndedAt   string `json:"ended_at,omitempty"`
 }
 
 // RerunInfo describes the localisation re-run of `run`.

@@ -25,7 +25,8 @@ const (
 	DefaultMaxLine   = 16 << 10
 	DefaultKillGrace = 10 * time.Second
 	DefaultDrain     = time.Second
-	readChunk        = 256 << 10
+	readChunk        = 1 << 20
+	firstChunk       = 64 << 10
 	pipeSize         = 1 << 20
 	maxSegments      = 1 << 16
 )
@@ -55,6 +56,10 @@ type Spec struct {
 	WinsizeFrom *os.File
 	// TailBytes bounds the output kept for diagnosis (0: DefaultTailBytes).
 	TailBytes int
+	// TailOnFailureOnly leaves Result.Tail empty when the child exits 0:
+	// merging the streams' tails costs a few copies of them, for nothing
+	// when a success is not diagnosed.
+	TailOnFailureOnly bool
 	// MaxLine caps the length of a line handed to OnLine (0: DefaultMaxLine).
 	MaxLine int
 	// OnLine sees the output lines of both streams as they arrive, with
@@ -180,11 +185,18 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		_, _ = unix.FcntlInt(errW.Fd(), unix.F_SETPIPE_SZ, pipeSize)
 	}
 
+	env := spec.Env
+	if env == nil {
+		env = os.Environ()
+	}
 	start := now()
-	proc, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
+	// syscall.ForkExec rather than os.StartProcess: the latter first forks
+	// a throwaway child to probe for pidfd support, which the wrapper's
+	// start-up pays for and it does not use (it waits with wait4).
+	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{
 		Dir:   spec.Dir,
-		Env:   spec.Env,
-		Files: []*os.File{stdin, outW, errW},
+		Env:   env,
+		Files: []uintptr{stdin.Fd(), outW.Fd(), errW.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
 	outW.Close()
@@ -202,8 +214,6 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		}
 		return nil, &StartError{Argv0: spec.Argv[0], Code: code, Err: plainErr(err)}
 	}
-	pid := proc.Pid
-	defer proc.Release()
 
 	var seq seqCounter
 	var lineMu sync.Mutex
@@ -257,8 +267,12 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		errR.Close()
 	}
 
-	res.Tail, res.Dropped = mergeTail(tailBytes, out.st, errp.st)
 	res.OutputBytes = out.st.written + errp.st.written
+	if spec.TailOnFailureOnly && res.ExitCode == 0 {
+		res.Dropped = res.OutputBytes
+	} else {
+		res.Tail, res.Dropped = mergeTail(tailBytes, out.st, errp.st)
+	}
 	res.Lines = lineCount
 	if out.werr != nil {
 		res.WriteErr = out.werr
@@ -310,8 +324,11 @@ func (p *pump) run() {
 		return
 	}
 	lastData := time.Now()
+	// Reads start small, so a quiet stream costs little, and grow while
+	// they come back full: fewer, larger reads when output streams.
+	chunk := firstChunk
 	for {
-		buf := p.st.readBuf(readChunk)
+		buf := p.st.readBuf(chunk)
 		n, err := unix.Read(fd, buf)
 		switch {
 		case err == unix.EINTR:
@@ -325,6 +342,9 @@ func (p *pump) run() {
 			return // EOF; EIO on a pseudo-terminal whose slave is closed
 		}
 		lastData = time.Now()
+		if n == len(buf) && chunk < readChunk {
+			chunk *= 2
+		}
 		p.st.commit(n, p.seq.next())
 		if p.dst != nil {
 			if _, werr := p.dst.Write(buf[:n]); werr != nil {

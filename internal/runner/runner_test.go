@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -447,3 +448,15 @@ func (s *syncBuffer) String() string {
 }
 
 func itoa(n int64) string { return strconvItoa(n) }
+
+func TestTailOnFailureOnly(t *testing.T) {
+	for _, code := range []int{0, 3} {
+		res := run(t, Spec{Argv: []string{"sh", "-c", "echo hello; exit " + strconv.Itoa(code)}, TailOnFailureOnly: true})
+		if res.ExitCode != code || res.OutputBytes != 6 {
+			t.Fatalf("exit %d, %d bytes", res.ExitCode, res.OutputBytes)
+		}
+		if want := map[bool]string{true: "", false: "hello\n"}[code == 0]; string(res.Tail) != want || res.Dropped+int64(len(res.Tail)) != 6 {
+			t.Errorf("exit %d: tail %q dropped %d, want tail %q", code, res.Tail, res.Dropped, want)
+		}
+	}
+}

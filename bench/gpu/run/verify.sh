@@ -6,7 +6,7 @@
 #   ./cudadoctor run --report $OUT/<s>.json -- python3 testdata/gpu/scenarios/<s>.py
 # (stdout+stderr saved to $OUT/<s>.txt), plus a healthy scenario (s19, compared with a
 # direct run), --sanitize on s09, a byte-exact passthrough check, Ctrl-C fidelity,
-# and bench/run/bench.sh. Prints a table: scenario | exit | class | reported | origin | FAULT.
+# --memory-snapshot on s28 (out of memory), and bench/run/bench.sh. Prints a table: scenario | exit | class | reported | origin | FAULT.
 # Needs: python3 with torch (found at /opt/torch/.venv/bin/python or on PATH),
 # compute-sanitizer (on PATH or under /usr/local/cuda*/bin). No network, no Go.
 # Takes about 3-5 minutes (each case is capped at 4 minutes).
@@ -61,9 +61,42 @@ b=$(./cudadoctor run -- cat "$OUT/random.bin" | sha256sum | cut -c1-16)
 rm -f "$OUT/random.bin"
 echo "passthrough sha256: direct $a, through run $b" | tee "$OUT/passthrough.txt"
 
-# Ctrl-C: SIGINT to cudadoctor reaches python, which dies of it: status 130.
-./cudadoctor run -- python3 -c 'import time; print("sleeping", flush=True); time.sleep(60)' > "$OUT/sigint.txt" 2>&1 &
-pid=$!; sleep 4; kill -INT $pid; wait $pid; echo "SIGINT: exit $? (want 130)" | tee -a "$OUT/sigint.txt"
+# --memory-snapshot: the leaking scenario runs out of memory; the wrapper's capture must
+# write a snapshot and the report must hold the output's oom finding, then memory/* findings.
+mkdir -p "$OUT/snaps"
+timeout 300 ./cudadoctor run --memory-snapshot "$OUT/snaps" --report "$OUT/s28_memsnap.json" -- \
+    python3 "$SCEN/s28_leak_oom.py" > "$OUT/s28_memsnap.txt" 2>&1; echo $? > "$OUT/s28_memsnap.exit"
+python3 - "$OUT" <<'PY' | tee -a "$OUT/s28_memsnap.txt"
+import json, os, sys
+out = sys.argv[1]
+snaps = sorted(os.listdir(f"{out}/snaps"))
+try:
+    rules = [f["rule"] for f in json.load(open(f"{out}/s28_memsnap.json"))["findings"]]
+except Exception as e:
+    rules = [f"no report: {e}"]
+ok = bool(snaps) and rules[:1] and not rules[0].startswith("memory/") and any(r.startswith("memory/") for r in rules)
+print(f"memory-snapshot ({'ok' if ok else 'FAIL'}): snapshots {snaps}; findings {rules}")
+PY
+
+# Ctrl-C fidelity: SIGINT must end the wrapped command exactly as it ends the command run
+# directly, under the same conditions. A script's background job starts with SIGINT
+# ignored (no job control), so the check runs twice: with job control (`set -m`: the job
+# gets its own process group and SIGINT is not ignored; python dies of it, 130) and
+# without (SIGINT ignored and inherited; python sleeps on and exits 0).
+: > "$OUT/sigint.txt"
+sigint_case() {  # $1: sleep seconds; rest: prefix ("" or the wrapper); sets $status
+    local secs=$1; shift
+    "$@" python3 -c "import time; print('sleeping', flush=True); time.sleep($secs)" >> "$OUT/sigint.txt" 2>&1 &
+    local pid=$!; sleep 3; kill -INT $pid; wait $pid; status=$?
+}
+set -m
+sigint_case 30;                       direct=$status
+sigint_case 30 ./cudadoctor run --;   wrapped=$status
+set +m
+sigint_case 6;                        direct_ign=$status
+sigint_case 6 ./cudadoctor run --;    wrapped_ign=$status
+verdict=ok; [ "$direct" = "$wrapped" ] && [ "$direct_ign" = "$wrapped_ign" ] || verdict=MISMATCH
+echo "SIGINT ($verdict): job control: direct exit $direct, wrapped $wrapped (want equal, 130); SIGINT ignored: direct $direct_ign, wrapped $wrapped_ign (want equal, 0)" | tee -a "$OUT/sigint.txt"
 
 # Overhead of the wrapper (throughput and start-up).
 OUTDIR="$OUT/bench" bash bench/run/bench.sh ./cudadoctor > "$OUT/bench.txt" 2>&1 || echo "bench failed, see $OUT/bench.txt"

@@ -426,6 +426,13 @@ func (a *artifacts) apply(rep *report.Report) {
 	if len(roots) > 0 && roots[0].Severity == report.Error {
 		markConsequences(&roots[0], fr)
 	}
+	// Other ranks' timeouts and terminations are echoes of the root cause:
+	// they are listed under it, as the log engine does for one combined log,
+	// not reported as failures of their own.
+	if len(roots) > 0 && roots[0].Severity == report.Error {
+		foldEchoes(&roots[0], echoes)
+		echoes = nil
+	}
 	merged := make([]report.Finding, 0, len(roots)+len(fr)+len(echoes))
 	merged = append(merged, roots...)
 	merged = append(merged, fr...)
@@ -438,6 +445,22 @@ func (a *artifacts) apply(rep *report.Report) {
 func errorsFirst(fs []report.Finding) []report.Finding {
 	report.SortFindings(fs)
 	return fs
+}
+
+// foldEchoes lists each echo under root as a related consequence.
+func foldEchoes(root *report.Finding, echoes []report.Finding) {
+	for _, e := range echoes {
+		loc := e.Origin
+		if loc == nil {
+			loc = e.Location
+		}
+		root.Related = append(root.Related, report.Related{
+			Message:  e.Message + " (a consequence of the failure above)",
+			Rank:     e.Rank,
+			Location: loc,
+			Class:    e.Class,
+		})
+	}
 }
 
 // markConsequences records that the Flight Recorder findings follow from

@@ -238,8 +238,14 @@ func TestExplainMergesNodeReports(t *testing.T) {
 	for _, f := range rep.Findings {
 		got = append(got, fmt.Sprintf("%s@%d", f.Class, *f.Rank))
 	}
-	if diff := cmp.Diff([]string{"oom@1", "nccl-error@0"}, got); diff != "" {
-		t.Errorf("merged order (-want +got):\n%s", diff)
+	// Rank 0's timeout is the echo of rank 1's OOM: listed under it, not
+	// reported as a failure of its own.
+	if diff := cmp.Diff([]string{"oom@1"}, got); diff != "" {
+		t.Errorf("merged findings (-want +got):\n%s", diff)
+	}
+	rel := rep.Findings[0].Related
+	if len(rel) != 1 || rel[0].Rank == nil || *rel[0].Rank != 0 || !strings.Contains(rel[0].Message, "consequence") {
+		t.Errorf("rank 0's timeout is not a related consequence: %+v", rel)
 	}
 	if rep.Findings[0].Facts["report"] != filepath.Join(dir, "report-b-rank1.json") {
 		t.Errorf("facts.report = %v", rep.Findings[0].Facts["report"])
@@ -402,5 +408,26 @@ func TestRootCausePrecedesFlightRecorder(t *testing.T) {
 				t.Errorf("root's related entries name the Flight Recorder finding: %v, want %v", named, tc.consequence != "")
 			}
 		})
+	}
+}
+
+// TestExplainRealNodeReports merges the two per-node reports that
+// `cudadoctor run --report-dir` wrote on a real two-GPU machine, one torchrun
+// node each (bench/gpu/dist/report_dir.sh): rank 1's device-side assert is
+// the verdict, rank 0's NCCL timeout its consequence.
+func TestExplainRealNodeReports(t *testing.T) {
+	code, rep, errs := explainJSON(t, "", filepath.Join(gpuData, "verify", "report_dir", "reports"))
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("want one finding (the root cause), got %d: %+v", len(rep.Findings), rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.Class != "device-assert-index" || f.Rank == nil || *f.Rank != 1 {
+		t.Errorf("verdict %s on rank %v, want device-assert-index on rank 1", f.Class, f.Rank)
+	}
+	if len(f.Related) != 1 || f.Related[0].Rank == nil || *f.Related[0].Rank != 0 || !strings.Contains(f.Related[0].Message, "timed out") {
+		t.Errorf("rank 0's timeout should be the one related consequence: %+v", f.Related)
 	}
 }

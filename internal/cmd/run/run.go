@@ -12,10 +12,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
@@ -71,6 +73,10 @@ type Options struct {
 	Sanitize     bool
 	// ReportDir, when set, receives one JSON report named by host and ranks.
 	ReportDir string
+	// MemorySnapshot, when set, is the directory a PyTorch child writes a
+	// CUDA memory snapshot into when an allocation fails (first run only);
+	// the newest one written during the run is analysed into findings.
+	MemorySnapshot string
 
 	Diagnoser Diagnoser
 	// IsAsync says whether a class is reported asynchronously.
@@ -124,12 +130,24 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if len(o.Argv) == 0 {
 		return nil, errors.New("no command to run")
 	}
+	childEnv := o.Env
+	if o.MemorySnapshot != "" {
+		env, cleanup, err := memsnap.CaptureEnv(o.MemorySnapshot, o.Env)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		// Only the first run captures: o.Env, which re-runs start from,
+		// stays without the capture.
+		childEnv = env
+	}
 	sc := newScanner()
+	started := o.Now()
 	res, err := o.Exec(ctx, runner.Spec{
-		Argv: o.Argv, Env: o.Env, Dir: o.Dir,
+		Argv: o.Argv, Env: childEnv, Dir: o.Dir,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
 		TTY: o.TTY, WinsizeFrom: o.WinsizeFrom,
-		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
+		TailBytes: o.TailBytes, TailOnFailureOnly: true, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
 	})
 	if err != nil {
@@ -141,10 +159,12 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		return nil, err
 	}
+	ended := o.Now()
 
 	rep := report.New("run", "")
 	rep.Rules = o.Rules
-	rep.Run = &report.RunInfo{Argv: o.Argv, ExitCode: res.ExitCode, DurationS: res.Duration.Seconds()}
+	rep.Run = &report.RunInfo{Argv: o.Argv, ExitCode: res.ExitCode, DurationS: res.Duration.Seconds(),
+		StartedAt: timestamp(started), EndedAt: timestamp(ended)}
 	if res.Signal != 0 {
 		rep.Run.Signal = signalName(res.Signal)
 	}
@@ -157,6 +177,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	if out.Failed {
 		o.diagnose(ctx, rep, res, sc)
+	}
+	if o.MemorySnapshot != "" {
+		o.analyzeSnapshot(rep, started)
 	}
 	if o.ReportDir != "" {
 		rep.Run.Host, rep.Run.Ranks = o.hostAndRanks(sc)
@@ -172,12 +195,49 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	return out, nil
 }
 
+// timestamp formats a time for the report: RFC 3339, UTC.
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// analyzeSnapshot adds the findings of the newest memory snapshot the run
+// wrote, after the output's own.
+func (o *Options) analyzeSnapshot(rep *report.Report, started time.Time) {
+	// File times are coarser than the clock on some file systems.
+	paths, err := memsnap.FindSnapshots(o.MemorySnapshot, started.Add(-time.Second))
+	if err != nil {
+		fmt.Fprintf(o.Messages, "cudadoctor: could not look for memory snapshots: %v\n", err)
+		return
+	}
+	if len(paths) == 0 {
+		return
+	}
+	fs, err := memsnap.AnalyzeFile(paths[0])
+	if err != nil {
+		fmt.Fprintf(o.Messages, "cudadoctor: could not analyse the memory snapshot: %s\n", oneLine(err.Error()))
+		return
+	}
+	fmt.Fprintf(o.Messages, "cudadoctor: memory snapshot written to %s\n", paths[0])
+	rep.Findings = append(rep.Findings, fs...)
+	rep.Rules = append(rep.Rules, memsnap.Rules()...)
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
 func (o *Options) defaults() {
 	if o.Messages == nil {
 		o.Messages = io.Discard
 	}
 	if o.Exec == nil {
 		o.Exec = runner.Run
+	}
+	if o.Env == nil {
+		// Re-runs and the memory capture add to the environment; nil
+		// would leave the child only those additions.
+		o.Env = os.Environ()
 	}
 	if o.Now == nil {
 		o.Now = time.Now

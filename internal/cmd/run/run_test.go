@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
@@ -605,3 +607,223 @@ func contains(list []string, s string) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func lookupEnv(env []string, key string) (string, bool) {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func TestMemorySnapshotIsCapturedOnceAndAnalysed(t *testing.T) {
+	snapshot, err := os.ReadFile(filepath.Join(fixtures, "verify/memory/s28_captured_oom.pickle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oom := "Traceback (most recent call last):\n  File \"/w/leak.py\", line 6, in <module>\n    y = x @ x\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB.\n"
+	assert := "Traceback (most recent call last):\n  File \"/w/train.py\", line 9, in <module>\n    loss.item()\ntorch.AcceleratorError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+	for _, tc := range []struct {
+		name      string
+		runs      []fakeRun
+		write     bool // the child writes a snapshot
+		wantRules bool
+	}{
+		{"oom writes a snapshot", []fakeRun{{output: oom, code: 1, dur: time.Second}}, true, true},
+		{"no snapshot written", []fakeRun{{output: oom, code: 1, dur: time.Second}}, false, false},
+		{"the re-run does not capture", []fakeRun{{output: assert, code: 1, dur: time.Second}, {output: assert, code: 1, dur: time.Second}}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// A snapshot of an earlier run is not this run's.
+			old := filepath.Join(dir, "oom_pid1_1.pickle")
+			if err := os.WriteFile(old, []byte("not a snapshot"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			hourAgo := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(old, hourAgo, hourAgo); err != nil {
+				t.Fatal(err)
+			}
+			h := newHarness([]string{"python3", "leak.py"}, tc.runs...)
+			h.opts.MemorySnapshot = dir
+			var shims []string
+			h.opts.Exec = func(ctx context.Context, spec runner.Spec) (*runner.Result, error) {
+				if got, ok := lookupEnv(spec.Env, "CUDADOCTOR_MEMORY_SNAPSHOT_DIR"); ok {
+					if got != dir {
+						t.Errorf("snapshot dir %q, want %q", got, dir)
+					}
+					pp, _ := lookupEnv(spec.Env, "PYTHONPATH")
+					shim := strings.Split(pp, string(os.PathListSeparator))[0]
+					if _, err := os.Stat(filepath.Join(shim, "sitecustomize.py")); err != nil {
+						t.Errorf("no capture shim on PYTHONPATH %q: %v", pp, err)
+					}
+					shims = append(shims, shim)
+					if tc.write {
+						if err := os.WriteFile(filepath.Join(dir, "oom_pid457_1.pickle"), snapshot, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				return h.child.exec(ctx, spec)
+			}
+			out, err := h.run(t)
+			if code := exitCode(t, err); code != 1 {
+				t.Fatalf("exit %d, want 1", code)
+			}
+			if len(h.child.specs) != len(tc.runs) {
+				t.Fatalf("%d runs, want %d; messages:\n%s", len(h.child.specs), len(tc.runs), h.msgs.String())
+			}
+			if len(shims) != 1 {
+				t.Fatalf("%d runs captured, want exactly the first", len(shims))
+			}
+			if _, err := os.Stat(shims[0]); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the capture shim %s is left behind (%v)", shims[0], err)
+			}
+			if strings.Contains(h.msgs.String(), "could not") {
+				t.Errorf("messages:\n%s", h.msgs.String())
+			}
+			var rules []string
+			for _, f := range out.Report.Findings {
+				rules = append(rules, f.Rule)
+			}
+			if len(rules) == 0 || strings.HasPrefix(rules[0], "memory/") {
+				t.Errorf("findings %v: the output's own diagnosis must come first", rules)
+			}
+			hasGrowth := contains(rules, "memory/growth")
+			if hasGrowth != tc.write {
+				t.Errorf("findings %v; want memory/growth: %v", rules, tc.write)
+			}
+			documented := false
+			for _, r := range out.Report.Rules {
+				documented = documented || r.ID == "memory/growth"
+			}
+			if documented != tc.wantRules {
+				t.Errorf("memory rules documented: %v, want %v", documented, tc.wantRules)
+			}
+			if tc.write && !strings.Contains(h.msgs.String(), "memory snapshot written to "+filepath.Join(dir, "oom_pid457_1.pickle")) {
+				t.Errorf("messages do not name the snapshot:\n%s", h.msgs.String())
+			}
+		})
+	}
+}
+
+func TestMemorySnapshotDirThatCannotBeMade(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness([]string{"python3", "x.py"}, fakeRun{code: 0})
+	h.opts.MemorySnapshot = filepath.Join(file, "sub")
+	_, err := h.run(t)
+	var ee *ExitError
+	if err == nil || errors.As(err, &ee) || len(h.child.specs) != 0 {
+		t.Fatalf("error %v after %d runs; want a tool failure before running", err, len(h.child.specs))
+	}
+}
+
+func TestRunTimesAreRecorded(t *testing.T) {
+	h := newHarness([]string{"python3", "x.py"}, fakeRun{code: 3, dur: 90 * time.Second})
+	h.opts.NoRerun = true
+	clock := time.Date(2026, 11, 22, 9, 30, 0, 0, time.FixedZone("CET", 3600))
+	h.opts.Now = func() time.Time { t := clock; clock = clock.Add(90 * time.Second); return t }
+	out, _ := h.run(t)
+	if got, want := [2]string{out.Report.Run.StartedAt, out.Report.Run.EndedAt}, [2]string{"2026-11-22T08:30:00Z", "2026-11-22T08:31:30Z"}; got != want {
+		t.Errorf("times %v, want %v", got, want)
+	}
+	b, _ := json.Marshal(out.Report.Run)
+	if !strings.Contains(string(b), `"started_at":"2026-11-22T08:30:00Z","ended_at":"2026-11-22T08:31:30Z"`) {
+		t.Errorf("run info JSON %s", b)
+	}
+}
+
+func TestLocalisesWithTheRealEngine(t *testing.T) {
+	// The H100's own outputs through the real knowledge base and engine:
+	// the plain run's output first, the CUDA_LAUNCH_BLOCKING=1 run's on the
+	// re-run; the messages must name where it was reported and where it
+	// originates, as the scenario's FAULT line says.
+	k, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Log, Scenario, Mode, Class string
+		FaultLine                  int `json:"fault_line"`
+		LastReported               int `json:"last_reported_line"`
+		ExitCode                   int `json:"exit_code"`
+	}
+	b, err := os.ReadFile(filepath.Join(fixtures, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest []entry
+	if err := json.Unmarshal(b, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	isAsync := func(id string) bool { c, ok := k.Class(id); return ok && c.Async }
+	tested := 0
+	for _, e := range manifest {
+		if e.Mode != "plain" || !isAsync(e.Class) || !strings.Contains(e.Log, "h100") {
+			continue
+		}
+		blocking := strings.Replace(e.Log, ".plain.", ".blocking.", 1)
+		if _, err := os.Stat(filepath.Join(fixtures, blocking)); err != nil {
+			continue
+		}
+		tested++
+		t.Run(e.Scenario, func(t *testing.T) {
+			h := newHarness([]string{"python3", e.Scenario + ".py"},
+				fakeRun{output: fixture(t, filepath.Base(e.Log)), code: e.ExitCode, dur: 5 * time.Second},
+				fakeRun{output: fixture(t, filepath.Base(blocking)), code: e.ExitCode, dur: 6 * time.Second})
+			h.opts.Diagnoser = Engine{E: explain.New(k)}
+			h.opts.IsAsync = isAsync
+			out, err := h.run(t)
+			if code := exitCode(t, err); code != e.ExitCode {
+				t.Errorf("exit %d, want %d", code, e.ExitCode)
+			}
+			if len(h.child.specs) != 2 {
+				t.Fatalf("%d runs, want 2; messages:\n%s", len(h.child.specs), h.msgs.String())
+			}
+			if len(out.Report.Findings) == 0 {
+				t.Fatalf("no findings; messages:\n%s", h.msgs.String())
+			}
+			f := out.Report.Findings[0]
+			if f.Class != e.Class {
+				t.Errorf("class %q, want %q", f.Class, e.Class)
+			}
+			if f.Origin == nil || f.Origin.Line != e.FaultLine || !strings.HasSuffix(f.Origin.Path, e.Scenario+".py") {
+				t.Errorf("origin %+v, want %s.py:%d", f.Origin, e.Scenario, e.FaultLine)
+			}
+			msgs := h.msgs.String()
+			want := []string{"cudadoctor: confirms the origin: " + e.Scenario + ".py:" + itoa(e.FaultLine)}
+			if e.LastReported != e.FaultLine {
+				want = []string{
+					"cudadoctor: reported at    " + e.Scenario + ".py:" + itoa(e.LastReported),
+					"cudadoctor: originates at  " + e.Scenario + ".py:" + itoa(e.FaultLine),
+				}
+				if f.Reported == nil || f.Reported.Line != e.LastReported {
+					t.Errorf("reported %+v, want line %d", f.Reported, e.LastReported)
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(strings.Replace(msgs, "the blocking re-run confirms", "confirms", 1), w) {
+					t.Errorf("messages lack %q:\n%s", w, msgs)
+				}
+			}
+		})
+	}
+	if tested < 5 {
+		t.Errorf("only %d scenarios replayed", tested)
+	}
+}
+
+func TestNoEnvironmentMeansOurs(t *testing.T) {
+	t.Setenv("CUDADOCTOR_TEST_MARK", "1")
+	h := newHarness([]string{"python3", "x.py"}, fakeRun{code: 0})
+	h.opts.Env = nil
+	h.opts.MemorySnapshot = t.TempDir()
+	h.run(t)
+	if len(h.child.specs) != 1 || !contains(h.child.specs[0].Env, "CUDADOCTOR_TEST_MARK=1") {
+		t.Errorf("the child's environment lost the wrapper's: %v", h.child.specs)
+	}
+}
