@@ -50,7 +50,13 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 	}
 	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
 		// Skip what the knowledge base's sentence already says.
-		_, mismatch := facts["collective"]
+		c, mismatch := vals["collective"]
+		if mismatch && strings.HasPrefix(d, c+" #") && strings.Contains(msg, c) {
+			// "ALLREDUCE #0: rank 0 has ...": the sentence names the collective.
+			if i := strings.Index(d, ": "); i > 0 {
+				d = d[i+2:]
+			}
+		}
 		if op, ok := vals["op_type"]; mismatch || !ok || !strings.Contains(msg, op) {
 			detail = append(detail, d)
 		}
