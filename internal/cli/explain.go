@@ -21,7 +21,7 @@ A directory is read whole (every file below it, e.g. one log per rank).`,
 			if len(args) == 0 && g.sys.StdinIsTTY() {
 				return usageErrorf("no input: pass a log file or directory, or pipe a log into 'cudadoctor explain'")
 			}
-			rep, err := explaincmd.Run(cmd.Context(), explaincmd.Options{Paths: args, Stdin: g.sys.Stdin})
+			rep, err := explaincmd.Run(cmd.Context(), explaincmd.Options{Paths: args, Stdin: g.sys.Stdin, Warn: g.sys.Stderr})
 			if err != nil {
 				return err
 			}

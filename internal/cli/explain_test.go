@@ -107,11 +107,25 @@ type manifestEntry struct {
 	LastReportedLine *int    `json:"last_reported_line"`
 }
 
-// TestManifest diagnoses every real GPU log and checks the verdict against
-// the class the manifest records, and the origin line against the
-// scenario's # FAULT line where the log can show it.
+// TestManifest diagnoses every real GPU log of both fixture sets (the logs
+// the engine was developed on, and extra/, which it was never tuned on) and
+// checks the verdict against the class the manifest records, and the origin
+// line against the scenario's # FAULT line where the log can show it.
 func TestManifest(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot, "testdata/gpu/manifest.json"))
+	sets := []struct {
+		dir, glob string
+		min       int
+	}{
+		{"testdata/gpu", "logs/*/*.log", 60},
+		{"testdata/gpu/extra", "logs/*.log", 15},
+	}
+	for _, set := range sets {
+		t.Run(set.dir, func(t *testing.T) { checkManifest(t, set.dir, set.glob, set.min) })
+	}
+}
+
+func checkManifest(t *testing.T, dir, glob string, min int) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +138,12 @@ func TestManifest(t *testing.T) {
 	for _, m := range entries {
 		byLog[m.Log] = m
 	}
-	logs, _ := filepath.Glob(filepath.Join(repoRoot, "testdata/gpu/logs/*/*.log"))
-	if len(logs) < 60 {
-		t.Fatalf("found only %d fixture logs", len(logs))
+	logs, _ := filepath.Glob(filepath.Join(repoRoot, dir, glob))
+	if len(logs) < min || len(logs) != len(entries) {
+		t.Fatalf("found %d fixture logs under %s for %d manifest entries (want at least %d)", len(logs), dir, len(entries), min)
 	}
 	for _, p := range logs {
-		rel, _ := filepath.Rel(filepath.Join(repoRoot, "testdata/gpu"), p)
+		rel, _ := filepath.Rel(filepath.Join(repoRoot, dir), p)
 		m, ok := byLog[filepath.ToSlash(rel)]
 		if !ok {
 			t.Errorf("%s has no manifest entry", rel)
@@ -141,7 +155,7 @@ func TestManifest(t *testing.T) {
 					t.Fatalf("the knowledge base has no class %s", *m.Class)
 				}
 			}
-			path := filepath.Join("testdata/gpu", m.Log)
+			path := filepath.Join(dir, m.Log)
 			code, out, errOut := run(t, "", false, nil, "explain", "--format", "json", path)
 			r := decode(t, out)
 			if m.Class == nil {
@@ -350,5 +364,37 @@ func TestExplainJSONContract(t *testing.T) {
 	r := decode(t, out)
 	if r.SchemaVersion != 1 || r.Command != "explain" || r.Tool.Name != "cudadoctor" {
 		t.Errorf("header: %+v", r)
+	}
+}
+
+// A binary file among a directory's logs is skipped with a warning; named
+// on the command line it stops the run.
+func TestExplainDirectorySkipsBinary(t *testing.T) {
+	dir := t.TempDir()
+	log, err := os.ReadFile(filepath.Join(repoRoot, "testdata/gpu/logs/h100/s05_oom.plain.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"rank0.log": log, "model.ckpt": {0x80, 0, 1, 2, 0xff}} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run(t, "", false, nil, "explain", dir)
+	if code != ExitFindings || !strings.Contains(out, "error[oom]") {
+		t.Errorf("directory: exit %d, output %q", code, out)
+	}
+	if want := "skipping " + filepath.Join(dir, "model.ckpt") + ": binary data"; !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("stderr %q, want one line with %q", errOut, want)
+	}
+	code, _, errOut = run(t, "", false, nil, "explain", filepath.Join(dir, "model.ckpt"))
+	if code != ExitFailure || !strings.Contains(errOut, "binary data") {
+		t.Errorf("named binary file: exit %d, stderr %q", code, errOut)
+	}
+	if err := os.Remove(filepath.Join(dir, "rank0.log")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut = run(t, "", false, nil, "explain", dir); code != ExitFailure || !strings.Contains(errOut, "no readable text files") {
+		t.Errorf("directory of binary files only: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -3,6 +3,7 @@ package explain
 import (
 	"bytes"
 	"regexp/syntax"
+	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
@@ -132,14 +133,35 @@ func requiredSet(expr string) []string {
 	}
 	f := factors(re.Simplify())
 	if f.exact != nil {
-		return f.exact
+		return minimal(f.exact)
 	}
-	return f.any
+	return minimal(f.any)
+}
+
+// minimal drops the members of a required set that contain another member:
+// a line holding "abcd" also holds "bcd", so "bcd" alone suffices.
+func minimal(set []string) []string {
+	var out []string
+	for i, s := range set {
+		redundant := false
+		for j, t := range set {
+			if i != j && strings.Contains(s, t) && (len(t) < len(s) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // maxSet bounds the sets, so a regex with many alternatives does not blow
-// up the cross products.
-const maxSet = 16
+// up the cross products; it is large enough for a few spellings of a word
+// times a few separators ("CUDA error", "cudaError", ...), which is what
+// keeps short required texts such as "700" or "nan" out of the anchors.
+const maxSet = 64
 
 // factorInfo describes a sub-expression: exact is the complete set of
 // strings it can match (nil when unknown or too many); any is a set of
@@ -153,7 +175,9 @@ func factors(re *syntax.Regexp) factorInfo {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 {
-			return factorInfo{}
+			// The parser turns [Cc] into a case-folded C: a literal with
+			// a few ASCII letters is the small set of its spellings.
+			return factorInfo{exact: foldSpellings(re.Rune)}
 		}
 		return factorInfo{exact: []string{string(re.Rune)}}
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
@@ -161,6 +185,13 @@ func factors(re *syntax.Regexp) factorInfo {
 		return factorInfo{exact: []string{""}}
 	case syntax.OpCapture:
 		return factors(re.Sub[0])
+	case syntax.OpQuest:
+		// Optional: its strings or nothing.
+		f := factors(re.Sub[0])
+		if f.exact == nil || len(f.exact)+1 > maxSet {
+			return factorInfo{}
+		}
+		return factorInfo{exact: append(append([]string(nil), f.exact...), "")}
 	case syntax.OpPlus:
 		f := factors(re.Sub[0])
 		return factorInfo{any: better(f.any, f.exact)}
@@ -261,4 +292,28 @@ func better(a, b []string) []string {
 		return b
 	}
 	return a
+}
+
+// foldSpellings lists every upper/lower-case spelling of an ASCII literal,
+// or nil when there would be more than 8.
+func foldSpellings(rs []rune) []string {
+	out := []string{""}
+	for _, r := range rs {
+		lo, up := r|0x20, r&^0x20
+		var next []string
+		for _, p := range out {
+			if r < 0x80 && lo >= 'a' && lo <= 'z' {
+				next = append(next, p+string(up), p+string(lo))
+			} else if r < 0x80 {
+				next = append(next, p+string(r))
+			} else {
+				return nil
+			}
+		}
+		if len(next) > 8 {
+			return nil
+		}
+		out = next
+	}
+	return out
 }

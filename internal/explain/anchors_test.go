@@ -21,6 +21,8 @@ func TestRequiredSet(t *testing.T) {
 		{`abc|x+`, []string{"abc", "x"}},
 		{`Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)|died with <Signals\.SIGKILL`, []string{"Signal 9 (SIGKILL) received by PID ", "died with <Signals.SIGKILL"}},
 		{`a?bcd`, []string{"bcd"}},
+		{`[Cc]uda error 7`, []string{"Cuda error 7", "cuda error 7"}},
+		{`\bloss ?=(?:tensor\()?inf\b`, []string{"loss=inf", "loss =inf", "loss=tensor(inf", "loss =tensor(inf"}},
 	}
 	for _, tt := range tests {
 		got := requiredSet(tt.re)
@@ -50,6 +52,18 @@ func TestAnchorsAreRequired(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The prefilter samples one window every (shortest anchor - 3) bytes: a
+// short anchor ("nan", "700") would make it look at nearly every byte of a
+// log. Signatures whose fixed texts are that short need a longer regex-derived
+// anchor (a few spellings of "loss: nan", "CUDA error").
+func TestAnchorsAreLongEnough(t *testing.T) {
+	for _, a := range anchors(kb.MustDefault()) {
+		if len(a) < 6 {
+			t.Errorf("anchor %q is shorter than 6 bytes", a)
 		}
 	}
 }

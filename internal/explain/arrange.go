@@ -87,9 +87,10 @@ func (e *Engine) arrange(bs []*built, sums []summaryRef, cmd string, inputs int)
 	// (stopped by SIGTERM once another rank failed): they are consequences.
 	if len(out) > 0 && out[0].f.Severity == report.Error {
 		p := out[0]
-		if p.f.Rank == nil && root != nil && root.Rank >= 0 {
-			// The log's lines carry no rank prefix: torchrun's summary
-			// says whose failure this is.
+		if lr, local := p.f.Facts["local_rank"].(int); p.f.Rank == nil && root != nil && root.Rank >= 0 && (!local || lr == root.LocalRank) {
+			// The log's lines carry no global rank prefix: torchrun's
+			// summary says whose failure this is (and maps a local rank
+			// to its global one).
 			p.f.Rank = report.IntPtr(root.Rank)
 		}
 		seen := map[int]bool{}
@@ -145,7 +146,10 @@ func exitMessage(f logparse.RankFailure, root *logparse.RankFailure) string {
 
 func relatedOf(b *built) report.Related {
 	r := report.Related{Message: b.f.Message, Location: b.f.Location, Class: b.f.Class}
-	if b.fail.rank >= 0 {
+	switch {
+	case b.fail.rank >= 0 && b.fail.localRank():
+		r.Message = fmt.Sprintf("local rank %d: %s", b.fail.rank, b.f.Message)
+	case b.fail.rank >= 0:
 		r.Rank = report.IntPtr(b.fail.rank)
 		r.Message = fmt.Sprintf("rank %d: %s", b.fail.rank, b.f.Message)
 	}

@@ -115,10 +115,13 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			b.f.Evidence = append(b.f.Evidence, ev)
 		}
 	}
-	if f.rank >= 0 {
+	e.eventFacts(f, facts)
+	switch {
+	case f.rank >= 0 && f.localRank():
+		facts["local_rank"] = f.rank
+	case f.rank >= 0:
 		b.f.Rank = report.IntPtr(f.rank)
 	}
-	e.eventFacts(f, facts)
 	if _, ok := facts["collective"]; ok {
 		// Both ranks' fingerprints are in the log: the mismatch is the cause.
 		b.f.Alternatives = nil

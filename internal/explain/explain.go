@@ -204,6 +204,17 @@ type failure struct {
 
 func (f *failure) firstLine() int { return f.events[0].Line }
 
+// localRank says the failure's rank is a node-local one, from a
+// "[default0]:" prefix: the job's global rank is not known from it.
+func (f *failure) localRank() bool {
+	for _, ev := range f.events {
+		if ev.Rank == f.rank && ev.LocalRank {
+			return true
+		}
+	}
+	return false
+}
+
 func (f *failure) time() string {
 	for _, ev := range f.events {
 		if ev.Time != "" {

@@ -77,7 +77,7 @@ func TestFixtures(t *testing.T) {
 		related          []int // ranks named as consequences
 		message          string
 	}{
-		{log: "h100/s01_embedding_oob.plain.log", class: "device-assert-index", rank: -1, origin: 0, reported: 5, message: "kernel vectorized_gather_kernel, 896 failing threads"},
+		{log: "h100/s01_embedding_oob.plain.log", class: "device-assert-index", rank: -1, origin: 0, reported: 5, message: "(vectorized_gather_kernel, 896 threads)"},
 		{log: "h100/s01_embedding_oob.blocking.log", class: "device-assert-index", rank: -1, origin: 4},
 		{log: "h100/s05_oom.plain.log", class: "oom", rank: -1, origin: 3},
 		{log: "h100/s12_fork_reinit.blocking.log", class: "fork-reinit", rank: -1, origin: 5},
@@ -272,5 +272,33 @@ func TestSummaryNamesTheRankOfUnprefixedLogs(t *testing.T) {
 		if r.Rank != nil && *r.Rank == 3 {
 			t.Errorf("the failing rank is its own consequence: %+v", r)
 		}
+	}
+}
+
+// torchrun --tee prefixes ("[default1]:") number ranks per node: they are
+// recorded as local ranks, and become a global rank only where torchrun's
+// summary maps one to the other.
+func TestLocalRankPrefixes(t *testing.T) {
+	b, err := os.ReadFile(logs + "h200x2/n2_rank_crash.plain.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := strings.NewReplacer("[rank0]:", "[default0]:", "[rank1]:", "[default1]:").Replace(string(b))
+	withSummary := explainText(t, testEngine(t), local)[0]
+	if withSummary.Facts["local_rank"] != 1 || rank(withSummary) != 1 {
+		t.Errorf("with torchrun's summary: local_rank %v rank %d, want 1 and 1", withSummary.Facts["local_rank"], rank(withSummary))
+	}
+	cut := local[:strings.Index(local, "E1122 05:36:55.349000 1284 torch/distributed/elastic")]
+	alone := explainText(t, testEngine(t), cut)[0]
+	if alone.Facts["local_rank"] != 1 || alone.Rank != nil {
+		t.Errorf("without a summary: local_rank %v rank %v, want 1 and none", alone.Facts["local_rank"], alone.Rank)
+	}
+	for _, r := range alone.Related {
+		if r.Rank != nil {
+			t.Errorf("a related entry claims global rank %d from a local prefix", *r.Rank)
+		}
+	}
+	if f := explainText(t, testEngine(t), string(b))[0]; f.Facts["local_rank"] != nil || rank(f) != 1 {
+		t.Errorf("[rank1]: prefixes: local_rank %v rank %d", f.Facts["local_rank"], rank(f))
 	}
 }

@@ -13,19 +13,36 @@ import (
 // message writes the one-line verdict: the class's sentence with its facts,
 // then the detail the evidence gives.
 func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
+	if strings.HasPrefix(v.Class.ID, "device-assert") && facts != nil {
+		// Name the operation in words; the kernel and assertion stay in
+		// the facts and the evidence.
+		if op, bad := assertOperation(v.Class.ID, v.Facts); op != "" {
+			vf := make(map[string]string, len(v.Facts)+2)
+			for k, x := range v.Facts {
+				vf[k] = x
+			}
+			vf["operation"], facts["operation"] = op, op
+			if bad != "" {
+				vf["bad_input"], facts["bad_input"] = bad, bad
+			}
+			v.Facts = vf
+		}
+	}
 	vals := factStrings(facts)
 	msg := v.Message()
 	if msg == "" {
 		msg = v.Class.Title
 	}
 	var detail []string
-	if k, ok := vals["kernel"]; ok && strings.HasPrefix(v.Class.ID, "device-assert") {
+	if strings.HasPrefix(v.Class.ID, "device-assert") {
 		var d []string
-		if !strings.Contains(msg, k) {
-			d = append(d, "kernel "+k)
+		// "operator" is the name of a lambda, and _assert_async_cuda_kernel
+		// the generic check behind torch._assert_async: neither helps.
+		if k, ok := vals["kernel"]; ok && k != "operator" && !strings.HasPrefix(k, "_assert_async") && !strings.Contains(msg, k) {
+			d = append(d, k)
 		}
 		if n, ok := facts["failed_threads"].(int); ok && n > 1 {
-			d = append(d, fmt.Sprintf("%d failing threads", n))
+			d = append(d, fmt.Sprintf("%d threads", n))
 		}
 		if len(d) > 0 {
 			detail = append(detail, strings.Join(d, ", "))
@@ -33,18 +50,76 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 	}
 	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
 		// Skip what the knowledge base's sentence already says.
-		_, mismatch := facts["collective"]
+		c, mismatch := vals["collective"]
+		if mismatch && strings.HasPrefix(d, c+" #") && strings.Contains(msg, c) {
+			// "ALLREDUCE #0: rank 0 has ...": the sentence names the collective.
+			if i := strings.Index(d, ": "); i > 0 {
+				d = d[i+2:]
+			}
+		}
 		if op, ok := vals["op_type"]; mismatch || !ok || !strings.Contains(msg, op) {
 			detail = append(detail, d)
 		}
 	}
 	if k, ok := vals["kernel_location"]; ok {
-		detail = append(detail, "compute-sanitizer: "+strings.ToLower(vals["sanitizer_error"][:1])+vals["sanitizer_error"][1:]+" at "+k)
+		// "scale_kernel+0x410 in s09.py:9": the offset means nothing to
+		// the reader; the sanitizer's full record is in the evidence.
+		if i := strings.Index(k, "+0x"); i > 0 {
+			if j := strings.IndexByte(k[i:], ' '); j > 0 {
+				k = k[:i] + k[i+j:]
+			} else {
+				k = k[:i]
+			}
+		}
+		if !strings.Contains(msg, "invalid") {
+			k = strings.ToLower(vals["sanitizer_error"][:1]) + vals["sanitizer_error"][1:] + " at " + k
+		}
+		detail = append(detail, k)
 	}
 	if len(detail) > 0 {
 		msg += " (" + strings.Join(detail, "; ") + ")"
 	}
 	return msg
+}
+
+// assertOperation names, from a device assertion's kernel, text and source
+// file, the PyTorch operation that failed (and for range checks what was
+// wrong with its input): the kernel name alone (vectorized_gather_kernel,
+// or "operator" for a lambda) means little to most readers.
+func assertOperation(class string, f map[string]string) (op, bad string) {
+	k, a, src := f["kernel"], f["assertion"], filepath.Base(f["kernel_src"])
+	has := func(s string) bool { return strings.Contains(a, s) || strings.Contains(k, s) }
+	switch class {
+	case "device-assert-index":
+		switch {
+		case has("vectorized_gather") || has("vectorized gather"):
+			return "an embedding or gather lookup", ""
+		case has("indexSelect") || has("srcSelectDimSize"):
+			return "an index_select or embedding lookup", ""
+		case has("dstAddDimSize"):
+			return "index_add", ""
+		case has("dstCopyDimSize"):
+			return "index_copy", ""
+		case has("dstFillDimSize"):
+			return "index_fill", ""
+		case has("idx_dim") || src == "ScatterGatherKernel.cu":
+			return "a scatter or gather", ""
+		case has("-sizes[i] <= index") || src == "IndexKernel.cu":
+			return "tensor indexing (x[idx])", ""
+		}
+	case "device-assert-range":
+		switch {
+		case f["probability_check"] != "" || has("probability tensor"):
+			return "torch.multinomial", "inf, nan or negative probabilities"
+		case has("input_val >= zero && input_val <= one"):
+			return "binary_cross_entropy", "values outside [0, 1]"
+		}
+	case "device-assert-target":
+		if strings.Contains(k, "nll_loss") || has("n_classes") {
+			return "cross_entropy/nll_loss", ""
+		}
+	}
+	return "", ""
 }
 
 // collectiveDetail names the collective and what went wrong with it.

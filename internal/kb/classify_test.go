@@ -72,7 +72,7 @@ func TestMessagesAndRemedies(t *testing.T) {
 		msg   string
 	}{
 		{[]string{"/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [6,0,0] Assertion `t >= 0 && t < n_classes` failed."},
-			"device-assert-target", "a class label is outside [0, num_classes) in nll_loss_forward_reduce_cuda_kernel_2d"},
+			"device-assert-target", "a class label is outside [0, num_classes) in kernel nll_loss_forward_reduce_cuda_kernel_2d"},
 		{[]string{"RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x5 and 10x10)"},
 			"shape-mismatch", "the shapes 10x5 and 10x10 cannot be multiplied"},
 		{[]string{"RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver"},

@@ -124,6 +124,9 @@ type Event struct {
 	Source string
 	// Rank is the distributed rank from a launcher prefix, -1 when unknown.
 	Rank int
+	// LocalRank says Rank came from torchrun's --tee/--redirects prefix
+	// ("[default0]:"): a rank on its node, not the job's global rank.
+	LocalRank bool
 	// Line and EndLine are the first and last line numbers of the event.
 	Line, EndLine int
 	// Level is the C++ log level (E, W, I) when the event has a log prefix.

@@ -90,9 +90,16 @@ func skipEscape(b []byte, i int) int {
 // "[default0]:" (then one optional space), mpirun's "[1,0]<stderr>:", and
 // srun --label's "0: ". It returns -1 when there is none.
 func stripRank(s string) (int, string) {
+	n, _, rest := stripRankKind(s)
+	return n, rest
+}
+
+// stripRankKind is stripRank that also says whether the prefix names a
+// local rank ("[default0]:", torchrun's per-node numbering).
+func stripRankKind(s string) (int, bool, string) {
 	s = stripStamp(s)
 	if len(s) < 3 {
-		return -1, s
+		return -1, false, s
 	}
 	if s[0] == '[' {
 		for _, tag := range [...]string{"rank", "default"} {
@@ -100,7 +107,7 @@ func stripRank(s string) (int, string) {
 				j := 1 + len(tag)
 				n, k := digits(s, j)
 				if k > j && strings.HasPrefix(s[k:], "]:") {
-					return n, trimOneSpace(s[k+2:])
+					return n, tag == "default", trimOneSpace(s[k+2:])
 				}
 			}
 		}
@@ -112,13 +119,13 @@ func stripRank(s string) (int, string) {
 					rest := s[k2+1:]
 					for _, t := range [...]string{"<stdout>:", "<stderr>:"} {
 						if len(rest) >= len(t) && rest[:len(t)] == t {
-							return n, trimOneSpace(rest[len(t):])
+							return n, false, trimOneSpace(rest[len(t):])
 						}
 					}
 				}
 			}
 		}
-		return -1, s
+		return -1, false, s
 	}
 	// srun --label: "<rank>: " at the start (at most 5 digits, optional leading spaces).
 	i := 0
@@ -127,9 +134,9 @@ func stripRank(s string) (int, string) {
 	}
 	n, k := digits(s, i)
 	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
-		return n, s[k+2:]
+		return n, false, s[k+2:]
 	}
-	return -1, s
+	return -1, false, s
 }
 
 func trimOneSpace(s string) string {

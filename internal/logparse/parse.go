@@ -59,7 +59,11 @@ const (
 // chunks ahead of the parser, so the scan uses every core and overlaps the
 // (rare) work on candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
-	p := &parser{src: name, pf: pf, emit: emit, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1}
+	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}}
+	p.emit = func(ev Event) {
+		ev.LocalRank = ev.Rank >= 0 && p.localSeen[ev.Rank] && !p.globalSeen[ev.Rank]
+		emit(ev)
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers > 4 {
 		workers = 4
@@ -223,6 +227,10 @@ func candidates(pf *Prefilter, buf []byte) []int {
 	return out
 }
 
+// LooksBinary judges the start of an input (its first 8 KiB) as the
+// parser does, so a caller can skip a binary file before parsing.
+func LooksBinary(head []byte) bool { return looksBinary(head) }
+
 // looksBinary judges the first chunk: NUL bytes, or many bytes that are
 // neither printable text nor valid UTF-8.
 func looksBinary(b []byte) bool {
@@ -260,6 +268,9 @@ type parser struct {
 	floods   map[string]*Event
 	lastN    int
 	lastRank int
+	// localSeen and globalSeen record which ranks appeared with a local
+	// ("[default0]:") and which with a global prefix.
+	localSeen, globalSeen map[int]bool
 }
 
 // pline is one line as the structures see it.
@@ -302,7 +313,14 @@ func (p *parser) chunk(buf []byte, cands []int) {
 
 func (p *parser) line(n int, raw []byte, cand bool) {
 	text := cleanLine(raw)
-	rank, rest := stripRank(text)
+	rank, local, rest := stripRankKind(text)
+	if rank >= 0 {
+		if local {
+			p.localSeen[rank] = true
+		} else {
+			p.globalSeen[rank] = true
+		}
+	}
 	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand}
 	l.Text = rest
 	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,7 +197,10 @@ func TestBinaryAndEdges(t *testing.T) {
 }
 
 func TestPrefilterFindsEveryOccurrence(t *testing.T) {
-	pats := []string{"CUDA out of memory", "Traceback (most recent call last)", "NCCL error", "Xid"}
+	// Lengths differ, so each pattern is found by the block of it the table
+	// indexes (its rarest minLen bytes), wherever the sampling falls.
+	pats := []string{"CUDA out of memory", "Traceback (most recent call last)", "NCCL error", "Xid",
+		"loss is nan", "nan loss", "Killed", "NCCL WARN ", "loss': nan"}
 	pf := NewPrefilter(pats)
 	noise := "vm:1392:1392 [0] NCCL INFO Channel 00/24 : 0 1 via P2P/CUMEM error\n"
 	for _, p := range pats {
@@ -208,6 +212,9 @@ func TestPrefilterFindsEveryOccurrence(t *testing.T) {
 			}
 			if got := c.Next(len(buf) - len(noise)); got != -1 {
 				t.Fatalf("pattern %q: phantom hit %d", p, got)
+			}
+			if ids := pf.LinePatterns(buf[len(noise):len(buf)-len(noise)], nil); !slices.Contains(ids, slices.Index(pats, p)) {
+				t.Fatalf("pattern %q at pad %d: LinePatterns %v", p, pad, ids)
 			}
 		}
 	}

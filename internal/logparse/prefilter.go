@@ -92,8 +92,9 @@ func (e *pfEntry) sameHead(buf []byte, at int) bool {
 const hashBits = 20
 
 // minSampled is the shortest pattern the sampled table takes; shorter ones
-// cost one bytes.Index pass each, so there should be few.
-const minSampled = 10
+// go to the 2-byte table, which samples every other byte: the knowledge
+// base avoids such anchors.
+const minSampled = 4
 
 // NewPrefilter builds the filter once for a pattern set.
 func NewPrefilter(patterns []string) *Prefilter {
@@ -128,7 +129,13 @@ func NewPrefilter(patterns []string) *Prefilter {
 	}
 	var all []kv
 	for i, s := range p.pats {
-		for off := 0; off+4 <= len(s); off++ {
+		// Any minLen bytes of a pattern are enough to find it (Wu-Manber's
+		// block): an occurrence spans minLen-3 consecutive windows, one of
+		// which the stride samples. Indexing only the rarest block keeps
+		// common words ("loss", "NCCL") out of the table, so ordinary
+		// lines seldom reach verification.
+		lo := rarestBlock(s, minLen)
+		for off := lo; off+4 <= lo+minLen; off++ {
 			h := hash4(s[off:])
 			hd, mk := headOf(s)
 			all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(s[off:]), hd, mk, isNumber(s)}})
@@ -187,6 +194,47 @@ func (p *Prefilter) buildShort() {
 	for i := 1; i < len(p.start2); i++ {
 		p.start2[i] += p.start2[i-1]
 	}
+}
+
+// cost grades how common a byte is in log text: letters, digits and
+// spaces fill most lines; quotes, `=`, `$` and the like are rare.
+func cost(c byte) int {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == ' ':
+		return 10
+	case c >= '0' && c <= '9':
+		return 8
+	case c == ':' || c == '.' || c == ',' || c == '/' || c == '-' || c == '_' || c == '[' || c == ']' || c == '(' || c == ')':
+		return 6
+	}
+	return 3
+}
+
+// commonGrams are words nearly every line of a training log repeats
+// (progress lines, NCCL's INFO chatter): a block holding one would send
+// most lines to verification.
+var commonGrams = []string{"loss", "oss ", " los", "NCCL", "CCL ", "INFO", "step", "rank", "cuda", "poch"}
+
+// rarestBlock returns the start of the n-byte block of pat made of the
+// least common text; ties go to the later block, since a message's
+// distinctive end ("... nan") tends to follow a common start.
+func rarestBlock(pat []byte, n int) int {
+	best, bestCost := 0, -1
+	for o := 0; o+n <= len(pat); o++ {
+		c := 0
+		for _, b := range pat[o : o+n] {
+			c += cost(b)
+		}
+		for _, g := range commonGrams {
+			if bytes.Contains(pat[o:o+n], []byte(g)) {
+				c += 100
+			}
+		}
+		if bestCost < 0 || c <= bestCost {
+			best, bestCost = o, c
+		}
+	}
+	return best
 }
 
 func hash4(b []byte) uint32 {

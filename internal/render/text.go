@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -136,16 +137,7 @@ func writeFinding(tw *errWriter, st styler, f *report.Finding, opts Options) {
 			tw.printf("    %s%s%s\n", st.wrap(ansiDim, prefix), text, suffix)
 		}
 	}
-	if len(f.Facts) > 0 {
-		keys := make([]string, 0, len(f.Facts))
-		for k := range f.Facts {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, 0, len(keys))
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s=%v", k, f.Facts[k]))
-		}
+	if parts := textFacts(f.Facts); len(parts) > 0 {
 		tw.printf("  facts:     %s\n", strings.Join(parts, ", "))
 	}
 	if len(f.Alternatives) > 0 {
@@ -202,4 +194,101 @@ func (e *errWriter) printf(format string, args ...any) {
 		return
 	}
 	_, e.err = fmt.Fprintf(e.w, format, args...)
+}
+
+// hiddenFacts are facts for programs, not readers: flags the rest of the
+// text already explains (the asynchronous-reporting note) and parts other
+// facts or the evidence carry.
+var hiddenFacts = map[string]bool{
+	"reported_asynchronously": true,
+	"launch_blocking":         true,
+	"oom_form":                true,
+	"cuda_error_message":      true,
+	"kernel_line":             true,
+	"block":                   true,
+	"thread":                  true,
+}
+
+// factAliases name facts that two sources of one failure record under two
+// names (the NCCL message and the work record): shown once when they agree.
+var factAliases = map[string]string{"seq_num": "seq", "nccl_op": "collective"}
+
+// textFacts is the readable subset of a finding's facts, sorted by name:
+// sizes in human units, one entry per quantity (a size printed by the log
+// wins over its byte count, which alone is shown as a size), no internal
+// flags. JSON and SARIF keep every fact.
+func textFacts(facts map[string]any) []string {
+	shown := map[string]string{}
+	for k, v := range facts {
+		if hiddenFacts[k] || compound(v) {
+			continue
+		}
+		if a, ok := factAliases[k]; ok && fmt.Sprint(facts[a]) == fmt.Sprint(v) {
+			continue
+		}
+		// A quantity in bytes, not an order ("rank_by_bytes").
+		if base, ok := strings.CutSuffix(k, "_bytes"); ok && !strings.HasPrefix(k, "rank_") {
+			if _, dup := facts[base]; dup {
+				continue
+			}
+			if n, ok := asInt(v); ok {
+				shown[base] = humanBytes(n)
+				continue
+			}
+		}
+		if k == "kernel_src" {
+			if line, ok := facts["kernel_line"]; ok {
+				v = fmt.Sprintf("%v:%v", v, line)
+			}
+		}
+		shown[k] = fmt.Sprint(v)
+	}
+	keys := make([]string, 0, len(shown))
+	for k := range shown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+shown[k])
+	}
+	return parts
+}
+
+// compound reports a list or map fact (per-site tables, histograms): too
+// long for one line, and the evidence lists what matters of it.
+func compound(v any) bool {
+	if v == nil {
+		return false
+	}
+	k := reflect.TypeOf(v).Kind()
+	return k == reflect.Slice || k == reflect.Array || k == reflect.Map
+}
+
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), n == float64(int64(n))
+	}
+	return 0, false
+}
+
+// humanBytes prints a byte count the way PyTorch's messages do.
+func humanBytes(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 0:
+		return fmt.Sprintf("%d bytes", n)
+	case n <= 1024:
+		return fmt.Sprintf("%d bytes", n)
+	case n <= 1<<20:
+		return fmt.Sprintf("%.2f KiB", f/(1<<10))
+	case n <= 1<<30:
+		return fmt.Sprintf("%.2f MiB", f/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", f/(1<<30))
 }

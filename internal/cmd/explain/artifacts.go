@@ -140,18 +140,20 @@ func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
 	return logs, arts, nil
 }
 
-func readHead(path string) ([]byte, error) {
+func readHead(path string) ([]byte, error) { return readHeadN(path, sniffLen) }
+
+func readHeadN(path string, n int) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(f, head)
+	head := make([]byte, n)
+	got, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	return head[:n], nil
+	return head[:got], nil
 }
 
 // read decodes one non-log input. A JSON document that is neither a dump
