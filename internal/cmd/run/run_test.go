@@ -171,23 +171,31 @@ func exitCode(t *testing.T, err error) int {
 	return ee.ExitCode()
 }
 
-func TestLocalisesAsynchronousErrors(t *testing.T) {
-	// Every scenario whose failure our H100 reported away from its origin,
-	// replayed: plain output first, CUDA_LAUNCH_BLOCKING=1 output on re-run.
-	type entry struct {
-		Log, Scenario, Mode, Class string
-		FaultLine                  int `json:"fault_line"`
-		LastReported               int `json:"last_reported_line"`
-		ExitCode                   int `json:"exit_code"`
-	}
+// manifestEntry is one log of the GPU fixtures' manifest.json.
+type manifestEntry struct {
+	Log, Scenario, Mode, Class string
+	FaultLine                  int `json:"fault_line"`
+	LastReported               int `json:"last_reported_line"`
+	ExitCode                   int `json:"exit_code"`
+}
+
+func loadManifest(t *testing.T) []manifestEntry {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtures, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var manifest []entry
+	var manifest []manifestEntry
 	if err := json.Unmarshal(b, &manifest); err != nil {
 		t.Fatal(err)
 	}
+	return manifest
+}
+
+func TestLocalisesAsynchronousErrors(t *testing.T) {
+	// Every scenario whose failure our H100 reported away from its origin,
+	// replayed: plain output first, CUDA_LAUNCH_BLOCKING=1 output on re-run.
+	manifest := loadManifest(t)
 	tested := 0
 	for _, e := range manifest {
 		if e.Mode != "plain" || !asyncClasses[e.Class] || !strings.Contains(e.Log, "h100") {
@@ -746,20 +754,7 @@ func TestLocalisesWithTheRealEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type entry struct {
-		Log, Scenario, Mode, Class string
-		FaultLine                  int `json:"fault_line"`
-		LastReported               int `json:"last_reported_line"`
-		ExitCode                   int `json:"exit_code"`
-	}
-	b, err := os.ReadFile(filepath.Join(fixtures, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var manifest []entry
-	if err := json.Unmarshal(b, &manifest); err != nil {
-		t.Fatal(err)
-	}
+	manifest := loadManifest(t)
 	isAsync := func(id string) bool { c, ok := k.Class(id); return ok && c.Async }
 	tested := 0
 	for _, e := range manifest {
