@@ -431,6 +431,12 @@ func classifyLines(ev *logparse.Event) []logparse.Line {
 				text += ", in " + fr.Function
 			}
 			out = append(out, logparse.Line{N: fr.LogLine, Text: text})
+			// The statement itself ("loss = F.cross_entropy(logits, y)") is
+			// often the only clue to which kernel asserted: notebooks never
+			// show the kernel's own assertion line.
+			if fr.Code != "" {
+				out = append(out, logparse.Line{N: fr.LogLine + 1, Text: fr.Code})
+			}
 		}
 	}
 	out = append(out, ev.Lines...)
