@@ -63,7 +63,41 @@ func (e *Engine) reconcileTorchrun(bs []*built, sums []summaryRef) []*built {
 			break
 		}
 	}
+	// A summary pasted on its own (users often quote only the "Root Cause"
+	// block) is the only evidence that its root rank was killed: give that
+	// rank its finding, or its rank to the finding its lines already made.
+	for _, s := range sums {
+		root := s.ev.Summary.Root()
+		if root == nil || root.ExitCode != -9 || len(root.Traceback) == 0 {
+			continue
+		}
+		if b := findingAt(bs, root.Traceback[0].N); b != nil {
+			if b.fail.rank < 0 && root.Rank >= 0 {
+				b.fail.rank = root.Rank
+				b.f.Rank = report.IntPtr(root.Rank)
+			}
+			continue
+		}
+		if hasOwnFinding(root.Rank, bs) {
+			continue
+		}
+		if b := e.killedFinding(s.src, root); b != nil {
+			bs = append(bs, b)
+		}
+	}
 	return bs
+}
+
+// findingAt is the finding whose evidence holds log line n, if any.
+func findingAt(bs []*built, n int) *built {
+	for _, b := range bs {
+		for _, ev := range b.f.Evidence {
+			if ev.Line == n {
+				return b
+			}
+		}
+	}
+	return nil
 }
 
 // agentRank is the rank of a failure made of the agent's line, found by

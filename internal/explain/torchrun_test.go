@@ -126,3 +126,19 @@ func TestTorchrunRootKept(t *testing.T) {
 		t.Fatalf("got %+v", fs)
 	}
 }
+
+// TestTorchrunRootCauseBlockAlone: users often paste only the "Root Cause"
+// block of torchrun's summary; its SIGKILL is the diagnosis, on its rank.
+func TestTorchrunRootCauseBlockAlone(t *testing.T) {
+	e := realEngine(t)
+	text := "Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-11_10:12:45\n  host      : node-1\n" +
+		"  rank      : 3 (local_rank: 3)\n  exitcode  : -9 (pid: 41290)\n  error_file: <N/A>\n" +
+		"  traceback : Signal 9 (SIGKILL) received by PID 41290\n"
+	fs := explainText(t, e, text)
+	if len(fs) != 1 {
+		t.Fatalf("want one finding, got %d: %+v", len(fs), fs)
+	}
+	if fs[0].Class != "host-killed" || fs[0].Rank == nil || *fs[0].Rank != 3 {
+		t.Errorf("got %s on rank %v, want host-killed on rank 3", fs[0].Class, fs[0].Rank)
+	}
+}
