@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	lintcmd "github.com/cudadoctor/cudadoctor/internal/cmd/lint"
@@ -28,14 +26,7 @@ pyproject.toml (select, ignore, per-file-ignores, exclude); silence one line wit
 			if err != nil {
 				return err
 			}
-			if g.format != "text" {
-				return g.emit(rep)
-			}
-			color := g.colorOn(g.sys.StdoutTTY)
-			if err := lintcmd.WriteText(g.sys.Stdout, rep, g.sys.StdoutTTY, color); err != nil {
-				return fmt.Errorf("writing the report: %w", err)
-			}
-			return g.verdict(rep)
+			return g.emit(rep)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "pyproject.toml to read [tool.cudadoctor] from (default: the nearest one)")

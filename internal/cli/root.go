@@ -164,7 +164,7 @@ func (g *globals) colorOn(tty bool) bool {
 func (g *globals) emit(rep *report.Report) error {
 	rep.Tool.Version = Version
 	f, _ := render.ParseFormat(g.format)
-	opts := render.Options{Color: g.colorOn(g.sys.StdoutTTY), Width: g.sys.Width}
+	opts := render.Options{Color: g.colorOn(g.sys.StdoutTTY), Width: g.sys.Width, Excerpts: g.sys.StdoutTTY}
 	if err := render.Render(g.sys.Stdout, rep, f, opts); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

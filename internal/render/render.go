@@ -33,6 +33,8 @@ type Options struct {
 	// Width is the terminal width when known (0: unknown); used to trim
 	// long evidence lines in text output.
 	Width int
+	// Excerpts shows the source line under each lint finding (on a terminal).
+	Excerpts bool
 }
 
 // Render writes r in the given format.

@@ -50,6 +50,10 @@ func Text(w io.Writer, r *report.Report, opts Options) error {
 	if r.Command == "env" && envText(tw, r, opts) {
 		return tw.err
 	}
+	if r.Command == "lint" {
+		lintText(tw, st, r, opts)
+		return tw.err
+	}
 	if len(r.Findings) == 0 {
 		tw.printf("%s\n", st.wrap(ansiGreen, noFindingText(r.Command)))
 		return tw.err

@@ -5,9 +5,7 @@ package lint
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/pylint/rules"
@@ -76,61 +74,4 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	rep.Findings = findings
 	rep.Rules = Rules()
 	return rep, nil
-}
-
-// WriteText prints findings the way ruff and compilers do, one per line as
-// `path:line:col: CODE message`; with excerpt set (a terminal), the source
-// line follows with a caret under the column.
-func WriteText(w io.Writer, rep *report.Report, excerpt, color bool) error {
-	ew := &errWriter{w: w}
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return code + s + "\x1b[0m"
-	}
-	for _, f := range rep.Findings {
-		loc := f.Location
-		ew.printf("%s: %s %s\n", paint("\x1b[1m", loc.String()), paint(severityColor(f.Severity), f.Rule), f.Message)
-		if excerpt && loc != nil && loc.Code != "" {
-			code := strings.ReplaceAll(loc.Code, "\t", " ")
-			ew.printf("  %5d | %s\n", loc.Line, code)
-			col := loc.Column - 1
-			if col < 0 || col > len(code) {
-				col = 0
-			}
-			ew.printf("        | %s%s\n", strings.Repeat(" ", col), paint("\x1b[1;31m", "^"))
-		}
-	}
-	n := len(rep.Findings)
-	switch n {
-	case 0:
-		ew.printf("%s\n", paint("\x1b[32m", "All checks passed: no hazards found."))
-	case 1:
-		ew.printf("Found 1 hazard.\n")
-	default:
-		ew.printf("Found %d hazards.\n", n)
-	}
-	return ew.err
-}
-
-func severityColor(s report.Severity) string {
-	switch s {
-	case report.Error:
-		return "\x1b[1;31m"
-	case report.Warning:
-		return "\x1b[1;33m"
-	}
-	return "\x1b[1;36m"
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
 }

@@ -1,0 +1,61 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+func lintReport(n int) *report.Report {
+	r := report.New("lint", "x")
+	for i := 0; i < n; i++ {
+		r.Findings = append(r.Findings, report.Finding{Rule: "CD112", Severity: report.Warning, Message: "torch.load without map_location",
+			Location: &report.Location{Path: "a.py", Line: 2, Column: 10, Code: "\tstate = torch.load(\"ckpt.pt\")"}})
+	}
+	return r
+}
+
+func TestLintText(t *testing.T) {
+	msg := "torch.load without map_location"
+	var plain, tty bytes.Buffer
+	if err := Text(&plain, lintReport(1), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&tty, lintReport(1), Options{Excerpts: true}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("a.py:2:10: CD112 "+msg+"\nFound 1 hazard.\n", plain.String()); diff != "" {
+		t.Errorf("plain (-want +got)\n%s", diff)
+	}
+	// On a terminal the line follows, tabs shown as one space, caret under column 10.
+	want := "a.py:2:10: CD112 " + msg + "\n" +
+		"      2 |  state = torch.load(\"ckpt.pt\")\n" +
+		"        |          ^\n" +
+		"Found 1 hazard.\n"
+	if diff := cmp.Diff(want, tty.String()); diff != "" {
+		t.Errorf("tty (-want +got)\n%s", diff)
+	}
+}
+
+func TestLintTextCountsAndColour(t *testing.T) {
+	for n, want := range map[int]string{0: "All checks passed: no hazards found.\n", 3: "Found 3 hazards.\n"} {
+		var b bytes.Buffer
+		if err := Text(&b, lintReport(n), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(b.String(), want) {
+			t.Errorf("%d findings: output %q does not end with %q", n, b.String(), want)
+		}
+	}
+	var c bytes.Buffer
+	if err := Text(&c, lintReport(1), Options{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.String(), "\x1b[1;33mCD112\x1b[0m") {
+		t.Errorf("a warning's code is not yellow: %q", c.String())
+	}
+}
