@@ -245,24 +245,37 @@ func newView(d *Dump) *rankView {
 	return v
 }
 
-// firstDivergence walks one process group's collectives in sequence order.
-func firstDivergence(pg string, members map[int]bool, views map[int]*rankView) *divergence {
-	seqSet := map[int64]bool{}
-	var ranks []int
-	for r := range members {
-		if v := views[r]; v != nil {
-			ranks = append(ranks, r)
-			for s := range v.coll[pg] {
-				seqSet[s] = true
+// seqsOf is the sorted union of the sequence ids of the ranks' indexes that
+// keep accepts (all of them when keep is nil).
+func seqsOf(indexes []map[int64]*Entry, keep func(int64) bool) []int64 {
+	set := map[int64]bool{}
+	for _, idx := range indexes {
+		for s := range idx {
+			if keep == nil || keep(s) {
+				set[s] = true
 			}
 		}
 	}
-	sort.Ints(ranks)
-	seqs := make([]int64, 0, len(seqSet))
-	for s := range seqSet {
+	seqs := make([]int64, 0, len(set))
+	for s := range set {
 		seqs = append(seqs, s)
 	}
 	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	return seqs
+}
+
+// firstDivergence walks one process group's collectives in sequence order.
+func firstDivergence(pg string, members map[int]bool, views map[int]*rankView) *divergence {
+	var ranks []int
+	var indexes []map[int64]*Entry
+	for r := range members {
+		if v := views[r]; v != nil {
+			ranks = append(ranks, r)
+			indexes = append(indexes, v.coll[pg])
+		}
+	}
+	sort.Ints(ranks)
+	seqs := seqsOf(indexes, nil)
 	for _, seq := range seqs {
 		d := &divergence{pg: pg, seq: seq, entries: map[int]*Entry{}}
 		pending := false
@@ -315,19 +328,11 @@ func siteDrift(pg string, ranks []int, views map[int]*rankView, before int64) *s
 	for _, r := range ranks {
 		seen[r] = map[string]bool{}
 	}
-	seqSet := map[int64]bool{}
+	var indexes []map[int64]*Entry
 	for _, r := range ranks {
-		for s := range views[r].coll[pg] {
-			if s < before {
-				seqSet[s] = true
-			}
-		}
+		indexes = append(indexes, views[r].coll[pg])
 	}
-	seqs := make([]int64, 0, len(seqSet))
-	for s := range seqSet {
-		seqs = append(seqs, s)
-	}
-	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	seqs := seqsOf(indexes, func(s int64) bool { return s < before })
 	for _, seq := range seqs {
 		bySite := map[string][]int{}
 		entries := map[int]*Entry{}
@@ -381,17 +386,7 @@ func firstP2PDivergence(pg string, members map[int]bool, views map[int]*rankView
 	if len(ranks) != 2 || views[ranks[0]] == nil || views[ranks[1]] == nil {
 		return nil
 	}
-	seqSet := map[int64]bool{}
-	for _, r := range ranks {
-		for s := range views[r].p2p[pg] {
-			seqSet[s] = true
-		}
-	}
-	seqs := make([]int64, 0, len(seqSet))
-	for s := range seqSet {
-		seqs = append(seqs, s)
-	}
-	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	seqs := seqsOf([]map[int64]*Entry{views[ranks[0]].p2p[pg], views[ranks[1]].p2p[pg]}, nil)
 	for _, seq := range seqs {
 		d := &divergence{pg: pg, seq: seq, entries: map[int]*Entry{}, p2p: true}
 		pending := false
