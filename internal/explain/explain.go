@@ -48,7 +48,7 @@ var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := append(append(as, logparse.Triggers()...), commandTriggers...)
+		pats := append(append(append(as, logparse.Triggers()...), commandTriggers...), e.KB.StatusAnchors()...)
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").

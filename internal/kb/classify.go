@@ -167,7 +167,14 @@ type hit struct {
 func (k *KB) Classify(lines []string) (Verdict, bool) {
 	var hits []hit
 	for i, l := range lines {
-		for _, m := range k.Matches(l) {
+		ms := k.Matches(l)
+		for _, m := range ms {
+			hits = append(hits, hit{i, m})
+		}
+		for _, m := range k.wrappedMatches(lines, i, ms) {
+			hits = append(hits, hit{i, m})
+		}
+		for _, m := range k.statusMatches(lines, i) {
 			hits = append(hits, hit{i, m})
 		}
 	}
@@ -224,6 +231,42 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 		v.Async = *v.Signature.Async
 	}
 	return v, true
+}
+
+// wrappedMatches are the signatures that fire only when line i is joined
+// with the next: a message hard-wrapped by a terminal, a paste or the
+// program itself ("...used to compile\n    PyTorch (11.3)"). Signatures
+// already firing on line i, or on the next line alone, are not repeated.
+func (k *KB) wrappedMatches(lines []string, i int, onLine []Match) []Match {
+	if i+1 >= len(lines) || strings.TrimSpace(lines[i]) == "" || strings.TrimSpace(lines[i+1]) == "" {
+		return nil
+	}
+	joined := strings.TrimRight(lines[i], " \t") + " " + strings.TrimSpace(lines[i+1])
+	var out []Match
+	var next []Match
+	nextDone := false
+	for _, m := range k.Matches(joined) {
+		if hasSignature(onLine, m.Signature) {
+			continue
+		}
+		if !nextDone {
+			next, nextDone = k.Matches(lines[i+1]), true
+		}
+		if hasSignature(next, m.Signature) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func hasSignature(ms []Match, s *Signature) bool {
+	for _, m := range ms {
+		if m.Signature == s {
+			return true
+		}
+	}
+	return false
 }
 
 func addFacts(facts map[string]string, h hit, lines []string) {

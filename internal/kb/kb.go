@@ -149,6 +149,7 @@ type KB struct {
 	Classes []*Class // in precedence order
 	byID    map[string]*Class
 	rank    map[string]int
+	status  *statusTable
 }
 
 // Class returns the class with the given id.
@@ -196,6 +197,7 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 	k := &KB{byID: map[string]*Class{}, rank: map[string]int{}}
 	var prec Precedence
 	var loaded []*Class
+	var statusYAML []byte
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
@@ -203,6 +205,10 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
+		}
+		if e.Name() == "statuses.yaml" {
+			statusYAML = b
+			continue
 		}
 		if e.Name() == "precedence.yaml" {
 			if err := yaml.UnmarshalWithOptions(b, &prec, yaml.Strict()); err != nil {
@@ -246,6 +252,13 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 				return nil, fmt.Errorf("knowledge base %s: unknown alternative %q", c.ID, a.Class)
 			}
 		}
+	}
+	if statusYAML != nil {
+		t, err := loadStatuses(statusYAML, func(id string) bool { _, ok := k.byID[id]; return ok })
+		if err != nil {
+			return nil, fmt.Errorf("knowledge base statuses.yaml: %w", err)
+		}
+		k.status = t
 	}
 	sort.SliceStable(loaded, func(i, j int) bool { return k.rank[loaded[i].ID] < k.rank[loaded[j].ID] })
 	k.Classes = loaded

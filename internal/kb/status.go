@@ -1,0 +1,335 @@
+package kb
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Status is one canonical error status of CUDA, a CUDA library or NCCL.
+// Real logs spell one status many ways (cudaErrorIllegalAddress,
+// CUDA_ERROR_ILLEGAL_ADDRESS, "error 700", "error=77" before CUDA 10.1,
+// "an illegal memory access was encountered", in any case, hard-wrapped);
+// the status layer finds the status behind any of them, so signatures only
+// have to add what is specific.
+type Status struct {
+	// Family is "cuda", "cublas", "cudnn", "cusolver", "cusparse", "cufft",
+	// "curand" or "nccl".
+	Family string
+	// Name is the canonical spelling: the runtime's cudaError name, or the
+	// library's status name (CUBLAS_STATUS_ALLOC_FAILED, ncclSystemError).
+	Name    string
+	Code    int
+	Message string
+	// Class is the taxonomy class the status surfaces as; empty when the
+	// status says nothing by itself ("invalid argument").
+	Class string
+}
+
+// StatusHit is a status found on a line, with the text that named it.
+type StatusHit struct {
+	Status *Status
+	Text   string
+}
+
+type statusFile struct {
+	CUDA []struct {
+		Code    int      `yaml:"code"`
+		Legacy  int      `yaml:"legacy"`
+		Name    string   `yaml:"name"`
+		Driver  string   `yaml:"driver"`
+		Message string   `yaml:"message"`
+		Phrases []string `yaml:"phrases"`
+		Generic bool     `yaml:"generic"`
+		Class   string   `yaml:"class"`
+	} `yaml:"cuda"`
+	Libraries []struct {
+		Family   string            `yaml:"family"`
+		Prefix   string            `yaml:"prefix"`
+		Class    string            `yaml:"class"`
+		Statuses map[string]int    `yaml:"statuses"`
+		Messages map[string]string `yaml:"messages"`
+	} `yaml:"libraries"`
+	// Overrides give a library status suffix its own class whatever the
+	// library (ALLOC_FAILED is an out-of-memory in every one of them).
+	Overrides map[string]string `yaml:"overrides"`
+}
+
+type phrase struct {
+	norm    string
+	generic bool
+	st      *Status
+}
+
+// statusTable is the loaded statuses.yaml.
+type statusTable struct {
+	byName   map[string]*Status // lower-cased name -> status
+	byCode   map[int]*Status
+	byLegacy map[int]*Status
+	phrases  []phrase // longest first
+	sigs     map[string]*Signature
+}
+
+func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
+	var f statusFile
+	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
+		return nil, err
+	}
+	t := &statusTable{byName: map[string]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
+	addName := func(n string, s *Status) error {
+		k := strings.ToLower(n)
+		if _, dup := t.byName[k]; dup {
+			return fmt.Errorf("status name %s listed twice", n)
+		}
+		t.byName[k] = s
+		return nil
+	}
+	for _, c := range f.CUDA {
+		if c.Class != "" && !known(c.Class) {
+			return nil, fmt.Errorf("status %s: unknown class %q", c.Name, c.Class)
+		}
+		s := &Status{Family: "cuda", Name: c.Name, Code: c.Code, Message: c.Message, Class: c.Class}
+		if err := addName(c.Name, s); err != nil {
+			return nil, err
+		}
+		if c.Driver != "" {
+			if err := addName(c.Driver, s); err != nil {
+				return nil, err
+			}
+		}
+		t.byCode[c.Code] = s
+		if c.Legacy != 0 {
+			t.byLegacy[c.Legacy] = s
+		}
+		t.phrases = append(t.phrases, phrase{normalize(c.Message), c.Generic, s})
+		for _, p := range c.Phrases {
+			t.phrases = append(t.phrases, phrase{normalize(p), false, s})
+		}
+	}
+	for _, l := range f.Libraries {
+		if !known(l.Class) {
+			return nil, fmt.Errorf("status family %s: unknown class %q", l.Family, l.Class)
+		}
+		for suffix, code := range l.Statuses {
+			class := l.Class
+			if o, ok := f.Overrides[suffix]; ok {
+				class = o
+			}
+			if !known(class) {
+				return nil, fmt.Errorf("status override %s: unknown class %q", suffix, class)
+			}
+			s := &Status{Family: l.Family, Name: l.Prefix + suffix, Code: code, Class: class}
+			if err := addName(s.Name, s); err != nil {
+				return nil, err
+			}
+			if m, ok := l.Messages[suffix]; ok {
+				s.Message = m
+				t.phrases = append(t.phrases, phrase{normalize(m), false, s})
+			}
+		}
+		for suffix := range l.Messages {
+			if _, ok := l.Statuses[suffix]; !ok {
+				return nil, fmt.Errorf("status family %s: message for unknown status %s", l.Family, suffix)
+			}
+		}
+	}
+	sort.SliceStable(t.phrases, func(i, j int) bool { return len(t.phrases[i].norm) > len(t.phrases[j].norm) })
+	return t, nil
+}
+
+// normalize folds case and punctuation: "CUDA-capable device(s) is/are
+// busy" and "cuda capable device s is are busy" read the same.
+func normalize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(' ')
+	space := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+			space = false
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c >= 0x80:
+			b.WriteByte(c)
+			space = false
+		default:
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+		}
+	}
+	if !space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+var (
+	// statusNameRE finds the spelled-out names of every family.
+	statusNameRE = regexp.MustCompile(`\b(?:cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|nccl[A-Z][A-Za-z]+)`)
+	// statusCodeREs find a CUDA error number in the contexts that print
+	// one: THC's "error=59", "cuda runtime error (59)", C macros' "CUDA
+	// error = 999" and "CUDA Error 700", Numba's "[700] Call to", "code=700".
+	legacyCodeRE = regexp.MustCompile(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
+	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\()`)
+	// errorContext marks a line as speaking of a CUDA error, which a
+	// generic message ("out of memory", "unknown error") needs to count.
+	errorContexts = []string{" cuda error ", " cuda runtime error ", " cuda driver error ", " cuda failure ", " gpuassert ",
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart "}
+)
+
+func hasErrorContext(norm string) bool {
+	for _, c := range errorContexts {
+		if strings.Contains(norm, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Statuses finds every canonical status a line names, by name, by number
+// in a known context, or by message. A status is reported once per line.
+func (k *KB) Statuses(line string) []StatusHit {
+	if k.status == nil {
+		return nil
+	}
+	t := k.status
+	var out []StatusHit
+	seen := map[*Status]bool{}
+	add := func(s *Status, text string) {
+		if s != nil && !seen[s] {
+			seen[s] = true
+			out = append(out, StatusHit{s, text})
+		}
+	}
+	for _, m := range statusNameRE.FindAllString(line, -1) {
+		add(t.byName[strings.ToLower(m)], m)
+	}
+	if m := legacyCodeRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1] + m[2])
+		if s, ok := t.byCode[n]; ok && n >= 100 {
+			add(s, m[0])
+		} else if s, ok := t.byLegacy[n]; ok {
+			add(s, m[0])
+		}
+	}
+	if m := modernCodeRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1] + m[2] + m[3])
+		if s, ok := t.byCode[n]; ok {
+			add(s, strings.TrimSpace(m[0]))
+		}
+	}
+	norm := normalize(line)
+	ctx := -1
+	for _, p := range t.phrases {
+		if seen[p.st] || !strings.Contains(norm, p.norm) {
+			continue
+		}
+		if p.generic {
+			if ctx < 0 {
+				ctx = 0
+				if hasErrorContext(norm) {
+					ctx = 1
+				}
+			}
+			if ctx == 0 {
+				continue
+			}
+		}
+		add(p.st, strings.TrimSpace(p.norm))
+	}
+	return out
+}
+
+// statusAnchors are fixed texts that any spelling the status layer reads
+// contains, for the engine's pre-filter. Message anchors leave out the
+// first letter, which a sentence may capitalise.
+func (k *KB) StatusAnchors() []string {
+	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
+		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
+		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
+		"CudaAPIError", "CUDA driver error"}
+	if k.status == nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, p := range k.status.phrases {
+		if p.generic || seen[p.norm] {
+			continue
+		}
+		seen[p.norm] = true
+		words := strings.Fields(p.norm)
+		// The longest word that prints unchanged: punctuation was folded
+		// away, so a whole phrase may not occur verbatim.
+		best := ""
+		for _, w := range words {
+			if len(w) > len(best) {
+				best = w
+			}
+		}
+		if len(best) >= 7 {
+			out = append(out, best[1:])
+		}
+	}
+	return out
+}
+
+// statusSignature is the synthetic signature a status hit fires as, one per
+// class, so precedence and refinement treat it like any other.
+func (t *statusTable) signature(class string) *Signature {
+	if s, ok := t.sigs[class]; ok {
+		return s
+	}
+	s := &Signature{ID: "status", Strength: Primary, Versions: "any spelling of the status (statuses.yaml)"}
+	t.sigs[class] = s
+	return s
+}
+
+// statusMatches are the status layer's hits on line i, and on line i joined
+// with the next when a message was hard-wrapped across them.
+func (k *KB) statusMatches(lines []string, i int) []Match {
+	if k.status == nil {
+		return nil
+	}
+	hits := k.Statuses(lines[i])
+	if i+1 < len(lines) && len(lines[i]) > 0 {
+		for _, h := range k.Statuses(strings.TrimRight(lines[i], " ") + " " + strings.TrimSpace(lines[i+1])) {
+			if !containsStatus(hits, h.Status) && !containsStatus(k.Statuses(lines[i+1]), h.Status) {
+				hits = append(hits, h)
+			}
+		}
+	}
+	var out []Match
+	for _, h := range hits {
+		if h.Status.Class == "" {
+			continue
+		}
+		c, ok := k.byID[h.Status.Class]
+		if !ok {
+			continue
+		}
+		// One fact per status: a CUDA error keeps the name the rest of
+		// the engine already reads (cuda_error); a library's is its status.
+		g := map[string]string{"status": h.Status.Name}
+		if h.Status.Family == "cuda" {
+			g = map[string]string{"cuda_error": h.Status.Name}
+		}
+		out = append(out, Match{Class: c, Signature: k.status.signature(c.ID), Groups: g})
+	}
+	return out
+}
+
+func containsStatus(hs []StatusHit, s *Status) bool {
+	for _, h := range hs {
+		if h.Status == s {
+			return true
+		}
+	}
+	return false
+}
