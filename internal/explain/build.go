@@ -78,15 +78,26 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	b := &built{fail: f, time: f.time()}
 	facts := map[string]any{}
 	if !ok {
-		// An exception cudadoctor has no class for: say what it is, softly.
+		// A failure cudadoctor has no class for: never silent, but soft.
+		// Quote the error and say what would settle it.
 		exc := rootException(f)
-		if exc == nil || exc.Type == "" {
-			return nil
+		switch {
+		case exc != nil && exc.Type != "":
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
+			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
+			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
+		default:
+			r, found := fatalLine(refs)
+			if !found {
+				return nil
+			}
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: "an error that is not a known CUDA or PyTorch failure: " + firstWords(strings.TrimSpace(r.text), 24)}
+			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
+			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}
-		b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
-			Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
-		b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
-		b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
+		b.f.Remedies = unknownRemedies
 	} else {
 		b.class = v.Class
 		b.verdict = v
@@ -165,6 +176,27 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		b.asyncHint(classAsync, asyncHint, dsaHint)
 	}
 	return b
+}
+
+// fatalLineRE recognises a line that reports a failure in any program: an
+// exception line of any language's usual form, a crash, a failed check.
+var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): `)
+
+// fatalLine is the first line of refs that reports a failure.
+func fatalLine(refs []lineRef) (lineRef, bool) {
+	for _, r := range refs {
+		if fatalLineRE.MatchString(r.text) {
+			return r, true
+		}
+	}
+	return lineRef{}, false
+}
+
+// unknownRemedies say what would settle a failure of no known class.
+var unknownRemedies = []string{
+	"Run `cudadoctor env` on the machine that failed: a driver, library or GPU-architecture problem shows there even when the error text does not name it.",
+	"If the error came from a CUDA kernel, re-run with CUDA_LAUNCH_BLOCKING=1 (or `cudadoctor run -- CMD`) so that it is reported at the call that caused it, and explain the new log.",
+	"Give cudadoctor the whole log, not only its last lines: the first error printed is usually the cause.",
 }
 
 func oneLine(typ, msg string) string {

@@ -45,10 +45,15 @@ func New(k *kb.KB) *Engine { return &Engine{KB: k} }
 // or `set -x` trace), so remedies can repeat the user's own command.
 var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun", "$ srun ", "+ srun "}
 
+// fatalTriggers let lines that report a failure of no known class reach the
+// parser, so that a log with an error is never answered with silence.
+var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "core dumped", "Fatal Python error",
+	"terminate called after", "Check failed: ", "panicked at ", "FATAL: ", "fatal error: "}
+
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := append(append(append(as, logparse.Triggers()...), commandTriggers...), e.KB.StatusAnchors()...)
+		pats := append(append(append(append(as, logparse.Triggers()...), commandTriggers...), e.KB.StatusAnchors()...), fatalTriggers...)
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").
