@@ -53,7 +53,7 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := append(append(append(append(as, logparse.Triggers()...), commandTriggers...), e.KB.StatusAnchors()...), fatalTriggers...)
+		pats := append(append(append(append(append(as, logparse.Triggers()...), commandTriggers...), e.KB.StatusAnchors()...), fatalTriggers...), contextTriggers...)
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").
@@ -123,6 +123,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	}
 	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
+	applyContext(all, out)
 	return out, nil
 }
 

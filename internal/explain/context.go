@@ -1,0 +1,123 @@
+package explain
+
+import (
+	"sort"
+
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/probe"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// contextTriggers let the lines of pasted environment output (collect_env,
+// nvidia-smi, torch.__version__, pip lists) reach the parser, so that the
+// root behind a surface error can be read from them.
+var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver Version", "driver version", "CUDA Version",
+	"GeForce", "Tesla ", "Quadro", "TITAN", "torch==", "+cu1", "+cu9", "MiB /", "torch.__version__", "torch.version.cuda",
+	"get_device_name", "GPU models and configuration", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX"}
+
+// refinableBy names, for each root that pasted facts can establish, the
+// surface classes it stands behind: a cuBLAS error on a GPU the build has no
+// kernels for is that missing architecture; "CUDA unavailable" with a driver
+// older than the build is the driver.
+var refinableBy = map[string]map[string]bool{
+	"no-kernel-image": set("cublas-error", "cudnn-error", "illegal-address", "other", "nccl-error", "launch-config", "device-assert-other"),
+	"driver-too-old":  set("cuda-unavailable", "other", "cublas-error", "cudnn-error", "illegal-address", "device-busy", "library-mismatch"),
+	"oom":             set("cublas-error", "cudnn-error", "other"),
+}
+
+func set(xs ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// sourceLines are every parsed line of a source, in log order.
+func sourceLines(s *source) []logparse.Line {
+	var out []logparse.Line
+	seen := map[int]bool{}
+	add := func(ls []logparse.Line) {
+		for _, l := range ls {
+			if !seen[l.N] {
+				seen[l.N] = true
+				out = append(out, l)
+			}
+		}
+	}
+	for i := range s.events {
+		ev := &s.events[i]
+		add(ev.Lines)
+		for _, e := range ev.Chain {
+			add(e.Lines)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+// applyContext refines findings whose log also holds pasted environment
+// output: the environment checks run on those facts, and a failing check
+// whose root stands behind the finding's surface class becomes its class,
+// with the pasted lines as evidence and the surface kept as an alternative.
+func applyContext(all []*source, fs []report.Finding) {
+	for _, s := range all {
+		lines := sourceLines(s)
+		if len(lines) == 0 {
+			continue
+		}
+		texts := make([]string, len(lines))
+		for i, l := range lines {
+			texts[i] = l.Text
+		}
+		p := probe.FromText(texts)
+		if p == nil {
+			continue
+		}
+		ctx := p.Judge()
+		for i := range fs {
+			f := &fs[i]
+			if f.Location == nil || f.Location.Path != s.name || f.Severity < report.Warning {
+				continue
+			}
+			for _, c := range ctx {
+				if !refinableBy[c.Class][f.Class] {
+					continue
+				}
+				refine(f, c, lines, s.name)
+				break
+			}
+		}
+	}
+}
+
+func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name string) {
+	surface := f.Class
+	var ev []report.Evidence
+	for _, e := range c.Evidence {
+		if e.Line >= 1 && e.Line <= len(lines) {
+			l := lines[e.Line-1]
+			ev = append(ev, report.Evidence{Path: name, Line: l.N, Text: l.Text})
+		}
+	}
+	alts := []string{surface}
+	for _, a := range f.Alternatives {
+		if a != c.Class && a != surface {
+			alts = append(alts, a)
+		}
+	}
+	f.Rule, f.Class, f.Alternatives = c.Class, c.Class, alts
+	f.Severity = report.Error
+	f.Message = c.Message + "; the log's " + surface + " failure is its symptom"
+	f.Evidence = append(ev, f.Evidence...)
+	f.Remedies = append(append([]string{}, c.Remedies...), f.Remedies...)
+	if f.Facts == nil {
+		f.Facts = map[string]any{}
+	}
+	f.Facts["surface_class"] = surface
+	for k, v := range c.Facts {
+		if _, ok := f.Facts[k]; !ok {
+			f.Facts[k] = v
+		}
+	}
+}

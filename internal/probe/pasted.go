@@ -1,0 +1,238 @@
+package probe
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/nvml"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// Pasted is what a log says about the machine it came from: users paste
+// `python -m torch.utils.collect_env`, nvidia-smi tables, pip lists and
+// torch.__version__ next to an error. FromText reads them into the same
+// Facts that `env` gathers on a live machine, so the same checks judge them;
+// Lines remembers where each fact was read, to quote it as evidence.
+type Pasted struct {
+	Facts *Facts
+	// Lines maps a fact ("torch", "cuda", "gpu", "driver", "memory") to
+	// the index of the line it was read from.
+	Lines map[string]int
+}
+
+var (
+	// "PyTorch version: 1.7.1+cu101", "torch==2.0.1", "torch 1.13.1+cu117",
+	// "pytorch1.7.0-cu110", "torch version: 2.1.0".
+	torchVersionRE = regexp.MustCompile(`(?i)\b(?:py)?torch(?:\s+version)?\s*(?:[:=]=?|\s)\s*['"]?v?(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}|cpu))?\b|\bpytorch(\d+\.\d+(?:\.\d+)?)[+-](cu\d{2,3})\b`)
+	// A bare version with a CUDA tag, as torch.__version__ prints it.
+	tagVersionRE = regexp.MustCompile(`(?:^|[\s'"(])([12]\.\d+\.\d+)\+(cu\d{2,3})\b`)
+	// collect_env's "CUDA used to build PyTorch: 11.7" and torch.version.cuda.
+	buildCUDARE  = regexp.MustCompile(`(?i)CUDA used to build PyTorch:\s*(\d+\.\d+)|torch\.version\.cuda\W+(\d+\.\d+)`)
+	driverRE     = regexp.MustCompile(`(?i)driver version\s*:?\s*(\d{3}\.\d+(?:\.\d+)?)`)
+	smiCUDARE    = regexp.MustCompile(`(?i)\bCUDA Version:\s*(\d+)\.(\d+)`)
+	smiMemoryRE  = regexp.MustCompile(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
+	gpuNameRE    = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)\s?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
+	gluedSeriesRE = regexp.MustCompile(`(?i)(RTX|GTX)(\d)`)
+	gpuContextRE = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX\b|\bGTX\b|TITAN|device_name|cuda:\d`)
+)
+
+// cudaTagVersion turns "cu117" into "11.7" and "cu92" into "9.2".
+func cudaTagVersion(tag string) string {
+	d := strings.TrimPrefix(strings.ToLower(tag), "cu")
+	if len(d) < 2 {
+		return ""
+	}
+	return d[:len(d)-1] + "." + d[len(d)-1:]
+}
+
+// FromText reads pasted environment output from lines. It returns nil when
+// the lines say nothing about the torch build or the GPU.
+func FromText(lines []string) *Pasted {
+	p := &Pasted{Facts: &Facts{Env: map[string]string{}}, Lines: map[string]int{}}
+	torch := &TorchFacts{}
+	var gpus []nvml.GPU
+	seenGPU := map[string]bool{}
+	for i, l := range lines {
+		if m := torchVersionRE.FindStringSubmatch(l); m != nil && torch.Version == "" && !strings.Contains(l, "/torch/") {
+			ver, tag := m[1]+m[3], m[2]+m[4]
+			if maj, _ := strconv.Atoi(strings.SplitN(ver, ".", 2)[0]); maj >= 1 {
+				torch.Version = ver
+				p.Lines["torch"] = i
+				if strings.HasPrefix(strings.ToLower(tag), "cu") {
+					torch.CUDA = cudaTagVersion(tag)
+					p.Lines["cuda"] = i
+				}
+			}
+		}
+		if torch.CUDA == "" {
+			if m := tagVersionRE.FindStringSubmatch(l); m != nil {
+				if torch.Version == "" {
+					torch.Version = m[1]
+					p.Lines["torch"] = i
+				}
+				torch.CUDA = cudaTagVersion(m[2])
+				p.Lines["cuda"] = i
+			}
+		}
+		if m := buildCUDARE.FindStringSubmatch(l); m != nil {
+			torch.CUDA = m[1] + m[2]
+			p.Lines["cuda"] = i
+		}
+		if m := driverRE.FindStringSubmatch(l); m != nil && p.Facts.NVML.DriverVersion == "" {
+			p.Facts.NVML.DriverVersion = m[1]
+			p.Lines["driver"] = i
+		}
+		if m := smiCUDARE.FindStringSubmatch(l); m != nil && p.Facts.NVML.CUDAVersion == 0 {
+			maj, _ := strconv.Atoi(m[1])
+			min, _ := strconv.Atoi(m[2])
+			p.Facts.NVML.CUDAVersion = maj*1000 + min*10
+			if _, ok := p.Lines["driver"]; !ok {
+				p.Lines["driver"] = i
+			}
+		}
+		if gpuContextRE.MatchString(l) {
+			for _, m := range gpuNameRE.FindAllString(l, -1) {
+				name := strings.Join(strings.Fields(m), " ")
+				// "RTX3090" is written "RTX 3090" in the capability table.
+				name = gluedSeriesRE.ReplaceAllString(name, "$1 $2")
+				maj, min, ok := nvml.CCForName(name, "")
+				if !ok || seenGPU[name] {
+					continue
+				}
+				seenGPU[name] = true
+				gpus = append(gpus, nvml.GPU{Index: len(gpus), Name: name, CCMajor: maj, CCMinor: min})
+				if _, ok := p.Lines["gpu"]; !ok {
+					p.Lines["gpu"] = i
+				}
+			}
+		}
+		if m := smiMemoryRE.FindStringSubmatch(l); m != nil {
+			used, _ := strconv.ParseUint(m[1], 10, 64)
+			total, _ := strconv.ParseUint(m[2], 10, 64)
+			if total > 0 && len(gpus) > 0 && gpus[len(gpus)-1].MemoryTotal == 0 {
+				gpus[len(gpus)-1].MemoryUsed, gpus[len(gpus)-1].MemoryTotal = used<<20, total<<20
+				p.Lines["memory"] = i
+			}
+		}
+	}
+	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 {
+		return nil
+	}
+	if torch.Version != "" || torch.CUDA != "" {
+		torch.ArchList = buildArchList(torch)
+		devs := make([]TorchDevice, len(gpus))
+		for i, g := range gpus {
+			devs[i] = TorchDevice{Index: i, Name: g.Name, Capability: [2]int{g.CCMajor, g.CCMinor}}
+		}
+		p.Facts.Python = &PythonFacts{Source: "pasted", Torch: torch, CUDA: &TorchCUDA{Available: true, DeviceCount: len(gpus), Devices: devs}}
+	}
+	p.Facts.NVML.GPUs = gpus
+	p.Facts.NVML.Loaded = p.Facts.NVML.DriverVersion != "" || p.Facts.NVML.CUDAVersion > 0 || len(gpus) > 0
+	return p
+}
+
+// buildArchList is the arch list a torch build carries. Where the release's
+// wheels are known it is theirs; otherwise it is every architecture the
+// build's CUDA toolkit can compile for, which is what decides the common
+// cases (a CUDA 10 build on an sm_86 card, a CUDA 12.1 build on sm_120).
+func buildArchList(t *TorchFacts) []string {
+	if t.CUDA == "" {
+		return nil
+	}
+	for _, v := range wheelVariants[torchRelease(t.Version)] {
+		if v.cuda == majorMinor(t.CUDA) {
+			out := append([]string{}, v.archs...)
+			if v.ptx != "" {
+				out = append(out, v.ptx+"+PTX")
+			}
+			return out
+		}
+	}
+	lo, hi := toolkitArchRange(t.CUDA)
+	if hi == 0 {
+		return nil
+	}
+	var out []string
+	for _, cc := range knownCCs {
+		if cc >= lo && cc <= hi {
+			out = append(out, fmt.Sprintf("%d.%d", cc/10, cc%10))
+		}
+	}
+	return out
+}
+
+// knownCCs are the compute capabilities of released GPUs, as 10*major+minor.
+var knownCCs = []int{30, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121}
+
+// toolkitArchRange is the oldest and newest compute capability a CUDA
+// toolkit compiles for (knowledge base section 1.6 and the toolkits' release
+// notes): CUDA 11.0 added sm_80, 11.1 sm_86, 11.8 sm_89/sm_90, 12.8 sm_100
+// and sm_120; CUDA 11 dropped sm_30, CUDA 12 sm_35/sm_37, CUDA 13 sm_50-sm_72.
+func toolkitArchRange(cuda string) (lo, hi int) {
+	mm := majorMinor(cuda)
+	parts := strings.SplitN(mm, ".", 2)
+	if len(parts) != 2 {
+		return 0, 0
+	}
+	maj, err1 := strconv.Atoi(parts[0])
+	min, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return 0, 0
+	}
+	v := maj*10 + min
+	switch {
+	case v < 90:
+		return 0, 0
+	case v < 100:
+		return 30, 72
+	case v < 110:
+		return 30, 75
+	case v == 110:
+		return 35, 80
+	case v < 118:
+		return 35, 86
+	case v < 120:
+		return 35, 90
+	case v < 128:
+		return 50, 90
+	case v < 130:
+		return 50, 121
+	default:
+		return 75, 121
+	}
+}
+
+// pastedChecks are the checks whose facts a paste can hold.
+var pastedChecks = []Check{driverVersionCheck, gpuArchCheck, gpuMemoryCheck}
+
+// Judge runs the checks that pasted facts can answer and returns their
+// failing findings (errors only); each one's evidence names the pasted
+// lines by position (Evidence.Line is the line's index + 1).
+func (p *Pasted) Judge() []report.Finding {
+	var out []report.Finding
+	for _, c := range pastedChecks {
+		r := c.Run(p.Facts)
+		for _, fd := range r.Findings {
+			if fd.Severity < report.Error {
+				continue
+			}
+			fd.Rule, fd.Class = c.ID, c.Class
+			fd.Evidence = nil
+			for _, k := range evidenceKeys[c.ID] {
+				if i, ok := p.Lines[k]; ok {
+					fd.Evidence = append(fd.Evidence, report.Evidence{Line: i + 1})
+				}
+			}
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+var evidenceKeys = map[string][]string{
+	"env/driver-version": {"driver", "torch", "cuda"},
+	"env/gpu-arch":       {"gpu", "torch", "cuda"},
+	"env/gpu-memory":     {"memory", "gpu"},
+}

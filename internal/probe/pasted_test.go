@@ -1,0 +1,63 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+)
+
+// Pasted environment output is judged by the same checks as a live machine.
+func TestPastedEnvironment(t *testing.T) {
+	cases := []struct {
+		name  string
+		text  string
+		class string // "" = no failing check
+	}{
+		{"collect_env: sm_86 card, CUDA 10.1 build", `PyTorch version: 1.6.0+cu101
+Is debug build: No
+CUDA used to build PyTorch: 10.1
+GPU models and configuration: GPU 0: GeForce RTX 3090
+Nvidia driver version: 455.23.05`, "no-kernel-image"},
+		{"torch.__version__ and device name: RTX 5090 on a cu121 wheel", `>>> torch.__version__
+'2.3.1+cu121'
+>>> torch.cuda.get_device_name(0)
+'NVIDIA GeForce RTX 5090'`, "no-kernel-image"},
+		{"nvidia-smi driver too old for a CUDA 11.3 build", `torch 1.10.0+cu113
+| NVIDIA-SMI 440.33.01    Driver Version: 440.33.01    CUDA Version: 10.2     |
+|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |`, "driver-too-old"},
+		{"nvidia-smi: a card already full", `| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |
+|   0  NVIDIA GeForce RTX 3060    Off | 00000000:01:00.0 Off |                  N/A |
+| 30%   45C    P2    40W / 170W |  11980MiB / 12288MiB |    100%      Default |`, "oom"},
+		{"a supported card", `PyTorch version: 2.1.0+cu121
+GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB
+Nvidia driver version: 535.104.05`, ""},
+		{"a file path is not a torch version", `  File "/usr/lib/python3/site-packages/torch/nn/modules/module.py", line 1130, in _call_impl`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := FromText(strings.Split(c.text, "\n"))
+			var got string
+			if p != nil {
+				if fs := p.Judge(); len(fs) > 0 {
+					got = fs[0].Class
+					if len(fs[0].Evidence) == 0 {
+						t.Errorf("finding %q quotes no pasted line", fs[0].Message)
+					}
+				}
+			}
+			if got != c.class {
+				t.Errorf("class = %q, want %q", got, c.class)
+			}
+		})
+	}
+}
+
+func TestToolkitArchRange(t *testing.T) {
+	for _, c := range []struct {
+		cuda   string
+		lo, hi int
+	}{{"10.1", 30, 75}, {"11.0", 35, 80}, {"11.3", 35, 86}, {"11.8", 35, 90}, {"12.1", 50, 90}, {"12.8", 50, 121}, {"13.0", 75, 121}, {"8.0", 0, 0}} {
+		if lo, hi := toolkitArchRange(c.cuda); lo != c.lo || hi != c.hi {
+			t.Errorf("toolkitArchRange(%s) = %d..%d, want %d..%d", c.cuda, lo, hi, c.lo, c.hi)
+		}
+	}
+}
