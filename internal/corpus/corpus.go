@@ -250,3 +250,15 @@ func (s Score) Summary() string {
 	return fmt.Sprintf("n=%d top1=%.3f top3=%.3f silent=%.3f (%d) surface!=root top1=%.3f (%d/%d)",
 		s.N, t1, t3, si, s.Silent, d, s.DeepTop1, s.Deep)
 }
+
+// SurfaceRoots counts, for each surface class, the root classes behind it.
+func SurfaceRoots(rs []Report) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, r := range rs {
+		if out[r.Surface] == nil {
+			out[r.Surface] = map[string]int{}
+		}
+		out[r.Surface][r.Root]++
+	}
+	return out
+}

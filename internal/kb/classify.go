@@ -224,7 +224,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	}
 	sort.Ints(v.Evidence)
 	if v.Class == v.Surface {
-		v.Alternatives = v.Class.Alternatives
+		v.Alternatives = k.alternativesFor(v.Class)
 	}
 	v.Async = v.Class.Async
 	if v.Class == v.Surface && v.Signature.Async != nil {

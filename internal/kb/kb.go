@@ -136,6 +136,9 @@ type Class struct {
 type Alternative struct {
 	Class    string `yaml:"class"`
 	SettleBy string `yaml:"settle_by"`
+	// Count is how often this root stood behind the class in the tune
+	// split of the real-report corpus (0 when unknown).
+	Count int `yaml:"-"`
 }
 
 // Precedence is the explicit order in which classes win when several match
@@ -150,6 +153,7 @@ type KB struct {
 	byID    map[string]*Class
 	rank    map[string]int
 	status  *statusTable
+	roots   map[string]map[string]int
 }
 
 // Class returns the class with the given id.
@@ -197,7 +201,7 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 	k := &KB{byID: map[string]*Class{}, rank: map[string]int{}}
 	var prec Precedence
 	var loaded []*Class
-	var statusYAML []byte
+	var statusYAML, rootsYAML []byte
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
@@ -205,6 +209,10 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
+		}
+		if e.Name() == "surface-roots.yaml" {
+			rootsYAML = b
+			continue
 		}
 		if e.Name() == "statuses.yaml" {
 			statusYAML = b
@@ -259,6 +267,13 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 			return nil, fmt.Errorf("knowledge base statuses.yaml: %w", err)
 		}
 		k.status = t
+	}
+	if rootsYAML != nil {
+		r, err := loadRoots(rootsYAML, func(id string) bool { _, ok := k.byID[id]; return ok })
+		if err != nil {
+			return nil, fmt.Errorf("knowledge base surface-roots.yaml: %w", err)
+		}
+		k.roots = r
 	}
 	sort.SliceStable(loaded, func(i, j int) bool { return k.rank[loaded[i].ID] < k.rank[loaded[j].ID] })
 	k.Classes = loaded

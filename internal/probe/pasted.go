@@ -29,13 +29,13 @@ var (
 	// A bare version with a CUDA tag, as torch.__version__ prints it.
 	tagVersionRE = regexp.MustCompile(`(?:^|[\s'"(])([12]\.\d+\.\d+)\+(cu\d{2,3})\b`)
 	// collect_env's "CUDA used to build PyTorch: 11.7" and torch.version.cuda.
-	buildCUDARE  = regexp.MustCompile(`(?i)CUDA used to build PyTorch:\s*(\d+\.\d+)|torch\.version\.cuda\W+(\d+\.\d+)`)
-	driverRE     = regexp.MustCompile(`(?i)driver version\s*:?\s*(\d{3}\.\d+(?:\.\d+)?)`)
-	smiCUDARE    = regexp.MustCompile(`(?i)\bCUDA Version:\s*(\d+)\.(\d+)`)
-	smiMemoryRE  = regexp.MustCompile(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
-	gpuNameRE    = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)\s?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
+	buildCUDARE   = regexp.MustCompile(`(?i)CUDA used to build PyTorch:\s*(\d+\.\d+)|torch\.version\.cuda\W+(\d+\.\d+)`)
+	driverRE      = regexp.MustCompile(`(?i)driver version\s*:?\s*(\d{3}\.\d+(?:\.\d+)?)`)
+	smiCUDARE     = regexp.MustCompile(`(?i)\bCUDA Version:\s*(\d+)\.(\d+)`)
+	smiMemoryRE   = regexp.MustCompile(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
+	gpuNameRE     = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)\s?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
 	gluedSeriesRE = regexp.MustCompile(`(?i)(RTX|GTX)(\d)`)
-	gpuContextRE = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX\b|\bGTX\b|TITAN|device_name|cuda:\d`)
+	gpuContextRE  = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX\b|\bGTX\b|TITAN|device_name|cuda:\d`)
 )
 
 // cudaTagVersion turns "cu117" into "11.7" and "cu92" into "9.2".
