@@ -12,8 +12,13 @@ import (
 // nvidia-smi, torch.__version__, pip lists) reach the parser, so that the
 // root behind a surface error can be read from them.
 var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver Version", "driver version", "CUDA Version",
-	"GeForce", "Tesla ", "Quadro", "TITAN", "torch==", "+cu1", "+cu9", "MiB /", "torch.__version__", "torch.version.cuda",
+	"GeForce", "Tesla ", "Quadro", "TITAN ", "torch==", "MiB / ", "torch.__version__", "torch.version.cuda",
 	"get_device_name", "GPU models and configuration", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX"}
+
+// Every trigger is at least minTrigger bytes long: the pre-filter samples
+// the log with a stride of the shortest pattern's length minus three, so a
+// short trigger would slow the scan of every log (see logparse/prefilter.go).
+const minTrigger = 6
 
 // refinableBy names, for each root that pasted facts can establish, the
 // surface classes it stands behind: a cuBLAS error on a GPU the build has no

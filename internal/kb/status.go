@@ -60,6 +60,7 @@ type statusFile struct {
 }
 
 type phrase struct {
+	text    string // as written in statuses.yaml
 	norm    string
 	generic bool
 	st      *Status
@@ -105,9 +106,9 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if c.Legacy != 0 {
 			t.byLegacy[c.Legacy] = s
 		}
-		t.phrases = append(t.phrases, phrase{normalize(c.Message), c.Generic, s})
+		t.phrases = append(t.phrases, phrase{c.Message, normalize(c.Message), c.Generic, s})
 		for _, p := range c.Phrases {
-			t.phrases = append(t.phrases, phrase{normalize(p), false, s})
+			t.phrases = append(t.phrases, phrase{p, normalize(p), false, s})
 		}
 	}
 	for _, l := range f.Libraries {
@@ -128,7 +129,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 			}
 			if m, ok := l.Messages[suffix]; ok {
 				s.Message = m
-				t.phrases = append(t.phrases, phrase{normalize(m), false, s})
+				t.phrases = append(t.phrases, phrase{m, normalize(m), false, s})
 			}
 		}
 		for suffix := range l.Messages {
@@ -247,9 +248,8 @@ func (k *KB) Statuses(line string) []StatusHit {
 	return out
 }
 
-// statusAnchors are fixed texts that any spelling the status layer reads
-// contains, for the engine's pre-filter. Message anchors leave out the
-// first letter, which a sentence may capitalise.
+// StatusAnchors are fixed texts that any spelling the status layer reads
+// contains, for the engine's pre-filter.
 func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
@@ -260,21 +260,15 @@ func (k *KB) StatusAnchors() []string {
 	}
 	seen := map[string]bool{}
 	for _, p := range k.status.phrases {
-		if p.generic || seen[p.norm] {
+		if p.generic || p.text == "" || seen[p.text] {
 			continue
 		}
-		seen[p.norm] = true
-		words := strings.Fields(p.norm)
-		// The longest word that prints unchanged: punctuation was folded
-		// away, so a whole phrase may not occur verbatim.
-		best := ""
-		for _, w := range words {
-			if len(w) > len(best) {
-				best = w
-			}
-		}
-		if len(best) >= 7 {
-			out = append(out, best[1:])
+		seen[p.text] = true
+		// The whole message as printed, less its first letter (a sentence
+		// may capitalise it): a single word of it ("process", "invalid")
+		// would make most lines of a training log candidates.
+		if len(p.text) > 12 {
+			out = append(out, p.text[1:])
 		}
 	}
 	return out
