@@ -14,6 +14,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := append(append(append(append(append(as, logparse.Triggers()...), commandTriggers...), e.KB.StatusAnchors()...), fatalTriggers...), contextTriggers...)
+		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), fatalTriggers, contextTriggers)
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").

@@ -238,10 +238,10 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 // program itself ("...used to compile\n    PyTorch (11.3)"). Signatures
 // already firing on line i, or on the next line alone, are not repeated.
 func (k *KB) wrappedMatches(lines []string, i int, onLine []Match) []Match {
-	if i+1 >= len(lines) || strings.TrimSpace(lines[i]) == "" || strings.TrimSpace(lines[i+1]) == "" {
+	joined, ok := joinedWithNext(lines, i)
+	if !ok {
 		return nil
 	}
-	joined := strings.TrimRight(lines[i], " \t") + " " + strings.TrimSpace(lines[i+1])
 	var out []Match
 	var next []Match
 	nextDone := false
@@ -258,6 +258,15 @@ func (k *KB) wrappedMatches(lines []string, i int, onLine []Match) []Match {
 		out = append(out, m)
 	}
 	return out
+}
+
+// joinedWithNext is line i and the next as one line, the way a reader
+// undoes a hard wrap; false when either is blank or there is no next line.
+func joinedWithNext(lines []string, i int) (string, bool) {
+	if i+1 >= len(lines) || strings.TrimSpace(lines[i]) == "" || strings.TrimSpace(lines[i+1]) == "" {
+		return "", false
+	}
+	return strings.TrimRight(lines[i], " \t") + " " + strings.TrimSpace(lines[i+1]), true
 }
 
 func hasSignature(ms []Match, s *Signature) bool {

@@ -136,9 +136,6 @@ type Class struct {
 type Alternative struct {
 	Class    string `yaml:"class"`
 	SettleBy string `yaml:"settle_by"`
-	// Count is how often this root stood behind the class in the tune
-	// split of the real-report corpus (0 when unknown).
-	Count int `yaml:"-"`
 }
 
 // Precedence is the explicit order in which classes win when several match

@@ -17,12 +17,15 @@ type surfaceRoots struct {
 	Roots map[string]map[string]int `yaml:"roots"`
 }
 
-// settleByDefault says what tells a root apart when its class file does not.
+// A counted root is offered when it stood behind the class at least
+// minRootCount times and in one report of ten, and at most
+// maxCountedAlternatives of them are.
 const (
 	minRootCount           = 2
 	maxCountedAlternatives = 3
 )
 
+// settleByDefault says what tells a root apart when its class file does not.
 const settleByDefault = "run `cudadoctor env` on the machine that failed, and compare its verdicts with this log"
 
 func loadRoots(b []byte, known func(string) bool) (map[string]map[string]int, error) {
@@ -43,10 +46,6 @@ func loadRoots(b []byte, known func(string) bool) (map[string]map[string]int, er
 	return r.Roots, nil
 }
 
-// RootCounts reports how often each root stood behind a surface class in
-// the tune split (nil when the corpus had none).
-func (k *KB) RootCounts(surface string) map[string]int { return k.roots[surface] }
-
 // alternativesFor are the other roots of an unrefined verdict of class c,
 // most frequent behind c first; the class's own alternatives (with what
 // settles them) keep their place after those the corpus has counts for.
@@ -59,8 +58,6 @@ func (k *KB) alternativesFor(c *Class) []Alternative {
 	for _, a := range c.Alternatives {
 		settle[a.Class] = a.SettleBy
 	}
-	// Only roots that stood behind the class often enough to be worth a
-	// user's look: at least twice and one report in ten, three at most.
 	total := 0
 	for _, n := range counts {
 		total += n
@@ -87,7 +84,7 @@ func (k *KB) alternativesFor(c *Class) []Alternative {
 		if s == "" {
 			s = settleByDefault
 		}
-		out = append(out, Alternative{Class: r, SettleBy: s, Count: counts[r]})
+		out = append(out, Alternative{Class: r, SettleBy: s})
 		seen[r] = true
 	}
 	for _, a := range c.Alternatives {

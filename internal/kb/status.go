@@ -72,7 +72,9 @@ type statusTable struct {
 	byCode   map[int]*Status
 	byLegacy map[int]*Status
 	phrases  []phrase // longest first
-	sigs     map[string]*Signature
+	// sigs is the signature a status hit fires as, one per class, so that
+	// precedence and refinement treat it like any other.
+	sigs map[string]*Signature
 }
 
 func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
@@ -139,6 +141,13 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		}
 	}
 	sort.SliceStable(t.phrases, func(i, j int) bool { return len(t.phrases[i].norm) > len(t.phrases[j].norm) })
+	// One synthetic signature per class a status names, made here so that
+	// Classify only reads the table (the engine runs it concurrently).
+	for _, st := range t.byName {
+		if st.Class != "" && t.sigs[st.Class] == nil {
+			t.sigs[st.Class] = &Signature{ID: "status", Strength: Primary, Versions: "any spelling of the status (statuses.yaml)"}
+		}
+	}
 	return t, nil
 }
 
@@ -274,17 +283,6 @@ func (k *KB) StatusAnchors() []string {
 	return out
 }
 
-// statusSignature is the synthetic signature a status hit fires as, one per
-// class, so precedence and refinement treat it like any other.
-func (t *statusTable) signature(class string) *Signature {
-	if s, ok := t.sigs[class]; ok {
-		return s
-	}
-	s := &Signature{ID: "status", Strength: Primary, Versions: "any spelling of the status (statuses.yaml)"}
-	t.sigs[class] = s
-	return s
-}
-
 // statusMatches are the status layer's hits on line i, and on line i joined
 // with the next when a message was hard-wrapped across them.
 func (k *KB) statusMatches(lines []string, i int) []Match {
@@ -292,9 +290,10 @@ func (k *KB) statusMatches(lines []string, i int) []Match {
 		return nil
 	}
 	hits := k.Statuses(lines[i])
-	if i+1 < len(lines) && len(lines[i]) > 0 {
-		for _, h := range k.Statuses(strings.TrimRight(lines[i], " ") + " " + strings.TrimSpace(lines[i+1])) {
-			if !containsStatus(hits, h.Status) && !containsStatus(k.Statuses(lines[i+1]), h.Status) {
+	if joined, ok := joinedWithNext(lines, i); ok {
+		next := k.Statuses(lines[i+1])
+		for _, h := range k.Statuses(joined) {
+			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
 				hits = append(hits, h)
 			}
 		}
@@ -314,7 +313,7 @@ func (k *KB) statusMatches(lines []string, i int) []Match {
 		if h.Status.Family == "cuda" {
 			g = map[string]string{"cuda_error": h.Status.Name}
 		}
-		out = append(out, Match{Class: c, Signature: k.status.signature(c.ID), Groups: g})
+		out = append(out, Match{Class: c, Signature: k.status.sigs[c.ID], Groups: g})
 	}
 	return out
 }

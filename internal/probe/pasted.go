@@ -171,37 +171,19 @@ var knownCCs = []int{30, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87,
 // notes): CUDA 11.0 added sm_80, 11.1 sm_86, 11.8 sm_89/sm_90, 12.8 sm_100
 // and sm_120; CUDA 11 dropped sm_30, CUDA 12 sm_35/sm_37, CUDA 13 sm_50-sm_72.
 func toolkitArchRange(cuda string) (lo, hi int) {
-	mm := majorMinor(cuda)
-	parts := strings.SplitN(mm, ".", 2)
-	if len(parts) != 2 {
-		return 0, 0
+	v := cudaMajor(cuda)*10 + cudaMinor(cuda)
+	for _, r := range toolkitArchs {
+		if v < r.below {
+			return r.lo, r.hi
+		}
 	}
-	maj, err1 := strconv.Atoi(parts[0])
-	min, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return 0, 0
-	}
-	v := maj*10 + min
-	switch {
-	case v < 90:
-		return 0, 0
-	case v < 100:
-		return 30, 72
-	case v < 110:
-		return 30, 75
-	case v == 110:
-		return 35, 80
-	case v < 118:
-		return 35, 86
-	case v < 120:
-		return 35, 90
-	case v < 128:
-		return 50, 90
-	case v < 130:
-		return 50, 121
-	default:
-		return 75, 121
-	}
+	return 75, 121
+}
+
+// toolkitArchs: a CUDA version (10*major+minor) below `below` compiles for
+// lo..hi; before CUDA 9 nothing is known.
+var toolkitArchs = []struct{ below, lo, hi int }{
+	{90, 0, 0}, {100, 30, 72}, {110, 30, 75}, {111, 35, 80}, {118, 35, 86}, {120, 35, 90}, {128, 50, 90}, {130, 50, 121},
 }
 
 // pastedChecks are the checks whose facts a paste can hold.
