@@ -4,14 +4,16 @@
 // most frequent confusions. Misses are listed for the tune split only: the
 // test split's numbers are read, its misses never.
 //
-//	go run ./bench/reports [-dir testdata/reports] [-misses]
+//	go run ./bench/reports [-dir testdata/reports] [-misses] [-grep REGEXP]
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -24,6 +26,7 @@ func main() {
 	dir := flag.String("dir", "testdata/reports", "corpus directory")
 	misses := flag.Bool("misses", false, "list the tune split's top-1 misses")
 	roots := flag.String("roots", "", "write the tune split's surface -> root counts to this YAML file (internal/kb/data/surface-roots.yaml) and stop")
+	grep := flag.String("grep", "", "count the roots of the tune split's reports whose log matches this regular expression, list them, and stop")
 	flag.Parse()
 	rs, err := corpus.Load(*dir)
 	if err != nil {
@@ -38,6 +41,13 @@ func main() {
 			}
 		}
 		if err := writeRoots(*roots, corpus.SurfaceRoots(tune), len(tune)); err != nil {
+			fmt.Fprintln(os.Stderr, "reports:", err)
+			os.Exit(3)
+		}
+		return
+	}
+	if *grep != "" {
+		if err := grepRoots(os.Stdout, rs, *grep); err != nil {
 			fmt.Fprintln(os.Stderr, "reports:", err)
 			os.Exit(3)
 		}
@@ -120,4 +130,34 @@ func writeRoots(path string, counts map[string]map[string]int, n int) error {
 		}
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// grepRoots answers "when a tune log says this, what was the root?": the
+// question behind every cue a signature or refinement rests on.
+func grepRoots(w io.Writer, rs []corpus.Report, expr string) error {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	n := 0
+	for _, r := range rs {
+		if corpus.SplitOf(r.URL) != corpus.Tune || !re.MatchString(r.Log) {
+			continue
+		}
+		n++
+		counts[r.Root]++
+		fmt.Fprintf(w, "%s:%d root=%s surface=%s %s\n", r.File, r.Line, r.Root, r.Surface, r.URL)
+	}
+	var roots []string
+	for c := range counts {
+		roots = append(roots, c)
+	}
+	sort.Slice(roots, func(i, j int) bool { return counts[roots[i]] > counts[roots[j]] })
+	fmt.Fprintf(w, "%d tune reports match:", n)
+	for _, c := range roots {
+		fmt.Fprintf(w, " %s=%d", c, counts[c])
+	}
+	fmt.Fprintln(w)
+	return nil
 }

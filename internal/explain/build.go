@@ -93,7 +93,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 				return nil
 			}
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
-				Message: "an error that is not a known CUDA or PyTorch failure: " + firstWords(strings.TrimSpace(r.text), 24)}
+				Message: "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)}
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}

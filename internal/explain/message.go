@@ -245,9 +245,15 @@ func (b *built) finish(cmd string, ranks int) {
 var _ = report.Error
 
 func firstWords(s string, n int) string {
+	return strings.ToLower(leadingWords(s, n))
+}
+
+// leadingWords is s's first n words, spacing collapsed, case kept (a quoted
+// error line keeps its spelling).
+func leadingWords(s string, n int) string {
 	f := strings.Fields(s)
 	if len(f) > n {
 		f = f[:n]
 	}
-	return strings.ToLower(strings.Join(f, " "))
+	return strings.Join(f, " ")
 }

@@ -248,3 +248,50 @@ func stripStamp(s string) string {
 	}
 	return s
 }
+
+// stripQuote removes the quoting a log picks up when it is pasted into an
+// issue, an email or a chat: Markdown's "> " (nested or not) and the
+// Python prompt's ">>> ". The indentation after the marker is kept, so a
+// quoted traceback keeps its shape.
+func stripQuote(s string) string {
+	for len(s) > 0 && s[0] == '>' {
+		switch {
+		case strings.HasPrefix(s, ">>> "):
+			return s[4:]
+		case len(s) == 1:
+			return ""
+		case s[1] == ' ':
+			s = s[2:]
+		case s[1] == '>':
+			s = s[1:]
+		default:
+			return s
+		}
+	}
+	return s
+}
+
+// minEscapedBreaks is how many literal "\n" a line needs before it is read
+// as a whole log pasted as one string (a JSON field, a Python repr, an
+// exception's message re-raised by a wrapper): fewer could be a path or a
+// format string.
+const minEscapedBreaks = 3
+
+// escapedLines splits a line that holds a log as one escaped string into
+// its lines, with escaped quotes and tabs undone; nil when it is not one.
+func escapedLines(s string) []string {
+	if strings.Count(s, `\n`) < minEscapedBreaks || !escapedLogRE.MatchString(s) {
+		return nil
+	}
+	parts := strings.Split(s, `\n`)
+	for i, p := range parts {
+		parts[i] = strings.TrimRight(escapeReplacer.Replace(p), " \t")
+	}
+	return parts
+}
+
+// escapedLogRE: the string reports a failure (a Windows path with three
+// directories starting with "n" does not).
+var escapedLogRE = regexp.MustCompile(`Error|error|Traceback|Exception|WARN|FAIL|fault|Killed`)
+
+var escapeReplacer = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\t`, "    ", `\\`, `\`)

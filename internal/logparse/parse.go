@@ -284,6 +284,14 @@ type pline struct {
 	TS       string
 	Msg      string // after the C++ log prefix (== Text without one)
 	Cand     bool
+	// Sub marks a line split out of one physical line (see escapedLines):
+	// it shares its number with the line before it.
+	Sub bool
+}
+
+// follows says whether l comes right after the line numbered prev.
+func (l pline) follows(prev int) bool {
+	return l.N == prev+1 || (l.Sub && l.N == prev)
 }
 
 func (p *parser) chunk(buf []byte, cands []int) {
@@ -313,6 +321,19 @@ func (p *parser) chunk(buf []byte, cands []int) {
 
 func (p *parser) line(n int, raw []byte, cand bool) {
 	text := cleanLine(raw)
+	if parts := escapedLines(text); parts != nil {
+		for _, s := range parts {
+			p.text(n, s, cand, true)
+		}
+		return
+	}
+	p.text(n, text, cand, false)
+}
+
+// text parses one line of display text; sub is true for the second and
+// later lines of a log that was pasted as one escaped string.
+func (p *parser) text(n int, text string, cand, sub bool) {
+	text = stripQuote(text)
 	rank, local, rest := stripRankKind(text)
 	if rank >= 0 {
 		if local {
@@ -321,7 +342,7 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 			p.globalSeen[rank] = true
 		}
 	}
-	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand}
+	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub}
 	l.Text = rest
 	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)
 	if !l.C10 {
@@ -330,7 +351,7 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 	// An unprefixed line right after a rank's C++ log message continues it,
 	// unless it is a log line or a structure of its own.
 	if !l.Prefixed && !startsStructure(l) {
-		if b := p.blocks[p.lastRank]; p.lastRank >= 0 && p.lastN == n-1 && b != nil && b.inherits() {
+		if b := p.blocks[p.lastRank]; p.lastRank >= 0 && l.follows(p.lastN) && b != nil && b.inherits() {
 			l.Rank = p.lastRank
 		}
 	}
@@ -578,7 +599,7 @@ func (b *msgBlock) inherits() bool { return true }
 func (b *msgBlock) last() int      { return b.lastN }
 
 func (b *msgBlock) feed(p *parser, l pline) bool {
-	if l.N != b.lastN+1 || (l.Prefixed && l.Rank >= 0 && b.ev.Rank >= 0 && l.C10) || strings.TrimSpace(l.Text) == "" || startsStructure(l) {
+	if !l.follows(b.lastN) || (l.Prefixed && l.Rank >= 0 && b.ev.Rank >= 0 && l.C10) || strings.TrimSpace(l.Text) == "" || startsStructure(l) {
 		return false
 	}
 	if l.Prefixed && b.ev.Rank < 0 {
@@ -624,7 +645,7 @@ type cppBlock struct {
 func (b *cppBlock) inherits() bool { return true }
 func (b *cppBlock) last() int      { return b.lastN }
 func (b *cppBlock) feed(p *parser, l pline) bool {
-	if l.N != b.lastN+1 || !strings.HasPrefix(strings.TrimSpace(l.Msg), "frame #") {
+	if !l.follows(b.lastN) || !strings.HasPrefix(strings.TrimSpace(l.Msg), "frame #") {
 		return false
 	}
 	b.lastN = l.N

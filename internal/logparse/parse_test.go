@@ -328,3 +328,40 @@ func TestPrefilterWholeNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestQuotedPaste(t *testing.T) {
+	// A traceback quoted in an issue with Markdown's "> ", one level nested.
+	log := "> > Traceback (most recent call last):\n> >   File \"/home/u/train.py\", line 12, in <module>\n> >     out = model(x)\n" +
+		"> > RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	if e.Type != "RuntimeError" || len(e.Frames) != 1 || e.Frames[0].Path != "/home/u/train.py" || e.Frames[0].Code != "out = model(x)" {
+		t.Errorf("events: %s", summarize(evs))
+	}
+	for in, want := range map[string]string{">>> torch.zeros(1).cuda()": "torch.zeros(1).cuda()", ">": "", "> x": "x", ">> x": "x", ">x": ">x", "->x": "->x"} {
+		if got := stripQuote(in); got != want {
+			t.Errorf("stripQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEscapedPaste(t *testing.T) {
+	// A whole traceback inside one JSON string: its lines are read, and
+	// they keep the physical line's number.
+	log := "starting\n{\"message\": \"Traceback (most recent call last):\\n  File \\\"/w/train.py\\\", line 7, in <module>\\n    y = f(x)\\nRuntimeError: CUDA error: an illegal memory access was encountered\\n\"}\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	if e.Type != "RuntimeError" || len(e.Frames) != 1 || e.Frames[0].Path != "/w/train.py" || e.Frames[0].Line != 7 || evs[0].Line != 2 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+	// Three "\n" in a path are not a log.
+	if got := escapedLines(`C:\new\nets\nodes\nine.txt`); got != nil {
+		t.Errorf("a Windows path was split: %q", got)
+	}
+}

@@ -119,6 +119,18 @@ func TestCCForName(t *testing.T) {
 		{"NVIDIA L40S", "Ada Lovelace", 8, 9},
 		{"NVIDIA B200", "Blackwell", 10, 0},
 		{"Unknown Thing", "Hopper", 9, 0},
+		// Quadro/RTX workstation names hold a GeForce series' digits.
+		{"Quadro RTX 5000", "", 7, 5},
+		{"NVIDIA RTX 5000 Ada Generation", "", 8, 9},
+		{"NVIDIA RTX 4000 SFF Ada Generation", "", 8, 9},
+		{"NVIDIA GeForce RTX 4060", "", 8, 9},
+		// As users write them.
+		{"rtx 3090", "", 8, 6},
+		{"Titan Xp", "", 6, 1},
+		{"GeForce GTX 970", "", 5, 2},
+		{"GeForce GTX 750 Ti", "", 5, 0},
+		{"GeForce GTX 680", "", 3, 0},
+		{"GeForce GTX 1080 Ti", "", 6, 1},
 	}
 	for _, tc := range tests {
 		ma, mi, ok := CCForName(tc.name, tc.arch)

@@ -29,6 +29,18 @@ type Facts struct {
 	KernelLog      string          `json:"kernel_log,omitempty"`
 	KernelLogError string          `json:"kernel_log_error,omitempty"`
 	SystemLibs     []SystemLibrary `json:"system_libraries,omitempty"`
+	// Toolkit is the CUDA version a pasted log says the failing stack was
+	// built with, when no torch build says it (see FromText); a live
+	// machine's facts leave it nil.
+	Toolkit *Toolkit `json:"toolkit,omitempty"`
+}
+
+// Toolkit is a CUDA version and where it was read: "stated" (the user
+// wrote it), "tensorflow 1.14" (that release's CUDA), "torch 0.4" (the
+// newest CUDA any wheel of that release was built with).
+type Toolkit struct {
+	Version string `json:"version"`
+	From    string `json:"from"`
 }
 
 // NVCC is the CUDA compiler extensions would be built with.

@@ -25,7 +25,8 @@ type Pasted struct {
 var (
 	// "PyTorch version: 1.7.1+cu101", "torch==2.0.1", "torch 1.13.1+cu117",
 	// "pytorch1.7.0-cu110", "torch version: 2.1.0".
-	torchVersionRE = regexp.MustCompile(`(?i)\b(?:py)?torch(?:\s+version)?\s*(?:[:=]=?|\s)\s*['"]?v?(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}|cpu))?\b|\bpytorch(\d+\.\d+(?:\.\d+)?)[+-](cu\d{2,3})\b`)
+	// "pytorch is 0.4.1.post2", "pytorch1.3" (no CUDA tag).
+	torchVersionRE = regexp.MustCompile(`(?i)\b(?:py)?torch(?:\s+version)?\s*(?:[:=]=?|\s+is\s+|\s)\s*['"]?v?(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}|cpu))?\b|\bpytorch(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}))?\b`)
 	// A bare version with a CUDA tag, as torch.__version__ prints it.
 	tagVersionRE = regexp.MustCompile(`(?:^|[\s'"(])([12]\.\d+\.\d+)\+(cu\d{2,3})\b`)
 	// collect_env's "CUDA used to build PyTorch: 11.7" and torch.version.cuda.
@@ -35,7 +36,19 @@ var (
 	smiMemoryRE   = regexp.MustCompile(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
 	gpuNameRE     = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)\s?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
 	gluedSeriesRE = regexp.MustCompile(`(?i)(RTX|GTX)(\d)`)
-	gpuContextRE  = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX\b|\bGTX\b|TITAN|device_name|cuda:\d`)
+	gpuContextRE  = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX|\bGTX|TITAN|device_name|cuda:\d`)
+	// "2xRTX 3080", "8x A100": a count glued to the name.
+	gpuCountRE = regexp.MustCompile(`(?i)\b\d+\s*[x×]\s*(RTX|GTX|TITAN|Tesla|[ABHLV]\d)`)
+	// A CUDA version the user states: "CUDA 9.0", "cuda:9.0", "CUDA/cuDNN
+	// version: 10.0/7.6", "cudatoolkit 10.0", "My cuda version is 10.1",
+	// nvcc's "Cuda compilation tools, release 10.2", collect_env's "CUDA
+	// runtime version: 10.1.243", a docker image "nvidia/cuda:8.0-cudnn5",
+	// a path "/usr/local/cuda-10.2/". nvidia-smi's "CUDA Version:" is the
+	// driver's and is read by smiCUDARE instead.
+	statedCUDARE = regexp.MustCompile(`(?i)(?:\bcuda(?:[ -]?toolkit)?(?:\s*/\s*cudnn)?(?:\s+runtime)?(?:\s+version)?\s*(?:[:=]=?\s*|\s+is\s+|\s+|\s*v(?:ersion)?\s*)|\bcudatoolkit\s*(?:[:=]=?\s*|\s+)|nvidia/cuda:|/cuda-|compilation tools, release )v?(\d{1,2})\.(\d)\b`)
+	// "TensorFlow version (use command below): 1.14.0-gpu", "tensorflow-gpu==1.13.1",
+	// "tensorflow/tensorflow:1.14.0-gpu-py3", "TF 2.0".
+	tensorflowRE = regexp.MustCompile(`(?i)\btensorflow(?:[-_]gpu)?(?:\s+version)?(?:\s*\([^)]*\))?\s*(?:[:=]=?|\s+is)?\s*['"]?v?(\d)\.(\d{1,2})\b|\bTF\s?v?([12])\.(\d{1,2})\b`)
 )
 
 // cudaTagVersion turns "cu117" into "11.7" and "cu92" into "9.2".
@@ -54,10 +67,11 @@ func FromText(lines []string) *Pasted {
 	torch := &TorchFacts{}
 	var gpus []nvml.GPU
 	seenGPU := map[string]bool{}
+	var stated, tensorflow string
 	for i, l := range lines {
 		if m := torchVersionRE.FindStringSubmatch(l); m != nil && torch.Version == "" && !strings.Contains(l, "/torch/") {
 			ver, tag := m[1]+m[3], m[2]+m[4]
-			if maj, _ := strconv.Atoi(strings.SplitN(ver, ".", 2)[0]); maj >= 1 {
+			if _, ok := releaseNewestCUDA[torchRelease(ver)]; ok || cudaMajor(ver) >= 1 {
 				torch.Version = ver
 				p.Lines["torch"] = i
 				if strings.HasPrefix(strings.ToLower(tag), "cu") {
@@ -80,6 +94,20 @@ func FromText(lines []string) *Pasted {
 			torch.CUDA = m[1] + m[2]
 			p.Lines["cuda"] = i
 		}
+		if stated == "" && !smiCUDARE.MatchString(l) && !strings.Contains(l, "CUDA used to build") {
+			if m := statedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]) {
+				stated = m[1] + "." + m[2]
+				p.Lines["stated"] = i
+			}
+		}
+		if tensorflow == "" {
+			if m := tensorflowRE.FindStringSubmatch(l); m != nil {
+				if rel := m[1] + m[3] + "." + m[2] + m[4]; tensorflowCUDA[rel] != "" {
+					tensorflow = rel
+					p.Lines["tensorflow"] = i
+				}
+			}
+		}
 		if m := driverRE.FindStringSubmatch(l); m != nil && p.Facts.NVML.DriverVersion == "" {
 			p.Facts.NVML.DriverVersion = m[1]
 			p.Lines["driver"] = i
@@ -93,6 +121,7 @@ func FromText(lines []string) *Pasted {
 			}
 		}
 		if gpuContextRE.MatchString(l) {
+			l := gpuCountRE.ReplaceAllStringFunc(l, func(m string) string { return " " + m[len(m)-len(gpuCountRE.FindStringSubmatch(m)[1]):] })
 			for _, m := range gpuNameRE.FindAllString(l, -1) {
 				name := strings.Join(strings.Fields(m), " ")
 				// "RTX3090" is written "RTX 3090" in the capability table.
@@ -120,6 +149,7 @@ func FromText(lines []string) *Pasted {
 	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 {
 		return nil
 	}
+	p.Facts.Toolkit = toolkitOf(torch, stated, tensorflow)
 	if torch.Version != "" || torch.CUDA != "" {
 		torch.ArchList = buildArchList(torch)
 		devs := make([]TorchDevice, len(gpus))
@@ -171,7 +201,7 @@ var knownCCs = []int{30, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87,
 // notes): CUDA 11.0 added sm_80, 11.1 sm_86, 11.8 sm_89/sm_90, 12.8 sm_100
 // and sm_120; CUDA 11 dropped sm_30, CUDA 12 sm_35/sm_37, CUDA 13 sm_50-sm_72.
 func toolkitArchRange(cuda string) (lo, hi int) {
-	v := cudaMajor(cuda)*10 + cudaMinor(cuda)
+	v := cudaNumber(cuda)
 	for _, r := range toolkitArchs {
 		if v < r.below {
 			return r.lo, r.hi
@@ -181,13 +211,47 @@ func toolkitArchRange(cuda string) (lo, hi int) {
 }
 
 // toolkitArchs: a CUDA version (10*major+minor) below `below` compiles for
-// lo..hi; before CUDA 9 nothing is known.
+// lo..hi; CUDA 7 (the oldest listed) for sm_20 to sm_53, CUDA 8 to sm_62.
 var toolkitArchs = []struct{ below, lo, hi int }{
-	{90, 0, 0}, {100, 30, 72}, {110, 30, 75}, {111, 35, 80}, {118, 35, 86}, {120, 35, 90}, {128, 50, 90}, {130, 50, 121},
+	{80, 20, 53}, {90, 20, 62}, {100, 30, 72}, {110, 30, 75}, {111, 35, 80}, {118, 35, 86}, {120, 35, 90}, {128, 50, 90}, {130, 50, 121},
+}
+
+// toolkitOf is the CUDA version the failing stack was built with, from
+// the most direct statement a report makes: the torch build's own CUDA, a
+// version the user wrote, the named TensorFlow release's, or the newest of
+// the named torch release's wheels.
+func toolkitOf(t *TorchFacts, stated, tensorflow string) *Toolkit {
+	newest := ""
+	if t.Version != "" {
+		newest = newestCUDAOf(torchRelease(t.Version))
+	}
+	switch {
+	case t.CUDA != "":
+		return &Toolkit{Version: t.CUDA, From: "the torch build's"}
+	case newest != "" && (stated == "" || cudaNumber(stated) > cudaNumber(newest)):
+		// A stated CUDA newer than any build of the torch release is the
+		// system's toolkit, not the one torch carries.
+		return &Toolkit{Version: newest, From: "the newest of torch " + torchRelease(t.Version) + "'s builds"}
+	case stated != "":
+		return &Toolkit{Version: stated, From: "as stated"}
+	case tensorflow != "":
+		return &Toolkit{Version: tensorflowCUDA[tensorflow], From: "TensorFlow " + tensorflow + "'s"}
+	}
+	return nil
+}
+
+// cudaNumber orders CUDA versions: "10.2" is 102.
+func cudaNumber(v string) int { return cudaMajor(v)*10 + cudaMinor(v) }
+
+// cudaKnown: a CUDA major version that has existed (7 to 13), so "cuda 0.5"
+// in prose is not read as one.
+func cudaKnown(major string) bool {
+	n, _ := strconv.Atoi(major)
+	return n >= 7 && n <= 13
 }
 
 // pastedChecks are the checks whose facts a paste can hold.
-var pastedChecks = []Check{driverVersionCheck, gpuArchCheck, gpuMemoryCheck}
+var pastedChecks = []Check{driverVersionCheck, gpuArchCheck, toolkitArchCheck, gpuMemoryCheck}
 
 // Judge runs the checks that pasted facts can answer and returns their
 // failing findings (errors only); each one's evidence names the pasted
@@ -216,5 +280,6 @@ func (p *Pasted) Judge() []report.Finding {
 var evidenceKeys = map[string][]string{
 	"env/driver-version": {"driver", "torch", "cuda"},
 	"env/gpu-arch":       {"gpu", "torch", "cuda"},
+	"env/toolkit-arch":   {"gpu", "cuda", "stated", "tensorflow", "torch"},
 	"env/gpu-memory":     {"memory", "gpu"},
 }

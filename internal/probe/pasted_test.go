@@ -30,6 +30,15 @@ Nvidia driver version: 455.23.05`, "no-kernel-image"},
 		{"a supported card", `PyTorch version: 2.1.0+cu121
 GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB
 Nvidia driver version: 535.104.05`, ""},
+		{"prose: RTX 2060 with torch 0.4.1 (no build of it has CUDA 10)", "My cuda version is  10.1,pytorch is 0.4.1.post2.My PC is RTX2060.", "no-kernel-image"},
+		{"issue template: TF 1.14 (CUDA 10.0) on RTX 3080", `- TensorFlow version (use command below): 1.14.0-gpu
+- CUDA/cuDNN version: 10.0/7.6.0.64
+- GPU model and memory: 2xRTX 3080`, "no-kernel-image"},
+		{"docker image CUDA 8 on an RTX 2080", "I use the image built with `nvidia/cuda:8.0-cudnn5-devel`; when I run the same image on RTX2080 it fails", "no-kernel-image"},
+		{"collect_env: CUDA 11.7 build on an RTX 4090 (cuFFT has no sm_89 kernels)", "PyTorch version: 2.1.0.dev20230314\nCUDA used to build PyTorch: 11.7\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090", "no-kernel-image"},
+		{"a CUDA new enough for the GPU", "- RTX 3080\n- PyTorch 1.8.0\n  - CUDA 11.1", ""},
+		{"CUDA 9 on Turing fails in cuBLAS", "CUDA 9.0\ncuDNN 7.5 for cuda 9.0\nRTX 2080 ti", "no-kernel-image"},
+		{"a device string is not a CUDA version", "x = x.to('cuda:1')\nGeForce GTX 1080 Ti", ""},
 		{"a file path is not a torch version", `  File "/usr/lib/python3/site-packages/torch/nn/modules/module.py", line 1130, in _call_impl`, ""},
 	}
 	for _, c := range cases {
@@ -55,7 +64,7 @@ func TestToolkitArchRange(t *testing.T) {
 	for _, c := range []struct {
 		cuda   string
 		lo, hi int
-	}{{"10.1", 30, 75}, {"11.0", 35, 80}, {"11.3", 35, 86}, {"11.8", 35, 90}, {"12.1", 50, 90}, {"12.8", 50, 121}, {"13.0", 75, 121}, {"8.0", 0, 0}} {
+	}{{"10.1", 30, 75}, {"11.0", 35, 80}, {"11.3", 35, 86}, {"11.8", 35, 90}, {"12.1", 50, 90}, {"12.8", 50, 121}, {"13.0", 75, 121}, {"8.0", 20, 62}} {
 		if lo, hi := toolkitArchRange(c.cuda); lo != c.lo || hi != c.hi {
 			t.Errorf("toolkitArchRange(%s) = %d..%d, want %d..%d", c.cuda, lo, hi, c.lo, c.hi)
 		}

@@ -294,3 +294,38 @@ func newestReleaseFor(major, minor int) (string, string) {
 	}
 	return "", ""
 }
+
+// releaseNewestCUDA is, for torch releases before the ones wheelVariants
+// lists, the newest CUDA any of its official wheels was built with: a GPU
+// newer than that CUDA knows has no kernels in any build of the release.
+var releaseNewestCUDA = map[string]string{
+	"0.1": "8.0", "0.2": "8.0", "0.3": "9.1", "0.4": "9.2",
+	"1.0": "10.0", "1.1": "10.0", "1.2": "10.0", "1.3": "10.1", "1.4": "10.1", "1.5": "10.2", "1.6": "10.2",
+	"1.7": "11.0", "1.8": "11.1", "1.9": "11.1", "1.10": "11.3", "1.11": "11.5", "1.12": "11.6", "1.13": "11.7",
+	"2.0": "11.8", "2.1": "12.1", "2.2": "12.1", "2.3": "12.1",
+}
+
+// newestCUDAOf is the newest CUDA of a torch release's wheels, or "".
+func newestCUDAOf(release string) string {
+	if v, ok := releaseNewestCUDA[release]; ok {
+		return v
+	}
+	best := ""
+	for _, w := range wheelVariants[release] {
+		if best == "" || cudaNumber(w.cuda) > cudaNumber(best) {
+			best = w.cuda
+		}
+	}
+	return best
+}
+
+// tensorflowCUDA is the CUDA each TensorFlow release's GPU build was
+// tested with (TensorFlow's tested build configurations).
+var tensorflowCUDA = map[string]string{
+	"1.0": "8.0", "1.1": "8.0", "1.2": "8.0", "1.3": "8.0", "1.4": "8.0",
+	"1.5": "9.0", "1.6": "9.0", "1.7": "9.0", "1.8": "9.0", "1.9": "9.0", "1.10": "9.0", "1.11": "9.0", "1.12": "9.0",
+	"1.13": "10.0", "1.14": "10.0", "1.15": "10.0", "2.0": "10.0",
+	"2.1": "10.1", "2.2": "10.1", "2.3": "10.1", "2.4": "11.0",
+	"2.5": "11.2", "2.6": "11.2", "2.7": "11.2", "2.8": "11.2", "2.9": "11.2", "2.10": "11.2", "2.11": "11.2",
+	"2.12": "11.8", "2.13": "11.8", "2.14": "11.8", "2.15": "12.2", "2.16": "12.3", "2.17": "12.3", "2.18": "12.5",
+}
