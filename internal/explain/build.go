@@ -81,6 +81,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		// A failure cudadoctor has no class for: never silent, but soft.
 		// Quote the error and say what would settle it.
 		exc := rootException(f)
+		var st *kb.Status
 		switch {
 		case exc != nil && exc.Type != "":
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
@@ -88,16 +89,28 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
 		default:
-			r, found := fatalLine(refs)
-			if !found {
+			var r lineRef
+			var found bool
+			r, st, found = e.statusLine(refs)
+			msg := ""
+			if found {
+				// A CUDA status that names no class by itself
+				// (cudaErrorUnknown, "invalid argument") is still a failure.
+				msg = fmt.Sprintf("CUDA reported %s (%q), which does not say what failed: ", st.Name, st.Message) + leadingWords(r.text, 24)
+				facts["status"] = st.Name
+			} else if r, found = fatalLine(refs); found {
+				msg = "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)
+			} else {
 				return nil
 			}
-			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
-				Message: "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)}
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning, Message: msg}
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}
 		b.f.Remedies = unknownRemedies
+		if st != nil && len(st.Remedies) > 0 {
+			b.f.Remedies = append(append([]string{}, st.Remedies...), unknownRemedies...)
+		}
 	} else {
 		b.class = v.Class
 		b.verdict = v
@@ -181,6 +194,16 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 // fatalLineRE recognises a line that reports a failure in any program: an
 // exception line of any language's usual form, a crash, a failed check.
 var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): `)
+
+// statusLine is the first line of refs that names a CUDA or library status.
+func (e *Engine) statusLine(refs []lineRef) (lineRef, *kb.Status, bool) {
+	for _, r := range refs {
+		if hs := e.KB.Statuses(r.text); len(hs) > 0 {
+			return r, hs[0].Status, true
+		}
+	}
+	return lineRef{}, nil, false
+}
 
 // fatalLine is the first line of refs that reports a failure.
 func fatalLine(refs []lineRef) (lineRef, bool) {

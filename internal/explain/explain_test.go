@@ -302,3 +302,23 @@ func TestLocalRankPrefixes(t *testing.T) {
 		t.Errorf("[rank1]: prefixes: local_rank %v rank %d", f.Facts["local_rank"], rank(f))
 	}
 }
+
+// A failure of no class is never silent, and its finding keeps the advice
+// that would settle it (the status's own first).
+func TestUnclassifiedFailureKeepsItsAdvice(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ log, message, remedy string }{
+		{"D:\\darknet> darknet.exe detector train cfg/obj.data\nCUDA Error: unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
+		{"THCudaCheck FAIL file=/pytorch/torch/lib/THC/THCGeneral.c line=70 error=30 : unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
+		{"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n    f()\nValueError: the widget is not frobnicated\n", "ValueError: the widget", "cudadoctor env"},
+	} {
+		fs := explainText(t, e, c.log)
+		if len(fs) != 1 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, c.message) {
+			t.Errorf("%q: %v", c.log, fs)
+			continue
+		}
+		if !strings.Contains(strings.Join(fs[0].Remedies, "\n"), c.remedy) {
+			t.Errorf("%q: remedies lack %q: %v", c.log, c.remedy, fs[0].Remedies)
+		}
+	}
+}

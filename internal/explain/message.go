@@ -216,6 +216,10 @@ func (b *built) finish(cmd string, ranks int) {
 		}
 		rems = append(rems, fmt.Sprintf("CUDA reports kernel errors asynchronously, so %s is probably not where this one happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
 	}
+	if b.class == nil {
+		// No class: what build said would settle it.
+		rems = append(rems, b.f.Remedies...)
+	}
 	if b.class != nil {
 		extra := map[string]string{"command": command, "script": b.script}
 		if b.f.Origin != nil {

@@ -28,6 +28,9 @@ type Status struct {
 	// Class is the taxonomy class the status surfaces as; empty when the
 	// status says nothing by itself ("invalid argument").
 	Class string
+	// Remedies, for a status without a class, say what usually stands
+	// behind it.
+	Remedies []string
 }
 
 // StatusHit is a status found on a line, with the text that named it.
@@ -46,6 +49,8 @@ type statusFile struct {
 		Phrases []string `yaml:"phrases"`
 		Generic bool     `yaml:"generic"`
 		Class   string   `yaml:"class"`
+		// Remedies are for statuses without a class.
+		Remedies []string `yaml:"remedies"`
 	} `yaml:"cuda"`
 	Libraries []struct {
 		Family   string            `yaml:"family"`
@@ -95,7 +100,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if c.Class != "" && !known(c.Class) {
 			return nil, fmt.Errorf("status %s: unknown class %q", c.Name, c.Class)
 		}
-		s := &Status{Family: "cuda", Name: c.Name, Code: c.Code, Message: c.Message, Class: c.Class}
+		s := &Status{Family: "cuda", Name: c.Name, Code: c.Code, Message: c.Message, Class: c.Class, Remedies: c.Remedies}
 		if err := addName(c.Name, s); err != nil {
 			return nil, err
 		}

@@ -295,3 +295,25 @@ func escapedLines(s string) []string {
 var escapedLogRE = regexp.MustCompile(`Error|error|Traceback|Exception|WARN|FAIL|fault|Killed`)
 
 var escapeReplacer = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\t`, "    ", `\\`, `\`)
+
+// loggerPrefixRE is what Python serving stacks put before every line they
+// log, tracebacks included: Ray's actor tag "(RayWorkerWrapper pid=123,
+// ip=10.0.0.1) " and vLLM's "ERROR 04-30 10:20:36 [core.py:396] ".
+var loggerPrefixRE = regexp.MustCompile(`^(?:\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./-]+:\d+\] )?`)
+
+// stripLogger removes loggerPrefixRE's prefixes, keeping the indentation
+// after them (a traceback's frames stay frames).
+func stripLogger(s string) string {
+	if len(s) < 8 {
+		return s
+	}
+	switch s[0] {
+	case '(', 'I', 'W', 'E', 'D', 'C':
+	default:
+		return s
+	}
+	if loc := loggerPrefixRE.FindStringIndex(s); loc != nil && loc[1] > 0 {
+		return s[loc[1]:]
+	}
+	return s
+}

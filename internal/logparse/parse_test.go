@@ -365,3 +365,37 @@ func TestEscapedPaste(t *testing.T) {
 		t.Errorf("a Windows path was split: %q", got)
 	}
 }
+
+func TestLoggerPrefixes(t *testing.T) {
+	// vLLM logs every traceback line with its own prefix, and Ray tags the
+	// worker that printed it.
+	log := "INFO 04-30 10:20:35 [monitor.py:33] torch.compile takes 13.93 s in total\n" +
+		"ERROR 04-30 10:20:36 [core.py:396] Traceback (most recent call last):\n" +
+		"ERROR 04-30 10:20:36 [core.py:396]   File \"/env/vllm/v1/engine/core.py\", line 387, in run_engine_core\n" +
+		"ERROR 04-30 10:20:36 [core.py:396]     engine_core = EngineCoreProc(*args, **kwargs)\n" +
+		"ERROR 04-30 10:20:36 [core.py:396] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n" +
+		"(RayWorkerWrapper pid=4242, ip=10.0.0.2) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	evs := parseString(t, log)
+	var types []string
+	for _, ev := range evs {
+		for _, e := range ev.Chain {
+			types = append(types, e.Type)
+			if e.Type == "torch.OutOfMemoryError" && (len(e.Frames) != 1 || e.Frames[0].Line != 387) {
+				t.Errorf("frames: %+v", e.Frames)
+			}
+		}
+	}
+	if !slices.Contains(types, "torch.OutOfMemoryError") {
+		t.Errorf("events: %s", summarize(evs))
+	}
+	for in, want := range map[string]string{
+		"(RayWorkerWrapper pid=4242, ip=10.0.0.2) x": "x",
+		"(pid=7) x": "x",
+		"ERROR 04-30 10:20:36 [core.py:396]   File": "  File",
+		"ERROR: not a logger prefix": "ERROR: not a logger prefix",
+	} {
+		if got := stripLogger(in); got != want {
+			t.Errorf("stripLogger(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
