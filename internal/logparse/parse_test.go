@@ -392,7 +392,7 @@ func TestLoggerPrefixes(t *testing.T) {
 		"(RayWorkerWrapper pid=4242, ip=10.0.0.2) x": "x",
 		"(pid=7) x": "x",
 		"ERROR 04-30 10:20:36 [core.py:396]   File": "  File",
-		"ERROR: not a logger prefix": "ERROR: not a logger prefix",
+		"ERROR: not a logger prefix":                "ERROR: not a logger prefix",
 	} {
 		if got := stripLogger(in); got != want {
 			t.Errorf("stripLogger(%q) = %q, want %q", in, got, want)
