@@ -81,29 +81,29 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		// A failure cudadoctor has no class for: never silent, but soft.
 		// Quote the error and say what would settle it.
 		exc := rootException(f)
-		var st *kb.Status
+		r, st, named := e.statusLine(refs)
 		switch {
+		case named:
+			// A CUDA or library status that names no class by itself
+			// (cudaErrorUnknown, a cuSOLVER or cuFFT status) is still a
+			// failure, and the status says more than the exception.
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: fmt.Sprintf("%s reported %s, which does not say what failed: %s", statusFamily(st), st.Name, leadingWords(r.text, 24))}
+			facts["status"] = st.Name
+			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
+			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		case exc != nil && exc.Type != "":
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
 				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
 		default:
-			var r lineRef
-			var found bool
-			r, st, found = e.statusLine(refs)
-			msg := ""
-			if found {
-				// A CUDA status that names no class by itself
-				// (cudaErrorUnknown, "invalid argument") is still a failure.
-				msg = fmt.Sprintf("CUDA reported %s (%q), which does not say what failed: ", st.Name, st.Message) + leadingWords(r.text, 24)
-				facts["status"] = st.Name
-			} else if r, found = fatalLine(refs); found {
-				msg = "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)
-			} else {
+			r, found := fatalLine(refs)
+			if !found {
 				return nil
 			}
-			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning, Message: msg}
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)}
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}
@@ -194,6 +194,17 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 // fatalLineRE recognises a line that reports a failure in any program: an
 // exception line of any language's usual form, a crash, a failed check.
 var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): `)
+
+// statusFamily names the library a status belongs to, as users know it.
+func statusFamily(s *kb.Status) string {
+	switch s.Family {
+	case "cuda":
+		return "CUDA"
+	case "nccl":
+		return "NCCL"
+	}
+	return "cu" + strings.ToUpper(strings.TrimPrefix(s.Family, "cu"))
+}
 
 // statusLine is the first line of refs that names a CUDA or library status.
 func (e *Engine) statusLine(refs []lineRef) (lineRef, *kb.Status, bool) {

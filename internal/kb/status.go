@@ -58,6 +58,8 @@ type statusFile struct {
 		Class    string            `yaml:"class"`
 		Statuses map[string]int    `yaml:"statuses"`
 		Messages map[string]string `yaml:"messages"`
+		// Remedies are for the family's statuses without a class.
+		Remedies []string `yaml:"remedies"`
 	} `yaml:"libraries"`
 	// Overrides give a library status suffix its own class whatever the
 	// library (ALLOC_FAILED is an out-of-memory in every one of them).
@@ -119,7 +121,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		}
 	}
 	for _, l := range f.Libraries {
-		if !known(l.Class) {
+		if l.Class != "" && !known(l.Class) {
 			return nil, fmt.Errorf("status family %s: unknown class %q", l.Family, l.Class)
 		}
 		for suffix, code := range l.Statuses {
@@ -127,10 +129,13 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 			if o, ok := f.Overrides[suffix]; ok {
 				class = o
 			}
-			if !known(class) {
+			if class != "" && !known(class) {
 				return nil, fmt.Errorf("status override %s: unknown class %q", suffix, class)
 			}
 			s := &Status{Family: l.Family, Name: l.Prefix + suffix, Code: code, Class: class}
+			if class == "" {
+				s.Remedies = l.Remedies
+			}
 			if err := addName(s.Name, s); err != nil {
 				return nil, err
 			}

@@ -35,7 +35,7 @@ func TestReportWordings(t *testing.T) {
 		{"/bin/bash: line 1: 12345 Killed                  python train.py", "host-killed"},
 		{"RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.cuda.FloatTensor [1, 512, 4, 4]] is at version 3; expected version 2 instead.", "autograd-inplace"},
 		{"RuntimeError: Deterministic behavior was enabled with either `torch.use_deterministic_algorithms(True)` or `at::Context::setDeterministicAlgorithms(true)`, but this operation is not deterministic because it uses CuBLAS and you have CUDA >= 10.2.", "deterministic"},
-		{"RuntimeError: cusolver error: CUSOLVER_STATUS_EXECUTION_FAILED, when calling `cusolverDnSgetrf( handle, m, n, dA, ldda, static_cast<float*>(dataPtr.get()), ipiv, info)`. This error may appear if the input matrix contains NaN.", "cublas-error"},
+		{"RuntimeError: cusolver error: CUSOLVER_STATUS_EXECUTION_FAILED, when calling `cusolverDnSgetrf( handle, m, n, dA, ldda, static_cast<float*>(dataPtr.get()), ipiv, info)`. This error may appear if the input matrix contains NaN.", ""}, // cuSOLVER is not cuBLAS: the engine names the status in an "other" finding
 		{"torch._C._cuda_init()\nRuntimeError: The NVIDIA driver on your system is too old (found version 10020).", "driver-too-old"},
 		{"RuntimeError: CUDA error: invalid argument", ""},
 		{"RuntimeError: CUDA error: unknown error", ""},
