@@ -107,6 +107,14 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}
+		if named || exc == nil || exc.Type == "" || cudaWordRE.MatchString(exc.Message) {
+			// A crash, a status, or an exception about the GPU: say which
+			// roots most often stood behind such a failure. A ValueError
+			// in the user's own code gets none.
+			for _, a := range e.KB.OtherAlternatives() {
+				b.f.Alternatives = append(b.f.Alternatives, a.Class)
+			}
+		}
 		b.f.Remedies = unknownRemedies
 		if st != nil && len(st.Remedies) > 0 {
 			b.f.Remedies = append(append([]string{}, st.Remedies...), unknownRemedies...)
@@ -194,6 +202,9 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 // fatalLineRE recognises a line that reports a failure in any program: an
 // exception line of any language's usual form, a crash, a failed check.
 var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): `)
+
+// cudaWordRE: an exception message that is about the GPU stack.
+var cudaWordRE = regexp.MustCompile(`(?i)cuda|cudnn|cublas|nccl|nvidia|\bgpu\b|driver`)
 
 // statusFamily names the library a status belongs to, as users know it.
 func statusFamily(s *kb.Status) string {

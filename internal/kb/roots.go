@@ -50,12 +50,22 @@ func loadRoots(b []byte, known func(string) bool) (map[string]map[string]int, er
 // most frequent behind c first; the class's own alternatives (with what
 // settles them) keep their place after those the corpus has counts for.
 func (k *KB) alternativesFor(c *Class) []Alternative {
-	counts := k.roots[c.ID]
+	return k.countedAlternatives(c.ID, c.Alternatives)
+}
+
+// OtherAlternatives are the roots the corpus most often found behind a
+// failure of no class (a bare segfault, a status that names no class).
+func (k *KB) OtherAlternatives() []Alternative {
+	return k.countedAlternatives("other", nil)
+}
+
+func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
+	counts := k.roots[id]
 	if len(counts) == 0 {
-		return c.Alternatives
+		return own
 	}
 	settle := map[string]string{}
-	for _, a := range c.Alternatives {
+	for _, a := range own {
 		settle[a.Class] = a.SettleBy
 	}
 	total := 0
@@ -64,7 +74,7 @@ func (k *KB) alternativesFor(c *Class) []Alternative {
 	}
 	var ranked []string
 	for root, n := range counts {
-		if root != c.ID && root != "other" && n >= minRootCount && n*10 >= total {
+		if root != id && root != "other" && n >= minRootCount && n*10 >= total {
 			ranked = append(ranked, root)
 		}
 	}
@@ -87,7 +97,7 @@ func (k *KB) alternativesFor(c *Class) []Alternative {
 		out = append(out, Alternative{Class: r, SettleBy: s})
 		seen[r] = true
 	}
-	for _, a := range c.Alternatives {
+	for _, a := range own {
 		if !seen[a.Class] {
 			out = append(out, a)
 		}
