@@ -107,7 +107,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}
-		if named || exc == nil || exc.Type == "" || cudaWordRE.MatchString(exc.Message) {
+		if named || exc == nil || exc.Type == "" || cudaWordRE.MatchString(exc.Type+": "+exc.Message) {
 			// A crash, a status, or an exception about the GPU: say which
 			// roots most often stood behind such a failure. A ValueError
 			// in the user's own code gets none.
@@ -203,8 +203,9 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 // exception line of any language's usual form, a crash, a failed check.
 var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): `)
 
-// cudaWordRE: an exception message that is about the GPU stack.
-var cudaWordRE = regexp.MustCompile(`(?i)cuda|cudnn|cublas|nccl|nvidia|\bgpu\b|driver`)
+// cudaWordRE: an exception that is about the GPU stack, or a distributed
+// job's summary of a worker that failed (torchrun's ChildFailedError).
+var cudaWordRE = regexp.MustCompile(`(?i)cuda|cudnn|cublas|nccl|nvidia|\bgpu\b|driver|distributed\.elastic|ChildFailedError`)
 
 // statusFamily names the library a status belongs to, as users know it.
 func statusFamily(s *kb.Status) string {
