@@ -201,7 +201,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 
 // fatalLineRE recognises a line that reports a failure in any program: an
 // exception line of any language's usual form, a crash, a failed check.
-var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): `)
+var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+`)
 
 // cudaWordRE: an exception that is about the GPU stack, or a distributed
 // job's summary of a worker that failed (torchrun's ChildFailedError).

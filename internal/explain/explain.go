@@ -49,7 +49,9 @@ var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun
 // fatalTriggers let lines that report a failure of no known class reach the
 // parser, so that a log with an error is never answered with silence.
 var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "core dumped", "Fatal Python error",
-	"terminate called after", "Check failed: ", "panicked at ", "FATAL: ", "fatal error: "}
+	"terminate called after", "Check failed: ", "panicked at ", "FATAL: ", "fatal error: ",
+	// nccl-tests' own failure lines.
+	"Test CUDA failure", "Test NCCL failure"}
 
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
