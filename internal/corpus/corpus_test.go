@@ -65,7 +65,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // floors are the landed accuracies on each split: a change that lowers one
 // fails here. Raise them when the numbers rise (go run ./bench/reports).
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.870, top3: 0.911, silent: 0.034, deep: 0.579},
+	Tune: {top1: 0.872, top3: 0.911, silent: 0.032, deep: 0.587},
 	Test: {top1: 0.808, top3: 0.872, silent: 0.065, deep: 0.332},
 }
 

@@ -15,7 +15,7 @@ var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver 
 	"GeForce", "Tesla ", "Quadro", "TITAN ", "torch==", "MiB / ", "torch.__version__", "torch.version.cuda",
 	"get_device_name", "GPU models and configuration", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX",
 	// GPUs and CUDA versions as users write them in prose.
-	"RTX 20", "RTX 30", "RTX 40", "RTX 50", "RTX 60", "RTX 80", "rtx 20", "rtx 30", "rtx 40", "rtx 50",
+	"RTX 20", "RTX 30", "RTX 40", "RTX 50", "RTX 60", "RTX 80", "rtx 20", "rtx 30", "rtx 40", "rtx 50", "rtx-20", "rtx-30", "rtx-40", "RTX-20", "RTX-30", "RTX-40",
 	"RTX206", "RTX207", "RTX208", "RTX306", "RTX307", "RTX308", "RTX309", "RTX406", "RTX407", "RTX408", "RTX409", "RTX507", "RTX508", "RTX509",
 	"GTX 10", "GTX 16", "GTX 95", "GTX 96", "GTX 97", "GTX 98", "GTX 75", "GTX 76", "GTX 77", "GTX 78", "GTX 66", "GTX 67", "GTX 68",
 	"GTX106", "GTX107", "GTX108", "GTX165", "GTX166", "GTX950", "GTX960", "GTX970", "GTX980",
@@ -23,7 +23,7 @@ var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver 
 	"CUDA version", "cuda version", "Cuda version", "CUDA/cuDNN", "cudatoolkit", "nvidia/cuda:", "compilation tools", "CUDA runtime version",
 	"TensorFlow version", "tensorflow-gpu", "tensorflow:", "tensorflow==",
 	"pytorch is", "pytorch0", "pytorch1", "pytorch 0", "pytorch 1", "pytorch 2", "PyTorch 0", "PyTorch 1", "PyTorch 2",
-	"torch 0.", "torch 1.", "torch 2.", "torch0.", "torch1.", "torch2."}
+	"torch 0.", "torch 1.", "torch 2.", "torch0.", "torch1.", "torch2.", "pytorch:", "cuda9.", "cuda8.", "cuda10", "cuda11", "cuda12"}
 
 // Every trigger is at least minTrigger bytes long: the pre-filter samples
 // the log with a stride of the shortest pattern's length minus three, so a

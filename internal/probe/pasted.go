@@ -34,7 +34,7 @@ var (
 	driverRE      = regexp.MustCompile(`(?i)driver version\s*:?\s*(\d{3}\.\d+(?:\.\d+)?)`)
 	smiCUDARE     = regexp.MustCompile(`(?i)\bCUDA Version:\s*(\d+)\.(\d+)`)
 	smiMemoryRE   = regexp.MustCompile(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
-	gpuNameRE     = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)\s?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
+	gpuNameRE     = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)[\s-]?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
 	gluedSeriesRE = regexp.MustCompile(`(?i)(RTX|GTX)(\d)`)
 	gpuContextRE  = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX|\bGTX|TITAN|device_name|cuda:\d`)
 	// "2xRTX 3080", "8x A100": a count glued to the name.
@@ -45,7 +45,7 @@ var (
 	// runtime version: 10.1.243", a docker image "nvidia/cuda:8.0-cudnn5",
 	// a path "/usr/local/cuda-10.2/". nvidia-smi's "CUDA Version:" is the
 	// driver's and is read by smiCUDARE instead.
-	statedCUDARE = regexp.MustCompile(`(?i)(?:\bcuda(?:[ -]?toolkit)?(?:\s*/\s*cudnn)?(?:\s+runtime)?(?:\s+version)?\s*(?:[:=]=?\s*|\s+is\s+|\s+|\s*v(?:ersion)?\s*)|\bcudatoolkit\s*(?:[:=]=?\s*|\s+)|nvidia/cuda:|/cuda-|compilation tools, release )v?(\d{1,2})\.(\d)\b`)
+	statedCUDARE = regexp.MustCompile(`(?i)(?:\bcuda(?:[ -]?toolkit)?(?:\s*/\s*cudnn)?(?:\s+runtime)?(?:\s+version)?\s*(?:[:=]=?\s*|\s+is\s+|\s+|\s*v(?:ersion)?\s*|)|\bcudatoolkit\s*(?:[:=]=?\s*|\s+)|nvidia/cuda:|/cuda-|compilation tools, release )v?(\d{1,2})\.(\d)\b`)
 	// "TensorFlow version (use command below): 1.14.0-gpu", "tensorflow-gpu==1.13.1",
 	// "tensorflow/tensorflow:1.14.0-gpu-py3", "TF 2.0".
 	tensorflowRE = regexp.MustCompile(`(?i)\btensorflow(?:[-_]gpu)?(?:\s+version)?(?:\s*\([^)]*\))?\s*(?:[:=]=?|\s+is)?\s*['"]?v?(\d)\.(\d{1,2})\b|\bTF\s?v?([12])\.(\d{1,2})\b`)
@@ -125,7 +125,7 @@ func FromText(lines []string) *Pasted {
 			for _, m := range gpuNameRE.FindAllString(l, -1) {
 				name := strings.Join(strings.Fields(m), " ")
 				// "RTX3090" is written "RTX 3090" in the capability table.
-				name = gluedSeriesRE.ReplaceAllString(name, "$1 $2")
+				name = gluedSeriesRE.ReplaceAllString(strings.Replace(name, "-", " ", 1), "$1 $2")
 				maj, min, ok := nvml.CCForName(name, "")
 				if !ok || seenGPU[name] {
 					continue

@@ -38,6 +38,7 @@ Nvidia driver version: 535.104.05`, ""},
 		{"collect_env: CUDA 11.7 build on an RTX 4090 (cuFFT has no sm_89 kernels)", "PyTorch version: 2.1.0.dev20230314\nCUDA used to build PyTorch: 11.7\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090", "no-kernel-image"},
 		{"a CUDA new enough for the GPU", "- RTX 3080\n- PyTorch 1.8.0\n  - CUDA 11.1", ""},
 		{"CUDA 9 on Turing fails in cuBLAS", "CUDA 9.0\ncuDNN 7.5 for cuda 9.0\nRTX 2080 ti", "no-kernel-image"},
+		{"a docker-style tag: pytorch:0.3.0-cuda9.0 on an RTX 2080", "pytorch:0.3.0-cuda9.0\ngpu:rtx-2080", "no-kernel-image"},
 		{"a device string is not a CUDA version", "x = x.to('cuda:1')\nGeForce GTX 1080 Ti", ""},
 		{"a file path is not a torch version", `  File "/usr/lib/python3/site-packages/torch/nn/modules/module.py", line 1130, in _call_impl`, ""},
 	}
