@@ -119,7 +119,7 @@ func TestJSONEmptyFindingsIsArray(t *testing.T) {
 
 func TestSARIFStructure(t *testing.T) {
 	var b bytes.Buffer
-	if err := SARIF(&b, sample()); err != nil {
+	if err := SARIF(&b, sample(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
