@@ -14,9 +14,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-// Version is set at build time with -ldflags "-X .../cli.Version=...".
-var Version = "0.1.0"
-
 // globals are the flags every subcommand shares.
 type globals struct {
 	format string
@@ -27,6 +24,7 @@ type globals struct {
 
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, sys Sys) int {
+	stampOnce.Do(func() { report.Producer = currentBuild().tool() })
 	g := &globals{sys: sys}
 	root := newRoot(g)
 	root.SetArgs(args)
@@ -119,7 +117,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 		return nil
 	}
 	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
-	root.SetVersionTemplate("cudadoctor {{.Version}}\n")
+	root.SetVersionTemplate(currentBuild().text())
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.format, "format", "text", "output format: "+orList(render.FormatNames()))
 	pf.StringVar(&g.color, "color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
@@ -138,6 +136,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 		newEnvCmd(g),
 		newMemoryCmd(g),
 		newLintCmd(g),
+		newVersionCmd(g),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
@@ -197,9 +196,12 @@ func (g *globals) colorOn(tty bool) bool {
 
 // emit renders a report to stdout and turns --fail-on into the exit status.
 func (g *globals) emit(rep *report.Report) error {
-	rep.Tool.Version = Version
+	rep.Tool = currentBuild().tool()
 	f, _ := render.ParseFormat(g.format)
 	opts := render.Options{Color: g.colorOn(g.sys.StdoutTTY), Width: g.sys.Width, Excerpts: g.sys.StdoutTTY}
+	if g.sys.Getwd != nil {
+		opts.Root, _ = g.sys.Getwd()
+	}
 	if err := render.Render(g.sys.Stdout, rep, f, opts); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

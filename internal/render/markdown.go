@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -32,7 +33,7 @@ func Markdown(w io.Writer, r *report.Report) error {
 	if len(r.Findings) > 1 {
 		tw.printf("\n%s\n", summaryLine(r.Findings))
 	}
-	tw.printf("\n<sub>Diagnosed by cudadoctor %s; `cudadoctor rules ID` explains a class.</sub>\n", mdEscape(r.Tool.Version))
+	tw.printf("\n<sub>Diagnosed by cudadoctor %s; `cudadoctor rules ID` explains a class.</sub>\n", mdEscape(r.Tool.Version, "`"))
 	return tw.err
 }
 
@@ -136,37 +137,46 @@ func mdCode(s string) string {
 
 // mdText escapes prose for Markdown, leaving `code spans` (which the
 // knowledge base's remedies use for commands) as they are: outside them a
-// `<module>` would vanish as an HTML tag and a `*` or `_` turn into emphasis.
+// `<module>` would vanish as an HTML tag and a `*` or `_` at the edge of a
+// word turn into emphasis. Inside a word (vectorized_gather_kernel) GFM
+// leaves underscores alone, so they stay unescaped and readable.
 func mdText(s string) string {
+	if strings.Count(s, "`")%2 == 1 {
+		// An unbalanced backtick: no code spans, escape it all.
+		return mdEscape(s, "`")
+	}
 	var b strings.Builder
-	inCode := false
-	for _, r := range s {
-		if r == '`' {
-			inCode = !inCode
-			b.WriteRune(r)
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 {
+			b.WriteString("`" + part + "`")
 			continue
 		}
-		if !inCode && strings.ContainsRune(`\*_<>[]#|~`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	if inCode {
-		// An unbalanced backtick: escape the whole text instead.
-		return mdEscape(s)
+		b.WriteString(mdEscape(part, ""))
 	}
 	return b.String()
 }
 
-func mdEscape(s string) string {
+// mdEscape backslash-escapes Markdown's active characters (and extra).
+func mdEscape(s, extra string) string {
+	rs := []rune(s)
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_<>[]#|~", r) {
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '*':
+			inWord := i > 0 && i < len(rs)-1 && isWordRune(rs[i-1]) && isWordRune(rs[i+1])
+			if !inWord {
+				b.WriteByte('\\')
+			}
+		case strings.ContainsRune(`\<>[]#|~`+extra, r):
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func longestRun(s string, c byte) int {
