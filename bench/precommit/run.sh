@@ -64,7 +64,7 @@ YAML
 	printf 'import torch\n\nx = torch.ones(3, device="cuda")\nprint(x.sum().item())\n' >"$repo/clean.py"
 	(
 		cd "$repo"
-		pre-commit install -q >/dev/null
+		pre-commit install >/dev/null
 		git add .pre-commit-config.yaml clean.py
 		git commit -qm clean >"$work/$id-clean.out" 2>&1 || { cat "$work/$id-clean.out" >&2; fail "$id: a clean file was refused"; }
 		git add copy_then_read.py
