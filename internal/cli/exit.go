@@ -14,8 +14,12 @@ const (
 	ExitFailure  = 3 // the tool itself failed: unreadable input, bad config
 )
 
-// UsageError marks a mistake in the command line.
-type UsageError struct{ Err error }
+// UsageError marks a mistake in the command line. Hint, when set, replaces
+// the line pointing at the command's --help.
+type UsageError struct {
+	Err  error
+	Hint string
+}
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }

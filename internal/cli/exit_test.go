@@ -81,8 +81,11 @@ func TestFailOn(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	code, stdout, _ := runCLI(t, "", "--version")
-	if code != 0 || !strings.Contains(stdout, "cudadoctor "+Version) {
-		t.Errorf("exit %d, stdout %q", code, stdout)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		code, stdout, _ := runCLI(t, "", args...)
+		lines := strings.Split(stdout, "\n")
+		if code != 0 || lines[0] != "cudadoctor "+Version || !strings.Contains(stdout, "\ncommit:  ") || !strings.Contains(stdout, "\ngo:      go1.") {
+			t.Errorf("%v: exit %d, stdout %q", args, code, stdout)
+		}
 	}
 }

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,9 +13,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/render"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
-
-// Version is set at build time with -ldflags "-X .../cli.Version=...".
-var Version = "0.1.0"
 
 // globals are the flags every subcommand shares.
 type globals struct {
@@ -26,29 +24,36 @@ type globals struct {
 
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, sys Sys) int {
+	stampOnce.Do(func() { report.Producer = currentBuild().tool() })
 	g := &globals{sys: sys}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(sys.Stdin)
 	root.SetOut(sys.Stdout)
 	root.SetErr(sys.Stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !silent(err) {
 		fmt.Fprintf(sys.Stderr, "cudadoctor: %s\n", oneLine(err.Error()))
 		var usage *UsageError
-		if asUsage(err, &usage) {
-			fmt.Fprintf(sys.Stderr, "Run 'cudadoctor --help' for usage.\n")
+		if errors.As(err, &usage) {
+			fmt.Fprintln(sys.Stderr, usageHint(cmd, usage))
 		}
 	}
 	return exitCode(err)
 }
 
-func asUsage(err error, target **UsageError) bool {
-	u, ok := err.(*UsageError)
-	if ok {
-		*target = u
+// usageHint is the one line that follows a usage error: the error's own
+// hint, else the help of the command that was being run (an unknown flag of
+// `explain` points at `cudadoctor explain --help`, not the root's).
+func usageHint(cmd *cobra.Command, u *UsageError) string {
+	if u.Hint != "" {
+		return u.Hint
 	}
-	return ok
+	path := "cudadoctor"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	return fmt.Sprintf("Run '%s --help' for usage.", path)
 }
 
 // oneLine keeps error output to a single line, whatever the error holds.
@@ -75,7 +80,8 @@ cause, the evidence, the line of your code it comes from, and concrete fixes.
   cudadoctor memory snapshot.pickle     explain GPU memory use and out-of-memory failures
   cudadoctor rules [ID]                 document every failure class, lint rule and check
 
-Output: text on a terminal, --format json for scripts, --format sarif for code scanning.
+Output: text on a terminal, --format json for scripts, --format sarif for code scanning,
+--format github for workflow annotations, --format markdown to paste into an issue.
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 2 usage error, 3 cudadoctor itself failed (unreadable input, bad config).`,
 		Version:       Version,
@@ -100,17 +106,29 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 	// usage errors (exit 2) rather than generic failures.
 	root.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageErrorf("unknown command %q; 'cudadoctor --help' lists the commands", args[0])
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name())
+				}
+			}
+			return usageErrorf("unknown command %q%s", args[0], didYouMean(suggest(args[0], names, 3)))
 		}
 		return nil
 	}
 	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
-	root.SetVersionTemplate("cudadoctor {{.Version}}\n")
+	root.SetVersionTemplate(currentBuild().text())
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.format, "format", "text", "output format: text, json or sarif")
+	pf.StringVar(&g.format, "format", "text", "output format: "+orList(render.FormatNames()))
 	pf.StringVar(&g.color, "color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
-	pf.StringVar(&g.failOn, "fail-on", "error", "exit 1 when a finding has this severity or higher: error, warning, info or never")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &UsageError{Err: err} })
+	_ = root.RegisterFlagCompletionFunc("format", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if cmd.Name() == "rules" {
+			return rulesFormats, cobra.ShellCompDirectiveNoFileComp
+		}
+		return render.FormatNames(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.AddCommand(
 		newExplainCmd(g),
 		newRulesCmd(g),
@@ -118,12 +136,24 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 		newEnvCmd(g),
 		newMemoryCmd(g),
 		newLintCmd(g),
+		newVersionCmd(g),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
+		if failOnCommands[c.Name()] {
+			c.Flags().StringVar(&g.failOn, "fail-on", "error", "exit 1 when a finding has this severity or higher: "+orList(failOnValues))
+			_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(failOnValues, cobra.ShellCompDirectiveNoFileComp))
+		}
 	}
 	return root
 }
+
+// failOnCommands are the commands whose findings decide the exit status.
+// `run` exits with its child's status whatever it diagnoses, and `rules`
+// reports nothing, so neither offers --fail-on.
+var failOnCommands = map[string]bool{"explain": true, "lint": true, "env": true, "memory": true}
+
+var failOnValues = []string{"error", "warning", "info", "never"}
 
 // wrapArgs turns cobra's argument-validation errors into usage errors.
 func wrapArgs(c *cobra.Command) {
@@ -143,7 +173,11 @@ func parseFailOn(s string) (report.Severity, error) {
 	if s == "never" {
 		return report.SeverityNone, nil
 	}
-	return report.ParseSeverity(s)
+	sev, err := report.ParseSeverity(s)
+	if err != nil || sev == report.SeverityNone {
+		return 0, fmt.Errorf("unknown --fail-on %q (want %s)", s, orList(failOnValues))
+	}
+	return sev, nil
 }
 
 // colorOn decides colour for a stream: --color wins, then NO_COLOR, then TTY.
@@ -162,9 +196,12 @@ func (g *globals) colorOn(tty bool) bool {
 
 // emit renders a report to stdout and turns --fail-on into the exit status.
 func (g *globals) emit(rep *report.Report) error {
-	rep.Tool.Version = Version
+	rep.Tool = currentBuild().tool()
 	f, _ := render.ParseFormat(g.format)
 	opts := render.Options{Color: g.colorOn(g.sys.StdoutTTY), Width: g.sys.Width, Excerpts: g.sys.StdoutTTY}
+	if g.sys.Getwd != nil {
+		opts.Root, _ = g.sys.Getwd()
+	}
 	if err := render.Render(g.sys.Stdout, rep, f, opts); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

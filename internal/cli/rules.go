@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,29 +41,66 @@ func newRulesCmd(g *globals) *cobra.Command {
 With an ID (a class such as oom, a lint code such as CD101, a probe such as
 env/driver-version), print its full documentation.`,
 		Args: cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			rules, err := allRules()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveError
+			}
+			var ids []string
+			for _, r := range rules {
+				if strings.HasPrefix(strings.ToLower(r.ID), strings.ToLower(toComplete)) {
+					ids = append(ids, r.ID+"\t"+r.Title)
+				}
+			}
+			return ids, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(rulesFormats, g.format) {
+				return usageErrorf("rules has no --format %s: it prints %s", g.format, orList(rulesFormats))
+			}
 			rules, err := allRules()
 			if err != nil {
 				return err
 			}
-			if markdown {
-				_, err := io.WriteString(g.sys.Stdout, rulesMarkdown(rules))
-				return err
-			}
 			if len(args) == 0 {
+				if markdown || g.format == "markdown" {
+					_, err := io.WriteString(g.sys.Stdout, rulesMarkdown(rules))
+					return err
+				}
 				return listRules(g, rules)
 			}
 			for _, r := range rules {
 				if strings.EqualFold(r.ID, args[0]) || (r.Name != "" && r.Name == args[0]) {
+					if markdown || g.format == "markdown" {
+						_, err := io.WriteString(g.sys.Stdout, ruleMarkdown(r, "#"))
+						return err
+					}
 					return showRule(g, r)
 				}
 			}
-			return usageErrorf("no rule %q; 'cudadoctor rules' lists them", args[0])
+			var names []string
+			for _, r := range rules {
+				names = append(names, r.ID)
+				if r.Name != "" && r.Name != r.ID {
+					names = append(names, r.Name)
+				}
+			}
+			return &UsageError{
+				Err:  fmt.Errorf("no rule %q%s", args[0], didYouMean(suggest(args[0], names, 5))),
+				Hint: "Run 'cudadoctor rules' to list them.",
+			}
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print every rule's documentation as one Markdown page (docs/rules.md)")
 	return cmd
 }
+
+// rulesFormats are the --format values `rules` prints: documentation has
+// no source line to annotate, so sarif and github mean nothing here.
+var rulesFormats = []string{"text", "json", "markdown"}
 
 func listRules(g *globals, rules []report.RuleInfo) error {
 	if g.format == "json" {

@@ -19,23 +19,31 @@ func rulesMarkdown(rules []report.RuleInfo) string {
 			kind = r.Kind
 			fmt.Fprintf(&b, "\n## %s\n", kindTitle(kind))
 		}
-		fmt.Fprintf(&b, "\n### `%s`: %s\n\n", r.ID, r.Title)
-		if r.Name != "" && r.Name != r.ID {
-			fmt.Fprintf(&b, "Name: `%s`. ", r.Name)
+		b.WriteString("\n" + ruleMarkdown(r, "###"))
+	}
+	return b.String()
+}
+
+// ruleMarkdown is one rule's documentation under a heading of the given
+// level: a section of docs/rules.md, or `rules ID --format markdown`.
+func ruleMarkdown(r report.RuleInfo, heading string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s `%s`: %s\n\n", heading, r.ID, r.Title)
+	if r.Name != "" && r.Name != r.ID {
+		fmt.Fprintf(&b, "Name: `%s`. ", r.Name)
+	}
+	fmt.Fprintf(&b, "Severity: %s.\n\n%s\n", r.Severity, strings.TrimSpace(r.Summary))
+	for _, s := range r.Sections {
+		body := strings.TrimSpace(s.Body)
+		if s.Title == "Example" {
+			body = "```\n" + body + "\n```"
 		}
-		fmt.Fprintf(&b, "Severity: %s.\n\n%s\n", r.Severity, strings.TrimSpace(r.Summary))
-		for _, s := range r.Sections {
-			body := strings.TrimSpace(s.Body)
-			if s.Title == "Example" {
-				body = "```\n" + body + "\n```"
-			}
-			fmt.Fprintf(&b, "\n**%s**\n\n%s\n", s.Title, body)
-		}
-		if len(r.References) > 0 {
-			b.WriteString("\n**References**\n\n")
-			for _, ref := range r.References {
-				fmt.Fprintf(&b, "- %s\n", ref)
-			}
+		fmt.Fprintf(&b, "\n**%s**\n\n%s\n", s.Title, body)
+	}
+	if len(r.References) > 0 {
+		b.WriteString("\n**References**\n\n")
+		for _, ref := range r.References {
+			fmt.Fprintf(&b, "- %s\n", ref)
 		}
 	}
 	return b.String()

@@ -24,11 +24,14 @@ type Sys struct {
 	// Width is the terminal width of stdout (0 when unknown).
 	Width int
 	Now   func() time.Time
+	// Getwd is the working directory: SARIF and GitHub annotations give
+	// paths relative to it (nil: paths are kept as they are).
+	Getwd func() (string, error)
 }
 
 // System returns the real process's streams and environment.
 func System() Sys {
-	s := Sys{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now}
+	s := Sys{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now, Getwd: os.Getwd}
 	s.StdoutTTY = term.IsTerminal(int(os.Stdout.Fd()))
 	s.StderrTTY = term.IsTerminal(int(os.Stderr.Fd()))
 	if s.StdoutTTY {

@@ -1,10 +1,13 @@
-// Package render turns a report.Report into text, JSON or SARIF. Every
-// renderer is a pure function of its inputs: it writes to w and reads nothing.
+// Package render turns a report.Report into text, JSON, SARIF, GitHub
+// workflow annotations or Markdown. Every renderer is a pure function of its
+// inputs: it writes to w and reads nothing.
 package render
 
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -16,15 +19,33 @@ const (
 	FormatText  Format = "text"
 	FormatJSON  Format = "json"
 	FormatSARIF Format = "sarif"
+	// FormatGitHub is GitHub Actions workflow commands (::error file=...::),
+	// which the runner turns into annotations on the source line.
+	FormatGitHub Format = "github"
+	// FormatMarkdown is a diagnosis to paste into an issue or a PR comment.
+	FormatMarkdown Format = "markdown"
 )
+
+var formats = []Format{FormatText, FormatJSON, FormatSARIF, FormatGitHub, FormatMarkdown}
+
+// FormatNames lists the --format values, for help texts and completions.
+func FormatNames() []string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	return names
+}
 
 // ParseFormat validates a --format value.
 func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case FormatText, FormatJSON, FormatSARIF:
-		return Format(s), nil
+	for _, f := range formats {
+		if Format(s) == f {
+			return f, nil
+		}
 	}
-	return "", fmt.Errorf("unknown format %q (want text, json or sarif)", s)
+	names := FormatNames()
+	return "", fmt.Errorf("unknown format %q (want %s or %s)", s, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // Options tune the renderers; the zero value is plain text without colour.
@@ -35,6 +56,11 @@ type Options struct {
 	Width int
 	// Excerpts shows the source line under each lint finding (on a terminal).
 	Excerpts bool
+	// Root is the directory paths are made relative to in SARIF and GitHub
+	// annotations (the checkout in CI), so that a traceback's absolute
+	// /home/runner/work/repo/repo/train.py lands on train.py. Empty: paths
+	// are kept as they are.
+	Root string
 }
 
 // Render writes r in the given format.
@@ -43,8 +69,34 @@ func Render(w io.Writer, r *report.Report, f Format, opts Options) error {
 	case FormatJSON:
 		return JSON(w, r)
 	case FormatSARIF:
-		return SARIF(w, r)
+		return SARIF(w, r, opts)
+	case FormatGitHub:
+		return GitHub(w, r, opts)
+	case FormatMarkdown:
+		return Markdown(w, r)
 	default:
 		return Text(w, r, opts)
 	}
+}
+
+// primaryLocation is where a user acts on a finding: the origin frame when
+// it is known, else where the evidence was seen.
+func primaryLocation(f *report.Finding) *report.Location {
+	if f.Origin != nil && f.Origin.Path != "" && f.Origin.Line > 0 {
+		return f.Origin
+	}
+	return f.Location
+}
+
+// relPath makes an absolute path under root relative to it, with forward
+// slashes; any other path is returned unchanged.
+func relPath(root, p string) string {
+	if root == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }

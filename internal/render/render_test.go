@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,7 +120,7 @@ func TestJSONEmptyFindingsIsArray(t *testing.T) {
 
 func TestSARIFStructure(t *testing.T) {
 	var b bytes.Buffer
-	if err := SARIF(&b, sample()); err != nil {
+	if err := SARIF(&b, sample(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -178,5 +179,98 @@ func TestSARIFStructure(t *testing.T) {
 	}
 	if len(res.RelatedLocations) != 2 {
 		t.Errorf("want 2 related locations, got %d", len(res.RelatedLocations))
+	}
+}
+
+func TestGitHubGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := GitHub(&b, sample(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.github", b.Bytes())
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, sample()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.md", b.Bytes())
+}
+
+// TestGitHubAnnotationPlacement: the annotation sits on the origin when it is
+// known, else on the evidence; absolute paths under the checkout become
+// relative; the characters that end a workflow command are escaped.
+func TestGitHubAnnotationPlacement(t *testing.T) {
+	r := report.New("explain", "0.1.0")
+	r.Findings = []report.Finding{
+		{Rule: "oom", Severity: report.Error, Message: "100% of 80 GiB used,\nthen: more",
+			Location: &report.Location{Path: "train.log", Line: 7},
+			Origin:   &report.Location{Path: "/home/runner/work/app/app/src/train.py", Line: 13}},
+		{Rule: "illegal-address", Severity: report.Warning, Message: "async",
+			Location: &report.Location{Path: "train.log", Line: 20},
+			Reported: &report.Location{Path: "/elsewhere/model.py", Line: 3}},
+		{Rule: "env/driver-version", Severity: report.Info, Message: "old driver"},
+		{Rule: "CD101", Severity: report.Warning, Message: "lint", Location: &report.Location{Path: "a,b:c.py", Line: 2, Column: 5}},
+	}
+	var b bytes.Buffer
+	if err := GitHub(&b, r, Options{Root: "/home/runner/work/app/app"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"::error file=src/train.py,line=13,title=cudadoctor oom::100%25 of 80 GiB used,%0Athen: more%0ASeen at train.log:7.",
+		"::warning file=train.log,line=20,title=cudadoctor illegal-address::async%0AThe traceback pointed at /elsewhere/model.py:3 (reported asynchronously).",
+		"::notice title=cudadoctor env/driver-version::old driver",
+		"::warning file=a%2Cb%3Ac.py,line=2,col=5,title=cudadoctor CD101::lint",
+	}
+	if d := cmp.Diff(strings.Join(want, "\n")+"\n", b.String()); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"in <module>":                        `in \<module\>`,
+		"vectorized_gather_kernel failed":    "vectorized_gather_kernel failed",
+		"_private and *args":                 `\_private and \*args`,
+		"run `CUDA_LAUNCH_BLOCKING=1 <cmd>`": "run `CUDA_LAUNCH_BLOCKING=1 <cmd>`",
+		"odd ` tick <x>":                     "odd \\` tick \\<x\\>",
+		"a | b":                              `a \| b`,
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := mdCode("a `b` c"); got != "``a `b` c``" {
+		t.Errorf("mdCode = %q", got)
+	}
+}
+
+// TestSARIFPointsAtTheOrigin: code scanning places a result at its first
+// location, so that is the origin in the user's source; the log line the
+// evidence came from is a related location.
+func TestSARIFPointsAtTheOrigin(t *testing.T) {
+	r := sample()
+	r.Findings[0].Origin.Path = "/repo/src/train.py"
+	var b bytes.Buffer
+	if err := SARIF(&b, r, Options{Root: "/repo"}); err != nil {
+		t.Fatal(err)
+	}
+	var log sarifLog
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	res := log.Runs[0].Results[0]
+	loc := res.Locations[0].PhysicalLocation
+	if loc.ArtifactLocation.URI != "src/train.py" || loc.Region.StartLine != 4 {
+		t.Errorf("primary location %+v, want src/train.py:4", loc)
+	}
+	var related []string
+	for _, l := range res.RelatedLocations {
+		related = append(related, l.PhysicalLocation.ArtifactLocation.URI+":"+strconv.Itoa(l.PhysicalLocation.Region.StartLine)+" "+l.Message.Text)
+	}
+	want := []string{"train.py:5 reported here (asynchronously)", "train.log:912 seen here"}
+	if d := cmp.Diff(want, related); d != "" {
+		t.Error(d)
 	}
 }

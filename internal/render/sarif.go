@@ -98,11 +98,11 @@ func sarifLevel(s report.Severity) string {
 	}
 }
 
-func sarifLoc(l *report.Location, msg string, id *int) *sarifLocation {
+func sarifLoc(l *report.Location, msg string, id *int, root string) *sarifLocation {
 	if l == nil || l.Path == "" {
 		return nil
 	}
-	loc := &sarifLocation{ID: id, PhysicalLocation: &sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(l.Path)}}}
+	loc := &sarifLocation{ID: id, PhysicalLocation: &sarifPhysical{ArtifactLocation: sarifArtifact{URI: toURI(relPath(root, l.Path))}}}
 	if l.Line > 0 {
 		loc.PhysicalLocation.Region = &sarifRegion{StartLine: l.Line, StartColumn: l.Column, EndLine: l.EndLine}
 	}
@@ -137,8 +137,10 @@ func docText(ri report.RuleInfo) (string, string) {
 	return text.String(), md.String()
 }
 
-// SARIF writes a SARIF 2.1.0 log with one run.
-func SARIF(w io.Writer, r *report.Report) error {
+// SARIF writes a SARIF 2.1.0 log with one run. A finding's location is its
+// origin in the user's source when known (so code scanning places it on
+// the line), with the log line kept as a related location.
+func SARIF(w io.Writer, r *report.Report, opts Options) error {
 	driver := sarifDriver{Name: r.Tool.Name, Version: r.Tool.Version, Rules: []sarifRule{}}
 	index := map[string]int{}
 	for _, ri := range r.Rules {
@@ -162,13 +164,8 @@ func SARIF(w io.Writer, r *report.Report) error {
 			i := i
 			res.RuleIndex = &i
 		}
-		// The primary location is where the user acts: the origin frame when
-		// known, else where the evidence was seen.
-		primary := f.Location
-		if f.Origin != nil && f.Origin.Path != "" && f.Origin.Line > 0 {
-			primary = f.Origin
-		}
-		if l := sarifLoc(primary, "", nil); l != nil {
+		primary := primaryLocation(&f)
+		if l := sarifLoc(primary, "", nil, opts.Root); l != nil {
 			res.Locations = append(res.Locations, *l)
 		}
 		id := 0
@@ -181,7 +178,7 @@ func SARIF(w io.Writer, r *report.Report) error {
 			}
 			id++
 			n := id
-			if l := sarifLoc(extra.l, extra.msg, &n); l != nil {
+			if l := sarifLoc(extra.l, extra.msg, &n, opts.Root); l != nil {
 				res.RelatedLocations = append(res.RelatedLocations, *l)
 			}
 		}

@@ -174,11 +174,17 @@ type DocSection struct {
 	Body  string `json:"body"`
 }
 
-// Tool names the producer.
+// Tool names the producer. Commit is the source revision the binary was
+// built from, when it was stamped in.
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
 }
+
+// Producer is the tool every new report names. The command line sets it
+// once, from the build stamp, before any report is made.
+var Producer = Tool{Name: "cudadoctor"}
 
 // Report is what every subcommand produces and every renderer consumes.
 type Report struct {
@@ -225,7 +231,11 @@ type RerunInfo struct {
 
 // New returns an empty report for a command.
 func New(command, version string) *Report {
-	return &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "cudadoctor", Version: version}, Command: command, Findings: []Finding{}}
+	tool := Producer
+	if version != "" {
+		tool.Version = version
+	}
+	return &Report{SchemaVersion: SchemaVersion, Tool: tool, Command: command, Findings: []Finding{}}
 }
 
 // MaxSeverity is the highest severity among the findings (SeverityNone if none).
