@@ -3,8 +3,6 @@ package rules
 import (
 	"fmt"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -76,7 +74,7 @@ func checkCD101(p *pylint.Pass) {
 }
 
 // hostRead classifies an expression node whose value is read on the host.
-func hostRead(f *pylint.File, n *sitter.Node) (*sitter.Node, string) {
+func hostRead(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 	p := n.Parent()
 	if p == nil {
 		return nil, ""

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -102,7 +100,7 @@ func checkCD104(p *pylint.Pass) {
 
 // inExceptFallback: code in an `except ImportError`/`AttributeError`
 // handler only runs on old PyTorch, where the old name is the right one.
-func inExceptFallback(f *pylint.File, n *sitter.Node) bool {
+func inExceptFallback(f *pylint.File, n *pylint.Node) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "except_clause":

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -83,7 +81,7 @@ func checkCD105(p *pylint.Pass) {
 }
 
 // bceTarget is what an nn.BCELoss() is stored in: `crit` or `self.crit`.
-func bceTarget(f *pylint.File, ctor *sitter.Node) string {
+func bceTarget(f *pylint.File, ctor *pylint.Node) string {
 	p := ctor.Parent()
 	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("right"), ctor) {
 		return ""
@@ -97,7 +95,7 @@ func bceTarget(f *pylint.File, ctor *sitter.Node) string {
 
 // notProbabilities names why an argument is evidently not in [0, 1], or "".
 // Unknown values are given the benefit of the doubt.
-func notProbabilities(f *pylint.File, arg *sitter.Node) string {
+func notProbabilities(f *pylint.File, arg *pylint.Node) string {
 	arg = unparen(arg)
 	t := strings.ToLower(f.Text(arg))
 	if probLike(t) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -43,7 +41,7 @@ var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "e
 
 func checkCD106(p *pylint.Pass) {
 	f := p.File
-	var convs []*sitter.Node
+	var convs []*pylint.Node
 	convs = append(convs, f.CallsAt(".half(", 0, len(f.Src))...)
 	for _, needle := range []string{"float16", "torch.half"} {
 		for _, off := range f.Find(needle, 0, len(f.Src)) {
@@ -97,7 +95,7 @@ func checkCD106(p *pylint.Pass) {
 
 // overflowUse follows a float16 value up through parentheses and powers to
 // the first overflow-prone reduction applied to it.
-func overflowUse(f *pylint.File, n *sitter.Node) (*sitter.Node, string) {
+func overflowUse(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 	cur := n
 	for {
 		p := cur.Parent()

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -50,7 +48,7 @@ func checkCD108(p *pylint.Pass) {
 	if !bytes.Contains(f.Src, []byte("cuda")) {
 		return
 	}
-	var clocks []*sitter.Node
+	var clocks []*pylint.Node
 	for _, needle := range []string{"time.time(", "perf_counter(", "time.monotonic("} {
 		for _, c := range f.CallsAt(needle, 0, len(f.Src)) {
 			if len(pylint.PositionalArgs(c)) == 0 {
@@ -75,8 +73,8 @@ func checkCD108(p *pylint.Pass) {
 
 // clockStart finds the clock read that end is measured against: in
 // `end_call - t0` or `t1 = end_call; ...; t1 - t0`, the read assigned to t0.
-func clockStart(f *pylint.File, end *sitter.Node) *sitter.Node {
-	var start *sitter.Node
+func clockStart(f *pylint.File, end *pylint.Node) *pylint.Node {
+	var start *pylint.Node
 	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
 		start = unparen(p.ChildByFieldName("right"))
 	} else if name := assignedName(end); name != nil {
