@@ -13,6 +13,8 @@ import (
 type Model struct {
 	f       *File
 	aliases map[string]string // local name -> qualified name
+	// syncNames are names bound to a bound method that waits for the GPU.
+	syncNames map[string]bool
 	// Funcs are the file's functions and methods by name; a name defined
 	// twice keeps the summary that is true of either (a sync anywhere).
 	Funcs map[string]*FuncSummary
@@ -48,7 +50,7 @@ var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cp
 	"elapsed_time": true, "wait": true, "all_reduce": true, "barrier": true}
 
 func buildModel(f *File) *Model {
-	m := &Model{f: f, aliases: map[string]string{}, Funcs: map[string]*FuncSummary{}}
+	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, Funcs: map[string]*FuncSummary{}}
 	t := f.Tree
 	var defs, assigns []*Node
 	for i := range t.nodes {
@@ -85,6 +87,10 @@ func buildModel(f *File) *Model {
 	// time.perf_counter), when the right side resolves through an import.
 	for _, a := range assigns {
 		l, r := a.ChildByFieldName("left"), a.ChildByFieldName("right")
+		// sync = getattr(torch, device).synchronize: calling sync() waits.
+		if l != nil && r != nil && l.Type() == "identifier" && r.Type() == "attribute" && SyncCalls[f.Text(r.ChildByFieldName("attribute"))] {
+			m.syncNames[f.Text(l)] = true
+		}
 		if l == nil || r == nil || l.Type() != "identifier" || (r.Type() != "attribute" && r.Type() != "identifier") {
 			continue
 		}
@@ -263,6 +269,23 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 		}
 	}
 	return nil
+}
+
+// CallSyncs reports whether a call waits for the GPU: a synchronising
+// method (.item(), .synchronize(), ...), a name bound to one, or a function
+// of this file whose summary synchronises.
+func (m *Model) CallSyncs(call *Node) bool {
+	fn := call.ChildByFieldName("function")
+	if fn == nil {
+		return false
+	}
+	if s := m.Summary(call); s != nil {
+		return s.Syncs
+	}
+	if fn.Type() == "identifier" {
+		return m.syncNames[m.f.Text(fn)]
+	}
+	return fn.Type() == "attribute" && SyncCalls[m.f.Text(fn.ChildByFieldName("attribute"))]
 }
 
 // Calls lists the call nodes inside [start, end) in source order.

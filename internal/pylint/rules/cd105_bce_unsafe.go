@@ -48,7 +48,7 @@ func checkCD105(p *pylint.Pass) {
 			continue
 		}
 		if why := notProbabilities(f, args[0]); why != "" {
-			p.Report(call, fmt.Sprintf("binary_cross_entropy on %s, which are not probabilities: values outside [0, 1] trip a device-side assert", why),
+			p.Report(call, fmt.Sprintf("binary_cross_entropy on %s, not probabilities: values outside [0, 1] trip a device-side assert", why),
 				"use F.binary_cross_entropy_with_logits on the logits (or apply torch.sigmoid first)")
 		}
 	}
@@ -103,7 +103,7 @@ func notProbabilities(f *pylint.File, arg *pylint.Node) string {
 	}
 	if arg.Type() != "identifier" {
 		if strings.Contains(t, "logit") {
-			return f.Text(arg)
+			return f.Text(arg) + ", raw logits"
 		}
 		return ""
 	}
@@ -115,11 +115,11 @@ func notProbabilities(f *pylint.File, arg *pylint.Node) string {
 			return ""
 		}
 		if strings.Contains(rt, "randn") || strings.Contains(rt, "logit") {
-			return "values of " + name + " (unbounded)"
+			return name + ", which holds unbounded values"
 		}
 	}
 	if strings.Contains(strings.ToLower(name), "logit") {
-		return "logits " + name
+		return name + ", raw logits"
 	}
 	return ""
 }

@@ -116,14 +116,14 @@ func overflowUse(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 			}
 			return nil, ""
 		case "attribute":
-			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] {
+			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] && !wideDtype(f, call) {
 				return call, "." + m + "()"
 			}
 			return nil, ""
 		case "argument_list":
 			call := p.Parent()
 			callee := f.Callee(call)
-			if (strings.HasPrefix(callee, "torch.") || strings.HasPrefix(callee, "F.")) && overflowMethods[pylint.LastName(callee)] {
+			if (strings.HasPrefix(callee, "torch.") || strings.HasPrefix(callee, "F.")) && overflowMethods[pylint.LastName(callee)] && !wideDtype(f, call) {
 				return call, callee + "()"
 			}
 			return nil, ""
@@ -138,4 +138,15 @@ func shorten(s string) string {
 		return s[:37] + "..."
 	}
 	return s
+}
+
+// wideDtype: the reduction accumulates in a wider type (sum(dtype=torch.float32)),
+// which is CD106's own fix.
+func wideDtype(f *pylint.File, call *pylint.Node) bool {
+	d := f.Keyword(call, "dtype")
+	if d == nil {
+		return false
+	}
+	t := f.Compact(d)
+	return strings.Contains(t, "float32") || strings.Contains(t, "float64") || strings.HasSuffix(t, ".float") || strings.HasSuffix(t, ".double")
 }

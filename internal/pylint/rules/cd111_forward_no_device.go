@@ -100,11 +100,13 @@ func scalarLiteral(f *pylint.File, call *pylint.Node) bool {
 	if len(args) == 0 {
 		return true
 	}
+	// Only a list or tuple literal is evidently more than one number: a
+	// name or an expression is usually a Python scalar.
 	switch unparen(args[0]).Type() {
-	case "integer", "float", "true", "false", "unary_operator":
-		return true
+	case "list", "tuple", "list_comprehension":
+		return false
 	}
-	return false
+	return true
 }
 
 // moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
@@ -137,14 +139,6 @@ func combinedUse(f *pylint.File, n *pylint.Node) *pylint.Node {
 			}
 			return p
 		}
-	case "comparison_operator":
-		for i := 0; i < int(p.NamedChildCount()); i++ {
-			switch c := unparen(p.NamedChild(i)); c.Type() {
-			case "none", "integer", "float", "true", "false", "string":
-				return nil
-			}
-		}
-		return p
 	case "argument_list", "list", "tuple":
 		call := pylint.Ancestor(cur, "call")
 		if call == nil {
