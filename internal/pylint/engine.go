@@ -219,6 +219,7 @@ func (l *Linter) lintOne(ctx context.Context, parser *sitter.Parser, s Source) (
 	}
 	diags = dedupe(diags)
 	diags = applySuppressions(f, sups, diags, func(code string) bool { return l.enabled(s.Path, code) })
+	diags = applyNoqa(f, parseNoqa(s.Src), diags)
 	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, toFinding(f, d))
