@@ -33,7 +33,7 @@ type noqa struct {
 // parseNoqa finds noqa comments by text; codes of other tools are kept
 // and simply never match.
 func parseNoqa(src []byte) map[int]noqa {
-	if !bytes.Contains(bytes.ToLower(src), []byte("noqa")) {
+	if !bytes.Contains(src, []byte("noqa")) && !bytes.Contains(src, []byte("NOQA")) && !bytes.Contains(src, []byte("NoQA")) {
 		return nil
 	}
 	out := map[int]noqa{}

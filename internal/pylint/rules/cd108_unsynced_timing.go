@@ -14,7 +14,9 @@ var CD108 = &pylint.Rule{
 	Code:     "CD108",
 	Name:     "unsynchronized-timing",
 	Severity: report.Warning,
-	Anchors:  []string{"time(", "perf_counter", "monotonic"},
+	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time"},
+	// Without CUDA in the file there is nothing asynchronous to time.
+	AlsoAnchors: []string{"cuda"},
 	Doc: pylint.Doc{
 		Title:   "GPU work timed with a host clock and no synchronisation",
 		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read.",
