@@ -17,12 +17,14 @@ unsynchronised non_blocking copies, CUDA in forked workers, deprecated AMP APIs,
 float16 overflow, losses that keep their graphs, host syncs in graph capture...
 'cudadoctor rules CD101' explains a rule. Configure with [tool.cudadoctor] in
 pyproject.toml (select, ignore, per-file-ignores, exclude); silence one line with
-'# cudadoctor: ignore[CD101] reason'.`,
+'# cudadoctor: ignore[CD101] reason' or ruff's '# noqa: CD101'. 'lint -' reads
+standard input.`,
 		Example: `  cudadoctor lint train.py
   cudadoctor lint src/ --format sarif > lint.sarif
-  cudadoctor lint --fail-on warning .`,
+  cudadoctor lint --fail-on warning .
+  git show HEAD:train.py | cudadoctor lint -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := lintcmd.Run(cmd.Context(), lintcmd.Options{Paths: args, ConfigPath: config})
+			rep, err := lintcmd.Run(cmd.Context(), lintcmd.Options{Paths: args, ConfigPath: config, Stdin: cmd.InOrStdin()})
 			if err != nil {
 				return err
 			}

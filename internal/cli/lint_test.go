@@ -98,7 +98,7 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 
 // TestLintEndToEnd runs `cudadoctor lint` on each testdata/lint/*.txtar:
 // the "args" file is the command line (run in a directory holding the
-// other files), "exit" the expected status, "stdout"/"stderr" the golden
+// other files; "stdin" is standard input), "exit" the expected status, "stdout"/"stderr" the golden
 // output. JSON output must parse; SARIF output must validate against the
 // OASIS SARIF 2.1.0 schema.
 func TestLintEndToEnd(t *testing.T) {
@@ -131,7 +131,8 @@ func TestLintEndToEnd(t *testing.T) {
 			wantExit, _ := a.get("exit")
 			t.Chdir(dir)
 			var stdout, stderr bytes.Buffer
-			sys := Sys{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+			stdin, _ := a.get("stdin")
+			sys := Sys{Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
 			code := Main(context.Background(), strings.Fields(args), sys)
 			if want, _ := strconv.Atoi(strings.TrimSpace(wantExit)); code != want {
 				t.Errorf("exit %d, want %d; stderr: %s", code, want, stderr.String())

@@ -79,6 +79,42 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
+var configKeys = map[string]bool{"select": true, "ignore": true, "per-file-ignores": true, "exclude": true}
+
+// CheckCodes refuses a selector in select, ignore or per-file-ignores that
+// matches no known rule code (CD199, or a typo of one).
+func (c *Config) CheckCodes(known []string) error {
+	check := func(where, sel string) error {
+		if sel == "ALL" {
+			return nil
+		}
+		for _, k := range known {
+			if strings.HasPrefix(k, sel) {
+				return nil
+			}
+		}
+		return fmt.Errorf("[tool.cudadoctor] %s: %q matches no rule code (see cudadoctor rules)", where, sel)
+	}
+	for _, sel := range c.Select {
+		if err := check("select", sel); err != nil {
+			return err
+		}
+	}
+	for _, sel := range c.Ignore {
+		if err := check("ignore", sel); err != nil {
+			return err
+		}
+	}
+	for _, pf := range c.perFile {
+		for _, sel := range pf.codes {
+			if err := check("per-file-ignores", sel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ParseConfig decodes pyproject.toml text; found says whether it had a
 // [tool.cudadoctor] table.
 func ParseConfig(b []byte, dir string) (*Config, bool, error) {
@@ -90,6 +126,25 @@ func ParseConfig(b []byte, dir string) (*Config, bool, error) {
 	if pp.Tool.Cudadoctor == nil {
 		c, err := (&Config{Dir: dir}).compile()
 		return c, false, err
+	}
+	// A misspelt key would otherwise be ignored in silence, as ruff
+	// refuses it: name it.
+	var raw struct {
+		Tool struct {
+			Cudadoctor map[string]any `toml:"cudadoctor"`
+		} `toml:"tool"`
+	}
+	if err := toml.Unmarshal(b, &raw); err == nil {
+		var keys []string
+		for k := range raw.Tool.Cudadoctor {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !configKeys[k] {
+				return nil, false, fmt.Errorf("[tool.cudadoctor]: unknown key %q (known: exclude, ignore, per-file-ignores, select)", k)
+			}
+		}
 	}
 	c := pp.Tool.Cudadoctor
 	c.Dir = dir

@@ -31,7 +31,7 @@ type Pass struct {
 }
 
 // Report records a finding at node n.
-func (p *Pass) Report(n *sitter.Node, msg string, remedies ...string) {
+func (p *Pass) Report(n *Node, msg string, remedies ...string) {
 	*p.diags = append(*p.diags, Diagnostic{Rule: p.Rule, Start: int(n.StartByte()), End: int(n.EndByte()), Message: msg, Remedies: remedies})
 }
 
@@ -53,6 +53,11 @@ type Stats struct {
 func mentionsGPU(src []byte) bool {
 	return bytes.Contains(src, []byte("torch")) || bytes.Contains(src, []byte("cuda"))
 }
+
+// MaxNesting bounds the syntax tree depth the rules look at. CPython gives up
+// far earlier on real nesting (200 brackets; about 1,500 chained calls), so
+// no program that runs is refused.
+const MaxNesting = 4000
 
 // Linter runs rules over sources in parallel.
 type Linter struct {
@@ -172,9 +177,11 @@ func (l *Linter) lintOne(ctx context.Context, parser *sitter.Parser, s Source) (
 		if err != nil || tree == nil {
 			return nil, false
 		}
-		defer tree.Close()
+		flat := Flatten(tree.RootNode())
+		tree.Close()
 		parsed = true
-		f = newFile(s.Path, s.Src, tree.RootNode())
+		f = newFile(s.Path, s.Src, flat)
+		f.precompute()
 		if f.Root.HasError() && l.enabled(s.Path, CodeParseError) {
 			start, end := 0, 0
 			if n := firstError(f.Root); n != nil {
@@ -182,6 +189,16 @@ func (l *Linter) lintOne(ctx context.Context, parser *sitter.Parser, s Source) (
 			}
 			diags = append(diags, Diagnostic{Rule: engineRule(CodeParseError), Start: start, End: end,
 				Message: "syntax error: the rules could not check the code around here"})
+		}
+		if f.Tree.MaxDepth > MaxNesting {
+			// CPython itself refuses such code (too many nested parentheses,
+			// or a RecursionError while compiling); rules that look at a
+			// node's surroundings would cost depth times size here.
+			active = nil
+			if l.enabled(s.Path, CodeParseError) {
+				diags = append(diags, Diagnostic{Rule: engineRule(CodeParseError), Start: 0, End: 0,
+					Message: fmt.Sprintf("code nested %d levels deep, deeper than Python can compile (limit %d here): not checked", f.Tree.MaxDepth, MaxNesting)})
+			}
 		}
 		for _, r := range active {
 			func() {
@@ -202,6 +219,7 @@ func (l *Linter) lintOne(ctx context.Context, parser *sitter.Parser, s Source) (
 	}
 	diags = dedupe(diags)
 	diags = applySuppressions(f, sups, diags, func(code string) bool { return l.enabled(s.Path, code) })
+	diags = applyNoqa(f, parseNoqa(s.Src), diags)
 	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, toFinding(f, d))
@@ -225,13 +243,13 @@ func dedupe(ds []Diagnostic) []Diagnostic {
 
 // firstError descends along the children that contain an error to the
 // first ERROR or MISSING node; only files with a syntax error pay for it.
-func firstError(root *sitter.Node) *sitter.Node {
+func firstError(root *Node) *Node {
 	n := root
 	for {
 		if n.IsError() || n.IsMissing() {
 			return n
 		}
-		var next *sitter.Node
+		var next *Node
 		for i := 0; i < int(n.ChildCount()); i++ {
 			if c := n.Child(i); c != nil && (c.HasError() || c.IsMissing()) {
 				next = c

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"sort"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // File is one parsed Python source. Rules find their candidates by scanning
@@ -14,13 +12,18 @@ import (
 type File struct {
 	Path string
 	Src  []byte
-	Root *sitter.Node
+	Root *Node
+	Tree *Tree
 
 	lineStarts []int
+	model      *Model
 }
 
-func newFile(path string, src []byte, root *sitter.Node) *File {
-	f := &File{Path: path, Src: src, Root: root, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+func newFile(path string, src []byte, tree *Tree) *File {
+	f := &File{Path: path, Src: src, Tree: tree, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	if tree != nil {
+		f.Root = tree.Root()
+	}
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 {
@@ -32,19 +35,13 @@ func newFile(path string, src []byte, root *sitter.Node) *File {
 	return f
 }
 
-// point converts a byte offset to tree-sitter's row/byte-column point.
-func (f *File) point(off int) sitter.Point {
+// LineCol returns the 1-based line and (byte) column of a byte offset.
+func (f *File) LineCol(off int) (int, int) {
 	row := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
 	if row < 0 {
 		row = 0
 	}
-	return sitter.Point{Row: uint32(row), Column: uint32(off - f.lineStarts[row])}
-}
-
-// LineCol returns the 1-based line and column of a byte offset.
-func (f *File) LineCol(off int) (int, int) {
-	p := f.point(off)
-	return int(p.Row) + 1, int(p.Column) + 1
+	return row + 1, off - f.lineStarts[row] + 1
 }
 
 // Line returns the text of a 1-based line without its newline.
@@ -61,7 +58,7 @@ func (f *File) Line(line int) string {
 }
 
 // Text is the source of a node.
-func (f *File) Text(n *sitter.Node) string {
+func (f *File) Text(n *Node) string {
 	if n == nil {
 		return ""
 	}
@@ -69,8 +66,8 @@ func (f *File) Text(n *sitter.Node) string {
 }
 
 // NodeAt is the smallest named node covering [start, end).
-func (f *File) NodeAt(start, end int) *sitter.Node {
-	return f.Root.NamedDescendantForPointRange(f.point(start), f.point(end))
+func (f *File) NodeAt(start, end int) *Node {
+	return f.Tree.descendantAt(uint32(start), uint32(end), true)
 }
 
 // Find returns the offsets of every occurrence of s in [start, end).
@@ -100,8 +97,8 @@ func isIdentByte(b byte) bool {
 
 // Names returns the identifier nodes spelling name in [start, end): code
 // only, never the same letters inside a string, a comment or a longer name.
-func (f *File) Names(name string, start, end int) []*sitter.Node {
-	var out []*sitter.Node
+func (f *File) Names(name string, start, end int) []*Node {
+	var out []*Node
 	for _, off := range f.Find(name, start, end) {
 		if off > 0 && isIdentByte(f.Src[off-1]) || off+len(name) < len(f.Src) && isIdentByte(f.Src[off+len(name)]) {
 			continue
@@ -117,8 +114,8 @@ func (f *File) Names(name string, start, end int) []*sitter.Node {
 // CallsAt returns the call nodes whose callee ends with the text at each
 // occurrence of needle (e.g. "synchronize(" finds x.synchronize() calls), in
 // code only.
-func (f *File) CallsAt(needle string, start, end int) []*sitter.Node {
-	var out []*sitter.Node
+func (f *File) CallsAt(needle string, start, end int) []*Node {
+	var out []*Node
 	for _, off := range f.Find(needle, start, end) {
 		n := f.NodeAt(off, off+len(needle)-1)
 		for n != nil && n.Type() != "call" {
@@ -137,7 +134,7 @@ func (f *File) CallsAt(needle string, start, end int) []*sitter.Node {
 }
 
 // Ancestor is the nearest proper ancestor of n of one of the given types.
-func Ancestor(n *sitter.Node, types ...string) *sitter.Node {
+func Ancestor(n *Node, types ...string) *Node {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		t := p.Type()
 		for _, want := range types {
@@ -149,36 +146,29 @@ func Ancestor(n *sitter.Node, types ...string) *sitter.Node {
 	return nil
 }
 
-// Scope is the function (or, at top level, the module) whose body holds n.
-func (f *File) Scope(n *sitter.Node) *sitter.Node {
-	if s := Ancestor(n, "function_definition", "lambda"); s != nil {
-		return s
+// Scope is the function or lambda (or, at top level, the module) whose body
+// holds n.
+func (f *File) Scope(n *Node) *Node {
+	if s := n.t.scope[n.Index()]; s >= 0 {
+		return n.t.node(s)
 	}
 	return f.Root
 }
 
+// Loop is the innermost for/while loop around n in its function, or nil.
+func (f *File) Loop(n *Node) *Node { return n.t.node(n.t.loop[n.Index()]) }
+
 // Within reports whether n lies inside outer.
-func Within(n, outer *sitter.Node) bool {
+func Within(n, outer *Node) bool {
 	return n.StartByte() >= outer.StartByte() && n.EndByte() <= outer.EndByte()
 }
 
 // Statement is the simple or compound statement that contains n directly in a
 // block (or at module level).
-func Statement(n *sitter.Node) *sitter.Node {
-	for cur := n; cur != nil; cur = cur.Parent() {
-		p := cur.Parent()
-		if p == nil {
-			return cur
-		}
-		if t := p.Type(); t == "block" || t == "module" {
-			return cur
-		}
-	}
-	return n
-}
+func Statement(n *Node) *Node { return n.t.node(n.t.stmt[n.Index()]) }
 
 // Callee is the dotted text of a call's function ("torch.cuda.synchronize").
-func (f *File) Callee(call *sitter.Node) string {
+func (f *File) Callee(call *Node) string {
 	if call == nil || call.Type() != "call" {
 		return ""
 	}
@@ -194,7 +184,7 @@ func LastName(dotted string) string {
 }
 
 // Keyword returns the value node of keyword argument name in a call.
-func (f *File) Keyword(call *sitter.Node, name string) *sitter.Node {
+func (f *File) Keyword(call *Node, name string) *Node {
 	args := call.ChildByFieldName("arguments")
 	if args == nil {
 		return nil
@@ -209,12 +199,12 @@ func (f *File) Keyword(call *sitter.Node, name string) *sitter.Node {
 }
 
 // PositionalArgs returns a call's positional arguments.
-func PositionalArgs(call *sitter.Node) []*sitter.Node {
+func PositionalArgs(call *Node) []*Node {
 	args := call.ChildByFieldName("arguments")
 	if args == nil || args.Type() != "argument_list" {
 		return nil
 	}
-	var out []*sitter.Node
+	var out []*Node
 	for i := 0; i < int(args.NamedChildCount()); i++ {
 		a := args.NamedChild(i)
 		switch a.Type() {
@@ -238,49 +228,81 @@ const (
 // ContextOf reports the contexts enclosing n within its function: the with
 // statements around it, then the function's decorators. A with outside the
 // function does not count: the function may be called from anywhere.
-func (f *File) ContextOf(n *sitter.Node) Context {
-	var ctx, decided Context
-	for cur, p := n, n.Parent(); p != nil; cur, p = p, p.Parent() {
-		switch p.Type() {
+func (f *File) ContextOf(n *Node) Context { return n.t.ctx[n.Index()] }
+
+// precompute fills, in one pre-order pass (parents come before children),
+// what each node's rules would otherwise climb the tree to learn.
+func (f *File) precompute() {
+	t := f.Tree
+	n := len(t.nodes)
+	t.scope, t.loop, t.stmt, t.ctx = make([]int32, n), make([]int32, n), make([]int32, n), make([]Context, n)
+	depth := make([]int32, n)
+	for i := range t.nodes {
+		nd := &t.nodes[i]
+		p := nd.parent
+		if p < 0 {
+			t.scope[i], t.loop[i], t.stmt[i] = -1, -1, int32(i)
+			continue
+		}
+		depth[i] = depth[p] + 1
+		if int(depth[i]) > t.MaxDepth {
+			t.MaxDepth = int(depth[i])
+		}
+		pt := t.nodes[p].Type()
+		t.scope[i], t.loop[i], t.ctx[i] = t.scope[p], t.loop[p], t.ctx[p]
+		switch pt {
+		case "function_definition", "lambda":
+			t.scope[i] = p
+		}
+		switch pt {
+		case "for_statement", "while_statement":
+			t.loop[i] = p
+		case "function_definition":
+			t.loop[i] = -1
+		}
+		if pt == "block" || pt == "module" {
+			t.stmt[i] = int32(i)
+		} else {
+			t.stmt[i] = t.stmt[p]
+		}
+		switch pt {
 		case "with_statement":
-			if body := p.ChildByFieldName("body"); body == nil || !Within(cur, body) {
-				continue
-			}
-			for _, item := range withItems(p) {
-				c, on := classifyContext(f.Text(item))
-				if c != 0 && decided&c == 0 {
-					decided |= c
-					if on {
-						ctx |= c
-					}
+			if nd.FieldName() == "body" {
+				for _, item := range withItems(&t.nodes[p]) {
+					t.ctx[i] = applyContext(t.ctx[i], f.Text(item))
 				}
 			}
 		case "function_definition":
-			if dd := p.Parent(); dd != nil && dd.Type() == "decorated_definition" {
-				for i := 0; i < int(dd.NamedChildCount()); i++ {
-					d := dd.NamedChild(i)
-					if d.Type() != "decorator" {
-						continue
-					}
-					c, on := classifyContext(f.Text(d))
-					if c != 0 && decided&c == 0 {
-						decided |= c
-						if on {
-							ctx |= c
-						}
+			t.ctx[i] = 0
+			if dd := t.nodes[p].Parent(); dd != nil && dd.Type() == "decorated_definition" {
+				for _, d := range dd.NamedChildren() {
+					if d.Type() == "decorator" {
+						t.ctx[i] = applyContext(t.ctx[i], f.Text(d))
 					}
 				}
 			}
-			return ctx
 		case "class_definition":
-			return ctx
+			t.ctx[i] = 0
 		}
+	}
+}
+
+// applyContext lets a context manager or decorator decide its kind of
+// context; applied outermost first, so the innermost decides.
+func applyContext(ctx Context, text string) Context {
+	c, on := classifyContext(text)
+	if c == 0 {
+		return ctx
+	}
+	ctx &^= c
+	if on {
+		ctx |= c
 	}
 	return ctx
 }
 
-func withItems(w *sitter.Node) []*sitter.Node {
-	var out []*sitter.Node
+func withItems(w *Node) []*Node {
+	var out []*Node
 	for i := 0; i < int(w.NamedChildCount()); i++ {
 		c := w.NamedChild(i)
 		if c.Type() != "with_clause" {
@@ -314,10 +336,10 @@ func classifyContext(t string) (Context, bool) {
 }
 
 // IsTrue reports whether a node is the literal True.
-func (f *File) IsTrue(n *sitter.Node) bool { return n != nil && n.Type() == "true" }
+func (f *File) IsTrue(n *Node) bool { return n != nil && n.Type() == "true" }
 
 // compact strips all whitespace, for matching call text.
 func compact(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // Compact strips all whitespace from a node's text.
-func (f *File) Compact(n *sitter.Node) string { return compact(f.Text(n)) }
+func (f *File) Compact(n *Node) string { return compact(f.Text(n)) }

@@ -2,6 +2,7 @@ package pylint
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,5 +30,22 @@ func TestReadRefusesBinaryFiles(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != text {
 		t.Errorf("sources read before the error: %v", got)
+	}
+}
+
+// TestReadCapsEndlessInput: a device such as /dev/zero reports size 0 and
+// never ends; reading stops one byte past MaxFileSize with an error that
+// names the path and the limit.
+func TestReadCapsEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	ch, errc := Read(context.Background(), OSFS{}, []string{"/dev/zero"})
+	for range ch {
+		t.Error("a source came through")
+	}
+	err := <-errc
+	if err == nil || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "/dev/zero") {
+		t.Errorf("want a too-large error naming /dev/zero, got %v", err)
 	}
 }

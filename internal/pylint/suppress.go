@@ -20,6 +20,57 @@ const suppressMarker = "cudadoctor:"
 
 var suppressRE = regexp.MustCompile(`^#\s*cudadoctor:\s*ignore(?:\[([^\]]*)\])?\s*(.*)$`)
 
+// noqaRE is ruff's and flake8's comment: `# noqa` silences every code on
+// its line, `# noqa: CD113, E501` the codes it names.
+var noqaRE = regexp.MustCompile(`(?i)#\s*noqa(?::\s*([A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?`)
+
+// noqa is one noqa comment: its line and codes (none: all).
+type noqa struct {
+	all   bool
+	codes []string
+}
+
+// parseNoqa finds noqa comments by text; codes of other tools are kept
+// and simply never match.
+func parseNoqa(src []byte) map[int]noqa {
+	if !bytes.Contains(src, []byte("noqa")) && !bytes.Contains(src, []byte("NOQA")) && !bytes.Contains(src, []byte("NoQA")) {
+		return nil
+	}
+	out := map[int]noqa{}
+	for i, line := range bytes.Split(src, []byte{'\n'}) {
+		h := bytes.IndexByte(line, '#')
+		if h < 0 {
+			continue
+		}
+		m := noqaRE.FindSubmatch(line[h:])
+		if m == nil {
+			continue
+		}
+		n := noqa{all: len(m[1]) == 0}
+		for _, c := range strings.FieldsFunc(string(m[1]), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+			n.codes = append(n.codes, strings.ToUpper(c))
+		}
+		out[i+1] = n
+	}
+	return out
+}
+
+// applyNoqa drops the diagnostics a noqa comment on their line silences.
+func applyNoqa(f *File, nq map[int]noqa, diags []Diagnostic) []Diagnostic {
+	if len(nq) == 0 {
+		return diags
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		line, _ := f.LineCol(d.Start)
+		if n, ok := nq[line]; ok && (n.all || contains(n.codes, d.Rule.Code)) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // parseSuppressions finds suppression comments by text; a file without the
 // marker costs one byte search.
 func parseSuppressions(src []byte) []*suppression {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ type OSFS struct{}
 func (OSFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (OSFS) ReadFile(name string) ([]byte, error)       { return os.ReadFile(name) }
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (OSFS) Open(name string) (io.ReadCloser, error)    { return os.Open(name) }
 
 // skipDirs are never worth descending into, as in ruff's defaults.
 var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".venv": true, "venv": true, "__pycache__": true,
@@ -149,6 +151,45 @@ func (w *walker) walk(dir, abs string, out *[]string) error {
 	return nil
 }
 
+// ErrTooLarge is a source over MaxFileSize.
+var ErrTooLarge = errors.New("too large for a Python source")
+
+// readCapped reads at most MaxFileSize bytes: a device, a FIFO or a file
+// growing while it is read (whose size Stat does not tell) is refused once it
+// passes the cap instead of filling memory.
+func readCapped(fsys FS, p string) ([]byte, error) {
+	if o, ok := fsys.(interface {
+		Open(string) (io.ReadCloser, error)
+	}); ok {
+		r, err := o.Open(p)
+		if err != nil {
+			return nil, cleanPathErr(p, err)
+		}
+		defer r.Close()
+		return ReadSource(p, r)
+	}
+	b, err := fsys.ReadFile(p)
+	if err != nil {
+		return nil, cleanPathErr(p, err)
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w (limit %d MiB)", p, MaxFileSize, ErrTooLarge, MaxFileSize>>20)
+	}
+	return b, nil
+}
+
+// ReadSource reads one source from r up to MaxFileSize.
+func ReadSource(name string, r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, cleanPathErr(name, err)
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w (limit %d MiB)", name, MaxFileSize, ErrTooLarge, MaxFileSize>>20)
+	}
+	return b, nil
+}
+
 // Read streams the files' contents to a channel; the first read error stops
 // it and is returned through errc.
 func Read(ctx context.Context, fsys FS, paths []string) (<-chan Source, <-chan error) {
@@ -162,18 +203,9 @@ func Read(ctx context.Context, fsys FS, paths []string) (<-chan Source, <-chan e
 				errc <- ctx.Err()
 				return
 			}
-			info, err := fsys.Stat(p)
+			b, err := readCapped(fsys, p)
 			if err != nil {
-				errc <- cleanPathErr(p, err)
-				return
-			}
-			if info.Size() > MaxFileSize {
-				errc <- fmt.Errorf("%s: %d bytes is too large for a Python source (limit %d)", p, info.Size(), MaxFileSize)
-				return
-			}
-			b, err := fsys.ReadFile(p)
-			if err != nil {
-				errc <- cleanPathErr(p, err)
+				errc <- err
 				return
 			}
 			// Python source never holds a NUL byte: such a file is binary

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -20,9 +21,10 @@ var lintSeverityColor = map[report.Severity]string{
 func lintText(tw *errWriter, st styler, r *report.Report, opts Options) {
 	for _, f := range r.Findings {
 		loc := f.Location
-		tw.printf("%s: %s %s\n", st.wrap("\x1b[1m", loc.String()), st.wrap(lintSeverityColor[f.Severity], f.Rule), f.Message)
+		tw.printf("%s: %s %s %s\n", st.wrap("\x1b[1m", harmless(loc.String())), st.wrap(lintSeverityColor[f.Severity], f.Rule),
+			st.wrap(lintSeverityColor[f.Severity], "["+f.Severity.String()+"]"), harmless(f.Message))
 		if opts.Excerpts && loc != nil && loc.Code != "" {
-			code := strings.ReplaceAll(loc.Code, "\t", " ")
+			code := harmless(strings.ReplaceAll(loc.Code, "\t", " "))
 			tw.printf("  %5d | %s\n", loc.Line, code)
 			col := loc.Column - 1
 			if col < 0 || col > len(code) {
@@ -39,4 +41,30 @@ func lintText(tw *errWriter, st styler, r *report.Report, opts Options) {
 	default:
 		tw.printf("Found %d hazards.\n", n)
 	}
+}
+
+// harmless makes text quoted from a source file safe to print on a
+// terminal: control characters (an escape sequence that would recolour,
+// retitle or clear the terminal, a carriage return that would hide the
+// line) are shown as \xNN escapes instead of being sent.
+func harmless(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

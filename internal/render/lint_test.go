@@ -28,11 +28,11 @@ func TestLintText(t *testing.T) {
 	if err := Text(&tty, lintReport(1), Options{Excerpts: true}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff("a.py:2:10: CD112 "+msg+"\nFound 1 hazard.\n", plain.String()); diff != "" {
+	if diff := cmp.Diff("a.py:2:10: CD112 [warning] "+msg+"\nFound 1 hazard.\n", plain.String()); diff != "" {
 		t.Errorf("plain (-want +got)\n%s", diff)
 	}
 	// On a terminal the line follows, tabs shown as one space, caret under column 10.
-	want := "a.py:2:10: CD112 " + msg + "\n" +
+	want := "a.py:2:10: CD112 [warning] " + msg + "\n" +
 		"      2 |  state = torch.load(\"ckpt.pt\")\n" +
 		"        |          ^\n" +
 		"Found 1 hazard.\n"
@@ -57,5 +57,29 @@ func TestLintTextCountsAndColour(t *testing.T) {
 	}
 	if !strings.Contains(c.String(), "\x1b[1;33mCD112\x1b[0m") {
 		t.Errorf("a warning's code is not yellow: %q", c.String())
+	}
+}
+
+// TestLintTextHarmless: escape sequences and carriage returns quoted from a
+// source file reach the terminal as visible \xNN text, never as control
+// bytes.
+func TestLintTextHarmless(t *testing.T) {
+	r := report.New("lint", "x")
+	r.Findings = []report.Finding{{Rule: "CD113", Severity: report.Warning, Message: "hard-coded device \"cuda:3\x1b]0;pwned\x07\"",
+		Location: &report.Location{Path: "a\x1b[2J.py", Line: 1, Column: 1, Code: "x = 1\r\x1b[31mred\u009b"}}}
+	var out bytes.Buffer
+	if err := Text(&out, r, Options{Excerpts: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\u009b"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("output holds control %q: %q", bad, s)
+		}
+	}
+	for _, shown := range []string{`\x1b]0;pwned\x07`, `a\x1b[2J.py`, `\x0d\x1b[31mred\x9b`} {
+		if !strings.Contains(s, shown) {
+			t.Errorf("output lacks %q: %q", shown, s)
+		}
 	}
 }

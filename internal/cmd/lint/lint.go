@@ -5,6 +5,7 @@ package lint
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
@@ -22,6 +23,8 @@ type Options struct {
 	FS pylint.FS
 	// Workers is the parallelism (0: GOMAXPROCS).
 	Workers int
+	// Stdin is read when Paths is exactly "-".
+	Stdin io.Reader
 }
 
 // Rules documents every code lint can report, in code order.
@@ -33,7 +36,36 @@ func Rules() []report.RuleInfo {
 	return out
 }
 
-// Run lints the paths.
+func codes() []string {
+	var out []string
+	for _, r := range append(pylint.EngineRules(), rules.All()...) {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+// readStdin lints standard input as one file named "-", as ruff does.
+func readStdin(r io.Reader) (<-chan pylint.Source, <-chan error) {
+	ch := make(chan pylint.Source, 1)
+	errc := make(chan error, 1)
+	if r == nil {
+		errc <- fmt.Errorf("-: no standard input")
+		close(ch)
+		close(errc)
+		return ch, errc
+	}
+	b, err := pylint.ReadSource("-", r)
+	if err != nil {
+		errc <- err
+	} else {
+		ch <- pylint.Source{Path: "-", Src: b}
+	}
+	close(ch)
+	close(errc)
+	return ch, errc
+}
+
+// Run lints the paths; "-" alone reads standard input.
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	fsys := opts.FS
 	if fsys == nil {
@@ -49,21 +81,33 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		cfg, err = pylint.LoadConfig(opts.ConfigPath)
 	} else {
 		start := paths[0]
+		if start == "-" {
+			start = "."
+		}
 		if info, serr := fsys.Stat(start); serr == nil && !info.IsDir() {
 			start = filepath.Dir(start)
 		}
 		cfg, err = pylint.FindConfig(start)
 	}
+	if err == nil {
+		err = cfg.CheckCodes(codes())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the configuration: %w", err)
 	}
-	files, err := pylint.Collect(fsys, paths, cfg)
-	if err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sources, errc := pylint.Read(ctx, fsys, files)
+	var sources <-chan pylint.Source
+	var errc <-chan error
+	if len(paths) == 1 && paths[0] == "-" {
+		sources, errc = readStdin(opts.Stdin)
+	} else {
+		files, err := pylint.Collect(fsys, paths, cfg)
+		if err != nil {
+			return nil, err
+		}
+		sources, errc = pylint.Read(ctx, fsys, files)
+	}
 	l := &pylint.Linter{Rules: rules.All(), Enabled: cfg.Enabled, Workers: opts.Workers}
 	findings, _ := l.Lint(ctx, sources)
 	if err := <-errc; err != nil {

@@ -3,8 +3,6 @@ package rules
 import (
 	"fmt"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -50,33 +48,46 @@ func checkCD101(p *pylint.Pass) {
 		if call == nil || copyDirection(f, call) != "d2h" {
 			continue
 		}
-		// Read in the same expression: x.cpu(non_blocking=True).numpy().
-		if n, what := hostRead(f, upParen(call)); n != nil {
-			p.Report(n, fmt.Sprintf("%s reads the result of a non_blocking device-to-host copy before it has completed", what))
-			continue
+		checkCopyRead(p, call, "the result of a non_blocking device-to-host copy")
+	}
+	// Across functions: a helper of this file returns such a copy and the
+	// caller reads it.
+	m := f.Model()
+	for _, call := range f.Calls(0, len(f.Src)) {
+		if s := m.Summary(call); s != nil && s.ReturnsNonBlockingD2H {
+			checkCopyRead(p, call, fmt.Sprintf("the non_blocking device-to-host copy %s() returns", s.Name))
 		}
-		name := assignedName(call)
-		if name == nil {
-			continue
+	}
+}
+
+func checkCopyRead(p *pylint.Pass, call *pylint.Node, what string) {
+	f := p.File
+	// Read in the same expression: x.cpu(non_blocking=True).numpy().
+	if n, how := hostRead(f, upParen(call)); n != nil {
+		p.Report(n, fmt.Sprintf("%s reads %s before it has completed", how, what))
+		return
+	}
+	name := assignedName(call)
+	if name == nil {
+		return
+	}
+	scope := f.Scope(call)
+	stmtEnd := int(pylint.Statement(call).EndByte())
+	sync := firstSync(f, stmtEnd, int(scope.EndByte()))
+	for _, use := range usesAfter(f, scope, f.Text(name), stmtEnd) {
+		if int(use.StartByte()) >= sync {
+			break
 		}
-		scope := f.Scope(call)
-		stmtEnd := int(pylint.Statement(call).EndByte())
-		sync := firstSync(f, stmtEnd, int(scope.EndByte()))
-		for _, use := range usesAfter(f, scope, f.Text(name), stmtEnd) {
-			if int(use.StartByte()) >= sync {
-				break
-			}
-			if n, what := hostRead(f, use); n != nil {
-				line, _ := f.LineCol(int(call.StartByte()))
-				p.Report(n, fmt.Sprintf("%s reads %s, the result of a non_blocking device-to-host copy (line %d), before any synchronize()", what, f.Text(name), line))
-				break
-			}
+		if n, how := hostRead(f, use); n != nil {
+			line, _ := f.LineCol(int(call.StartByte()))
+			p.Report(n, fmt.Sprintf("%s reads %s, %s (line %d), before any synchronize()", how, f.Text(name), what, line))
+			break
 		}
 	}
 }
 
 // hostRead classifies an expression node whose value is read on the host.
-func hostRead(f *pylint.File, n *sitter.Node) (*sitter.Node, string) {
+func hostRead(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 	p := n.Parent()
 	if p == nil {
 		return nil, ""

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -46,7 +44,7 @@ func checkCD102(p *pylint.Pass) {
 		if call == nil {
 			continue
 		}
-		var src *sitter.Node
+		var src *pylint.Node
 		switch pylint.LastName(f.Callee(call)) {
 		case "to", "cuda":
 			if copyDirection(f, call) == "h2d" {
@@ -107,7 +105,7 @@ func checkCD102(p *pylint.Pass) {
 
 // pinned reports whether name holds page-locked memory in scope before
 // offset: assigned from .pin_memory() or a factory with pin_memory=True.
-func pinned(f *pylint.File, scope *sitter.Node, name string, before int) bool {
+func pinned(f *pylint.File, scope *pylint.Node, name string, before int) bool {
 	rhs := lastAssignment(f, scope, name, before)
 	if rhs == nil {
 		return false

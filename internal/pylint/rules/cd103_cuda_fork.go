@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -48,7 +46,7 @@ func checkCD103(p *pylint.Pass) {
 	spawnGlobal := setsSafeStartMethod(f)
 	// Part 1: Datasets that touch CUDA, with a forking DataLoader in the file.
 	if !spawnGlobal {
-		var loaders []*sitter.Node
+		var loaders []*pylint.Node
 		for _, call := range f.CallsAt("DataLoader(", 0, len(f.Src)) {
 			if forkingLoader(f, call) {
 				loaders = append(loaders, call)
@@ -126,7 +124,7 @@ func setsSafeStartMethod(f *pylint.File) bool {
 
 // forkingLoader: a DataLoader call with worker processes and no safe
 // multiprocessing_context.
-func forkingLoader(f *pylint.File, call *sitter.Node) bool {
+func forkingLoader(f *pylint.File, call *pylint.Node) bool {
 	nw := f.Keyword(call, "num_workers")
 	if nw == nil || f.Text(nw) == "0" {
 		return false
@@ -141,8 +139,8 @@ func forkingLoader(f *pylint.File, call *sitter.Node) bool {
 // cudaUses finds calls in [start, end) that initialise CUDA or put data on
 // it: x.cuda(), x.to("cuda..."), factories with device="cuda...",
 // torch.cuda.set_device/synchronize.
-func cudaUses(f *pylint.File, start, end int) []*sitter.Node {
-	var out []*sitter.Node
+func cudaUses(f *pylint.File, start, end int) []*pylint.Node {
+	var out []*pylint.Node
 	for _, c := range f.CallsAt(".cuda(", start, end) {
 		out = append(out, c)
 	}
@@ -189,7 +187,7 @@ func cudaUses(f *pylint.File, start, end int) []*sitter.Node {
 
 // loaderOf is the forking DataLoader whose dataset is an instance of class
 // cls: built in the call, or bound to a name earlier in the same scope.
-func loaderOf(f *pylint.File, loaders []*sitter.Node, cls string) *sitter.Node {
+func loaderOf(f *pylint.File, loaders []*pylint.Node, cls string) *pylint.Node {
 	for _, l := range loaders {
 		ds := f.Keyword(l, "dataset")
 		if args := pylint.PositionalArgs(l); ds == nil && len(args) > 0 {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -15,7 +13,7 @@ var CD104 = &pylint.Rule{
 	Code:     "CD104",
 	Name:     "deprecated-cuda-amp",
 	Severity: report.Warning,
-	Anchors:  []string{"cuda.amp"},
+	Anchors:  []string{"cuda.amp", "cuda import amp"},
 	Doc: pylint.Doc{
 		Title:   "Deprecated torch.cuda.amp API",
 		Summary: "`torch.cuda.amp.autocast`, `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` and `custom_bwd` are deprecated since PyTorch 2.4 and warn on every use.",
@@ -98,11 +96,32 @@ func checkCD104(p *pylint.Pass) {
 			p.Report(a, fmt.Sprintf("%s is deprecated since PyTorch 2.4 (FutureWarning on every use)", f.Text(a)), "use "+fix)
 		}
 	}
+	// The module under another name: `from torch.cuda import amp` (or
+	// `import torch.cuda.amp as amp`), then amp.autocast(...).
+	m := f.Model()
+	for _, off := range f.Find("amp.", 0, len(f.Src)) {
+		n := f.NodeAt(off, off+len("amp"))
+		if n == nil || n.Type() != "identifier" {
+			continue
+		}
+		a := n.Parent()
+		if a == nil || a.Type() != "attribute" || a.ChildByFieldName("object") != n || seen[a.StartByte()] {
+			continue
+		}
+		if q, ok := m.Alias(f.Text(n)); !ok || q != "torch.cuda.amp" || inExceptFallback(f, a) {
+			continue
+		}
+		seen[a.StartByte()] = true
+		nm := f.Text(a.ChildByFieldName("attribute"))
+		if fix, ok := deprecatedAmp[nm]; ok {
+			p.Report(a, fmt.Sprintf("%s is torch.cuda.amp.%s, deprecated since PyTorch 2.4 (FutureWarning on every use)", f.Text(a), nm), "use "+fix)
+		}
+	}
 }
 
 // inExceptFallback: code in an `except ImportError`/`AttributeError`
 // handler only runs on old PyTorch, where the old name is the right one.
-func inExceptFallback(f *pylint.File, n *sitter.Node) bool {
+func inExceptFallback(f *pylint.File, n *pylint.Node) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "except_clause":

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -50,7 +48,7 @@ func checkCD105(p *pylint.Pass) {
 			continue
 		}
 		if why := notProbabilities(f, args[0]); why != "" {
-			p.Report(call, fmt.Sprintf("binary_cross_entropy on %s, which are not probabilities: values outside [0, 1] trip a device-side assert", why),
+			p.Report(call, fmt.Sprintf("binary_cross_entropy on %s, not probabilities: values outside [0, 1] trip a device-side assert", why),
 				"use F.binary_cross_entropy_with_logits on the logits (or apply torch.sigmoid first)")
 		}
 	}
@@ -83,7 +81,7 @@ func checkCD105(p *pylint.Pass) {
 }
 
 // bceTarget is what an nn.BCELoss() is stored in: `crit` or `self.crit`.
-func bceTarget(f *pylint.File, ctor *sitter.Node) string {
+func bceTarget(f *pylint.File, ctor *pylint.Node) string {
 	p := ctor.Parent()
 	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("right"), ctor) {
 		return ""
@@ -97,7 +95,7 @@ func bceTarget(f *pylint.File, ctor *sitter.Node) string {
 
 // notProbabilities names why an argument is evidently not in [0, 1], or "".
 // Unknown values are given the benefit of the doubt.
-func notProbabilities(f *pylint.File, arg *sitter.Node) string {
+func notProbabilities(f *pylint.File, arg *pylint.Node) string {
 	arg = unparen(arg)
 	t := strings.ToLower(f.Text(arg))
 	if probLike(t) {
@@ -105,7 +103,7 @@ func notProbabilities(f *pylint.File, arg *sitter.Node) string {
 	}
 	if arg.Type() != "identifier" {
 		if strings.Contains(t, "logit") {
-			return f.Text(arg)
+			return f.Text(arg) + ", raw logits"
 		}
 		return ""
 	}
@@ -117,11 +115,11 @@ func notProbabilities(f *pylint.File, arg *sitter.Node) string {
 			return ""
 		}
 		if strings.Contains(rt, "randn") || strings.Contains(rt, "logit") {
-			return "values of " + name + " (unbounded)"
+			return name + ", which holds unbounded values"
 		}
 	}
 	if strings.Contains(strings.ToLower(name), "logit") {
-		return "logits " + name
+		return name + ", raw logits"
 	}
 	return ""
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -43,7 +41,7 @@ var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "e
 
 func checkCD106(p *pylint.Pass) {
 	f := p.File
-	var convs []*sitter.Node
+	var convs []*pylint.Node
 	convs = append(convs, f.CallsAt(".half(", 0, len(f.Src))...)
 	for _, needle := range []string{"float16", "torch.half"} {
 		for _, off := range f.Find(needle, 0, len(f.Src)) {
@@ -97,7 +95,7 @@ func checkCD106(p *pylint.Pass) {
 
 // overflowUse follows a float16 value up through parentheses and powers to
 // the first overflow-prone reduction applied to it.
-func overflowUse(f *pylint.File, n *sitter.Node) (*sitter.Node, string) {
+func overflowUse(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 	cur := n
 	for {
 		p := cur.Parent()
@@ -118,14 +116,14 @@ func overflowUse(f *pylint.File, n *sitter.Node) (*sitter.Node, string) {
 			}
 			return nil, ""
 		case "attribute":
-			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] {
+			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] && !wideDtype(f, call) {
 				return call, "." + m + "()"
 			}
 			return nil, ""
 		case "argument_list":
 			call := p.Parent()
 			callee := f.Callee(call)
-			if (strings.HasPrefix(callee, "torch.") || strings.HasPrefix(callee, "F.")) && overflowMethods[pylint.LastName(callee)] {
+			if (strings.HasPrefix(callee, "torch.") || strings.HasPrefix(callee, "F.")) && overflowMethods[pylint.LastName(callee)] && !wideDtype(f, call) {
 				return call, callee + "()"
 			}
 			return nil, ""
@@ -140,4 +138,15 @@ func shorten(s string) string {
 		return s[:37] + "..."
 	}
 	return s
+}
+
+// wideDtype: the reduction accumulates in a wider type (sum(dtype=torch.float32)),
+// which is CD106's own fix.
+func wideDtype(f *pylint.File, call *pylint.Node) bool {
+	d := f.Keyword(call, "dtype")
+	if d == nil {
+		return false
+	}
+	t := f.Compact(d)
+	return strings.Contains(t, "float32") || strings.Contains(t, "float64") || strings.HasSuffix(t, ".float") || strings.HasSuffix(t, ".double")
 }

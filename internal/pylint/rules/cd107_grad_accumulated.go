@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -59,7 +57,7 @@ func checkCD107(p *pylint.Pass) {
 	}
 }
 
-func checkAccumulation(p *pylint.Pass, at, target, value *sitter.Node, how string) {
+func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how string) {
 	f := p.File
 	if target == nil || value == nil {
 		return
@@ -138,7 +136,7 @@ func checkAccumulation(p *pylint.Pass, at, target, value *sitter.Node, how strin
 
 // lossIdentifier is the identifier an accumulated expression is made of:
 // `loss`, `loss * n`, `loss / k`.
-func lossIdentifier(f *pylint.File, v *sitter.Node) *sitter.Node {
+func lossIdentifier(f *pylint.File, v *pylint.Node) *pylint.Node {
 	switch v.Type() {
 	case "identifier":
 		return v

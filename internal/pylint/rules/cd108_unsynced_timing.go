@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -16,7 +14,9 @@ var CD108 = &pylint.Rule{
 	Code:     "CD108",
 	Name:     "unsynchronized-timing",
 	Severity: report.Warning,
-	Anchors:  []string{"time.time(", "perf_counter(", "time.monotonic("},
+	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time"},
+	// Without CUDA in the file there is nothing asynchronous to time.
+	AlsoAnchors: []string{"cuda"},
 	Doc: pylint.Doc{
 		Title:   "GPU work timed with a host clock and no synchronisation",
 		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read.",
@@ -39,44 +39,88 @@ both for you.`,
 	Check: checkCD108,
 }
 
-// gpuWork are signs that a stretch of code launches GPU work.
-var gpuWork = []string{"cuda", "model(", ".forward(", ".backward(", "unet(", "optimizer.step(", ".generate("}
+// clockFuncs are the host clocks, by qualified name.
+var clockFuncs = map[string]bool{"time.time": true, "time.perf_counter": true, "time.monotonic": true, "time.perf_counter_ns": true,
+	"time.time_ns": true, "time.monotonic_ns": true}
 
-// syncs are calls that wait for the GPU (directly or by reading a result).
-var syncs = []string{"synchronize(", "elapsed_time(", ".item()", ".cpu()", ".tolist()", ".numpy()", "torch.cuda.Event"}
+// gpuCallees are callee names that launch GPU work when a model or tensor
+// lives there; .cuda() and .to() are checked separately. Pipelines are not
+// among them: they return images or arrays, read back from the GPU.
+var gpuCallees = map[string]bool{"model": true, "forward": true, "backward": true, "net": true, "unet": true, "step": true, "vae": true,
+	"encoder": true, "decoder": true, "transformer": true}
 
 func checkCD108(p *pylint.Pass) {
 	f := p.File
 	if !bytes.Contains(f.Src, []byte("cuda")) {
 		return
 	}
-	var clocks []*sitter.Node
-	for _, needle := range []string{"time.time(", "perf_counter(", "time.monotonic("} {
-		for _, c := range f.CallsAt(needle, 0, len(f.Src)) {
-			if len(pylint.PositionalArgs(c)) == 0 {
-				clocks = append(clocks, c)
-			}
+	m := f.Model()
+	var clocks []*pylint.Node
+	for _, c := range f.Calls(0, len(f.Src)) {
+		if clockFuncs[m.QualifiedCallee(c)] && len(pylint.PositionalArgs(c)) == 0 {
+			clocks = append(clocks, c)
 		}
 	}
 	for _, end := range clocks {
-		startRHS := clockStart(f, end)
+		start := clockStart(f, m, end)
 		// t = time.time(); t - t: the start is the end itself.
-		if startRHS == nil || startRHS.EndByte() > end.StartByte() {
+		if start == nil || start.EndByte() > end.StartByte() {
 			continue
 		}
-		rs := string(f.Src[startRHS.EndByte():end.StartByte()])
-		if !containsAny(rs, gpuWork) || containsAny(rs, syncs) {
+		// A start read in another loop iteration or before a yield does not
+		// bracket one stretch of work.
+		if f.Loop(start) != f.Loop(end) || bytes.Contains(f.Src[start.EndByte():end.StartByte()], []byte("yield")) {
 			continue
 		}
-		line, _ := f.LineCol(int(startRHS.StartByte()))
-		p.Report(end, fmt.Sprintf("%s measures GPU work started after line %d without torch.cuda.synchronize(): it times the kernel launches, not the kernels", f.Callee(end), line))
+		work, synced := timedWork(f, m, int(start.EndByte()), int(end.StartByte()))
+		if work == nil || synced {
+			continue
+		}
+		line, _ := f.LineCol(int(start.StartByte()))
+		p.Report(end, fmt.Sprintf("%s measures GPU work (%s, line %d) without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+			f.Callee(end), shorten(f.Callee(work))+"()", line))
 	}
+}
+
+// timedWork finds the first call in [start, end) that runs GPU work, and
+// whether anything there waits for the GPU: a synchronising call, a
+// function of this file that synchronises (directly or through its
+// callees), or generation (which reads each token back).
+func timedWork(f *pylint.File, m *pylint.Model, start, end int) (work *pylint.Node, synced bool) {
+	for _, c := range f.Calls(start, end) {
+		callee := f.Callee(c)
+		last := pylint.LastName(callee)
+		if s := m.Summary(c); s != nil {
+			if s.Syncs {
+				return work, true
+			}
+			if s.RunsCUDA && work == nil {
+				work = c
+			}
+			continue
+		}
+		if m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event") {
+			return work, true
+		}
+		if work != nil {
+			continue
+		}
+		switch {
+		case last == "cuda":
+			work = c
+		case last == "to" && strings.Contains(f.Text(c.ChildByFieldName("arguments")), "cuda"):
+			work = c
+		case gpuCallees[last] && !strings.HasPrefix(callee, "np.") && !strings.HasPrefix(callee, "numpy."):
+			work = c
+		}
+	}
+	return work, false
 }
 
 // clockStart finds the clock read that end is measured against: in
 // `end_call - t0` or `t1 = end_call; ...; t1 - t0`, the read assigned to t0.
-func clockStart(f *pylint.File, end *sitter.Node) *sitter.Node {
-	var start *sitter.Node
+func clockStart(f *pylint.File, m *pylint.Model, end *pylint.Node) *pylint.Node {
+	var start *pylint.Node
 	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
 		start = unparen(p.ChildByFieldName("right"))
 	} else if name := assignedName(end); name != nil {
@@ -91,7 +135,7 @@ func clockStart(f *pylint.File, end *sitter.Node) *sitter.Node {
 		return nil
 	}
 	rhs := lastAssignment(f, f.Scope(end), f.Text(start), int(end.StartByte()))
-	if rhs == nil || rhs.Type() != "call" || !containsAny(f.Callee(rhs), []string{"time.time", "perf_counter", "monotonic"}) {
+	if rhs == nil || rhs.Type() != "call" || !clockFuncs[m.QualifiedCallee(rhs)] {
 		return nil
 	}
 	return rhs

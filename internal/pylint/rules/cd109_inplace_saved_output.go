@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -89,7 +87,7 @@ func checkCD109(p *pylint.Pass) {
 // gradsInPlay: the function is a forward() or a loss/training step, or its
 // code asks for gradients. Elsewhere (schedulers, pre- and post-processing)
 // tensors rarely require grad and the write is harmless.
-func gradsInPlay(f *pylint.File, scope *sitter.Node) bool {
+func gradsInPlay(f *pylint.File, scope *pylint.Node) bool {
 	if scope.Type() == "function_definition" {
 		name := f.Text(scope.ChildByFieldName("name"))
 		if name == "forward" || strings.Contains(name, "loss") || strings.Contains(name, "train") {

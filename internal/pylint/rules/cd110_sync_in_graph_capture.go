@@ -3,8 +3,6 @@ package rules
 import (
 	"fmt"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -60,7 +58,7 @@ func checkCD110(p *pylint.Pass) {
 		if inner == nil || f.ContextOf(inner)&pylint.CtxGraphCapture == 0 {
 			continue
 		}
-		var hits []*sitter.Node
+		var hits []*pylint.Node
 		for _, needle := range captureSyncs {
 			for _, c := range f.CallsAt(needle, int(body.StartByte()), int(body.EndByte())) {
 				if !sameFn(c, w) {
@@ -79,7 +77,7 @@ func checkCD110(p *pylint.Pass) {
 	}
 }
 
-func sameFn(a, b *sitter.Node) bool {
+func sameFn(a, b *pylint.Node) bool {
 	fa, fb := pylint.Ancestor(a, "function_definition"), pylint.Ancestor(b, "function_definition")
 	if fa == nil || fb == nil {
 		return fa == nil && fb == nil
@@ -88,7 +86,7 @@ func sameFn(a, b *sitter.Node) bool {
 }
 
 // printsNonLiteral: print() with an argument that is not a plain string.
-func printsNonLiteral(f *pylint.File, call *sitter.Node) bool {
+func printsNonLiteral(f *pylint.File, call *pylint.Node) bool {
 	if f.Callee(call) != "print" {
 		return false
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -90,33 +88,35 @@ func checkCD111(p *pylint.Pass) {
 	}
 }
 
-func line(f *pylint.File, n *sitter.Node) int {
+func line(f *pylint.File, n *pylint.Node) int {
 	l, _ := f.LineCol(int(n.StartByte()))
 	return l
 }
 
 // scalarLiteral: torch.tensor(1.0) is a 0-dim CPU tensor, which PyTorch
 // lets combine with CUDA tensors.
-func scalarLiteral(f *pylint.File, call *sitter.Node) bool {
+func scalarLiteral(f *pylint.File, call *pylint.Node) bool {
 	args := pylint.PositionalArgs(call)
 	if len(args) == 0 {
 		return true
 	}
+	// Only a list or tuple literal is evidently more than one number: a
+	// name or an expression is usually a Python scalar.
 	switch unparen(args[0]).Type() {
-	case "integer", "float", "true", "false", "unary_operator":
-		return true
+	case "list", "tuple", "list_comprehension":
+		return false
 	}
-	return false
+	return true
 }
 
 // moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
-func moved(f *pylint.File, call *sitter.Node) bool {
+func moved(f *pylint.File, call *pylint.Node) bool {
 	m, c := methodCallOn(f, upParen(call))
 	return c != nil && (m == "to" || m == "cuda" || m == "type_as")
 }
 
 // combinedUse is the expression that mixes n with other tensors, or nil.
-func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
+func combinedUse(f *pylint.File, n *pylint.Node) *pylint.Node {
 	cur := upParen(n)
 	// Indexing keeps the device: pos[None] is still on the CPU.
 	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
@@ -139,14 +139,6 @@ func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
 			}
 			return p
 		}
-	case "comparison_operator":
-		for i := 0; i < int(p.NamedChildCount()); i++ {
-			switch c := unparen(p.NamedChild(i)); c.Type() {
-			case "none", "integer", "float", "true", "false", "string":
-				return nil
-			}
-		}
-		return p
 	case "argument_list", "list", "tuple":
 		call := pylint.Ancestor(cur, "call")
 		if call == nil {
@@ -163,7 +155,7 @@ func combinedUse(f *pylint.File, n *sitter.Node) *sitter.Node {
 
 // scalarShape: a size of () or [] makes a 0-dim tensor, which combines with
 // CUDA tensors without error.
-func scalarShape(f *pylint.File, call *sitter.Node) bool {
+func scalarShape(f *pylint.File, call *pylint.Node) bool {
 	if sz := f.Keyword(call, "size"); sz != nil {
 		t := f.Compact(sz)
 		return t == "()" || t == "[]"

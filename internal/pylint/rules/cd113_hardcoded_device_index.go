@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -86,7 +84,7 @@ func checkCD113(p *pylint.Pass) {
 
 // guarded: the index is test data or runs only where enough GPUs exist:
 // pytest parameters, a RunIf/skipif decorator, or an if on device_count().
-func guarded(f *pylint.File, n *sitter.Node) bool {
+func guarded(f *pylint.File, n *pylint.Node) bool {
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		switch p.Type() {
 		case "call":

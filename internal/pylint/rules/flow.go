@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
 	"github.com/cudadoctor/cudadoctor/internal/pylint"
 )
 
@@ -17,7 +15,7 @@ import (
 
 // assignedName returns the identifier an expression is assigned to
 // (`x = expr`, through parentheses), or nil.
-func assignedName(n *sitter.Node) *sitter.Node {
+func assignedName(n *pylint.Node) *pylint.Node {
 	cur := n
 	for p := cur.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = cur.Parent() {
 		cur = p
@@ -37,7 +35,7 @@ func assignedName(n *sitter.Node) *sitter.Node {
 
 // isRebinding reports whether identifier id is the target of a plain
 // assignment (`id = ...`), which ends the life of the previous value.
-func isRebinding(id *sitter.Node) bool {
+func isRebinding(id *pylint.Node) bool {
 	p := id.Parent()
 	if p == nil {
 		return false
@@ -56,8 +54,8 @@ func isRebinding(id *sitter.Node) bool {
 // usesAfter lists the uses of name in scope after offset, stopping at the
 // first rebinding; uses inside nested functions are skipped (they run
 // whenever they are called).
-func usesAfter(f *pylint.File, scope *sitter.Node, name string, after int) []*sitter.Node {
-	var out []*sitter.Node
+func usesAfter(f *pylint.File, scope *pylint.Node, name string, after int) []*pylint.Node {
+	var out []*pylint.Node
 	for _, id := range f.Names(name, after, int(scope.EndByte())) {
 		if s := f.Scope(id); s.StartByte() != scope.StartByte() {
 			continue
@@ -81,7 +79,7 @@ func firstSync(f *pylint.File, start, end int) int {
 
 // methodCallOn returns the method name and call node when id is the object
 // of a method call (`id.name(...)`).
-func methodCallOn(f *pylint.File, id *sitter.Node) (string, *sitter.Node) {
+func methodCallOn(f *pylint.File, id *pylint.Node) (string, *pylint.Node) {
 	p := id.Parent()
 	if p == nil || p.Type() != "attribute" || p.ChildByFieldName("object").StartByte() != id.StartByte() {
 		return "", nil
@@ -99,7 +97,7 @@ func methodCallOn(f *pylint.File, id *sitter.Node) (string, *sitter.Node) {
 // mutation classifies a use of id that writes its storage in place:
 // `id.fill_(...)`, `id[...] = v`, `id += v`. It returns the node to report
 // and a description, or nil.
-func mutation(f *pylint.File, id *sitter.Node) (*sitter.Node, string) {
+func mutation(f *pylint.File, id *pylint.Node) (*pylint.Node, string) {
 	if m, call := methodCallOn(f, id); call != nil && isInplaceMethod(m) {
 		return call, m + "()"
 	}
@@ -134,7 +132,7 @@ func isInplaceMethod(m string) bool {
 }
 
 // enclosingLoop is the innermost for/while loop around n within scope.
-func enclosingLoop(n, scope *sitter.Node) *sitter.Node {
+func enclosingLoop(n, scope *pylint.Node) *pylint.Node {
 	l := pylint.Ancestor(n, "for_statement", "while_statement", "function_definition")
 	if l == nil || l.Type() == "function_definition" || !pylint.Within(l, scope) {
 		return nil
@@ -143,7 +141,7 @@ func enclosingLoop(n, scope *sitter.Node) *sitter.Node {
 }
 
 // stringValue is the content of a plain string literal, or "" with ok=false.
-func stringValue(f *pylint.File, n *sitter.Node) (string, bool) {
+func stringValue(f *pylint.File, n *pylint.Node) (string, bool) {
 	if n == nil || n.Type() != "string" {
 		return "", false
 	}
@@ -167,7 +165,7 @@ func stringValue(f *pylint.File, n *sitter.Node) (string, bool) {
 
 // nonBlockingCopy reports whether the keyword at off is `non_blocking=True`
 // and returns its call.
-func nonBlockingCall(f *pylint.File, off int) *sitter.Node {
+func nonBlockingCall(f *pylint.File, off int) *pylint.Node {
 	n := f.NodeAt(off, off+len("non_blocking"))
 	if n == nil || n.Type() != "identifier" {
 		return nil
@@ -188,7 +186,7 @@ func nonBlockingCall(f *pylint.File, off int) *sitter.Node {
 }
 
 // copyDirection is "d2h", "h2d" or "" for a `.to/.cuda/.cpu` call.
-func copyDirection(f *pylint.File, call *sitter.Node) string {
+func copyDirection(f *pylint.File, call *pylint.Node) string {
 	switch pylint.LastName(f.Callee(call)) {
 	case "cpu":
 		return "d2h"
@@ -205,7 +203,7 @@ func copyDirection(f *pylint.File, call *sitter.Node) string {
 }
 
 // receiver is the object a method is called on.
-func receiver(call *sitter.Node) *sitter.Node {
+func receiver(call *pylint.Node) *pylint.Node {
 	fn := call.ChildByFieldName("function")
 	if fn == nil || fn.Type() != "attribute" {
 		return nil
@@ -214,7 +212,7 @@ func receiver(call *sitter.Node) *sitter.Node {
 }
 
 // unparen strips parentheses around an expression.
-func unparen(n *sitter.Node) *sitter.Node {
+func unparen(n *pylint.Node) *pylint.Node {
 	for n != nil && n.Type() == "parenthesized_expression" && n.NamedChildCount() == 1 {
 		n = n.NamedChild(0)
 	}
@@ -222,7 +220,7 @@ func unparen(n *sitter.Node) *sitter.Node {
 }
 
 // upParen climbs out of parentheses around n.
-func upParen(n *sitter.Node) *sitter.Node {
+func upParen(n *pylint.Node) *pylint.Node {
 	for p := n.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = n.Parent() {
 		n = p
 	}
@@ -231,8 +229,8 @@ func upParen(n *sitter.Node) *sitter.Node {
 
 // lastAssignment returns the right-hand side of the last `name = ...` in
 // scope before offset, or nil.
-func lastAssignment(f *pylint.File, scope *sitter.Node, name string, before int) *sitter.Node {
-	var rhs *sitter.Node
+func lastAssignment(f *pylint.File, scope *pylint.Node, name string, before int) *pylint.Node {
+	var rhs *pylint.Node
 	for _, id := range f.Names(name, int(scope.StartByte()), before) {
 		if isRebinding(id) && f.Scope(id).StartByte() == scope.StartByte() {
 			if p := id.Parent(); p.Type() == "assignment" {
@@ -243,10 +241,10 @@ func lastAssignment(f *pylint.File, scope *sitter.Node, name string, before int)
 	return rhs
 }
 
-func same(a, b *sitter.Node) bool {
+func same(a, b *pylint.Node) bool {
 	return a != nil && b != nil && a.StartByte() == b.StartByte() && a.EndByte() == b.EndByte() && a.Type() == b.Type()
 }
 
-func sortNodes(ns []*sitter.Node) {
+func sortNodes(ns []*pylint.Node) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i].StartByte() < ns[j].StartByte() })
 }

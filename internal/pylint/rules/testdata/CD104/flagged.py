@@ -18,3 +18,11 @@ class Fn(torch.autograd.Function):
     @torch.cuda.amp.custom_bwd(cast_inputs=None)  # want CD104
     def backward(ctx, g):
         return g
+
+
+from torch.cuda import amp
+
+
+def step_with_module_alias(model, x):
+    with amp.autocast():  # want CD104
+        return model(x)

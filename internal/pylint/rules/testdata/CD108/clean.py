@@ -44,3 +44,44 @@ def two_starts(model, x):
     model(x)
     torch.cuda.synchronize()
     return time.time() - t1, t1 - t0
+
+
+def wait_for_gpu():
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def read_loss(loss):
+    return loss.item()
+
+
+def timed_through_helper(model, x):
+    wait_for_gpu()
+    start = time.time()
+    y = model(x.cuda())
+    wait_for_gpu()
+    return time.time() - start
+
+
+def timed_with_read(model, x):
+    start = time.perf_counter()
+    loss = model(x.cuda()).sum()
+    value = read_loss(loss)
+    return time.perf_counter() - start, value
+
+
+def timed_host_work(rows):
+    start = time.time()
+    table = sorted(rows)
+    return time.time() - start, table
+
+
+synchronize_func = getattr(torch, "cuda").synchronize
+
+
+def timed_with_bound_sync(model, x):
+    synchronize_func()
+    start = time.time()
+    y = model(x)
+    synchronize_func()
+    return time.time() - start

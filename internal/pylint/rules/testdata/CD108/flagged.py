@@ -14,3 +14,12 @@ def bench(model, x):
         out = model(x.cuda())
     end = time.perf_counter()  # want CD108
     return end - start
+
+
+from time import perf_counter as clock
+
+
+def timed_with_aliased_clock(model, x):
+    t0 = clock()
+    y = model(x.cuda())
+    return clock() - t0  # want CD108

@@ -35,3 +35,15 @@ class Offsets(nn.Module):
         if mask is not None and mask.ndim == 1:
             mask = mask[:, None]
         return pixels[:, off : off + size]
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, x, scale):
+        s = torch.tensor(scale)
+        return x * s
+
+
+class Masked(torch.nn.Module):
+    def forward(self, x):
+        keep = torch.arange(x.shape[1]) != 0
+        return x[:, keep]
