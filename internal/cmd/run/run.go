@@ -43,8 +43,10 @@ type Options struct {
 	Env []string
 	Dir string
 	// Stdin, Stdout and Stderr are the child's streams: Stdin is handed
-	// over as is, output is passed on byte for byte.
+	// over as is, output is passed on byte for byte. StdinClosed starts the
+	// child with no stdin at all, as the wrapper itself was.
 	Stdin          *os.File
+	StdinClosed    bool
 	Stdout, Stderr io.Writer
 	// SameOutput says stdout and stderr are one file (a terminal, or
 	// `> log 2>&1`): the child then gets one pipe for both, which keeps the
@@ -145,10 +147,16 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	started := o.Now()
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: o.Argv, Env: childEnv, Dir: o.Dir,
-		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
+		Stdin: o.Stdin, StdinClosed: o.StdinClosed, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
 		TTY: o.TTY, WinsizeFrom: o.WinsizeFrom,
 		TailBytes: o.TailBytes, TailOnFailureOnly: true, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
+		// Output is read until every process holding it has closed it, so
+		// the diagnosis comes after the last line, as in a pipeline.
+		OnLinger: func() {
+			fmt.Fprintf(o.Messages, "cudadoctor: %s exited, but processes it started still hold its output open; waiting for them (Ctrl-C stops waiting)\n",
+				filepath.Base(o.Argv[0]))
+		},
 	})
 	if err != nil {
 		var se *runner.StartError
@@ -463,6 +471,9 @@ func (o *Options) rerun(ctx context.Context, what string, argv, env []string, ti
 		Argv: argv, Env: env, Dir: o.Dir, MergeStreams: true,
 		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Timeout: timeout, KillGroupOnExit: true, Now: o.Now,
+		// Its output is not shown: what a process it left outside its
+		// group still writes is not worth waiting for.
+		Drain: runner.DefaultDrain,
 	})
 	if err != nil {
 		p.stop("")
