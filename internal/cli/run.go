@@ -60,7 +60,10 @@ When it fails, the diagnosis goes to standard error (or with --report FILE, as
 JSON to FILE). CUDA reports kernel failures asynchronously, so PyTorch's
 traceback usually names a later line than the one that failed; for those errors
 cudadoctor re-runs the command once with CUDA_LAUNCH_BLOCKING=1 (when the first
-run took less than --rerun-max-runtime) and reports both lines. With --sanitize
+run took less than --rerun-max-runtime) and reports both lines: the command then
+runs twice, with whatever side effects it has, and cudadoctor says so before the
+second run starts. It is not re-run when its output only names the error
+without a traceback or PyTorch's note (a log being printed). With --sanitize
 it re-runs under compute-sanitizer memcheck instead, naming the kernel, its
 source line and the bad access. Re-runs show no output and stop after a timeout.
 With --memory-snapshot DIR, a PyTorch command records its CUDA allocations and
@@ -72,7 +75,11 @@ SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on, a second Ctrl-C kills it,
 Ctrl-Z stops it with the wrapper and fg or bg continues both. Output is passed
 on until every process the command started has closed it; the diagnosis
 comes after.
-Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
+Setting CUDADOCTOR_RERUN=0 (or CUDADOCTOR_NO_RERUN=1) in the environment is the
+same as --no-rerun, for every process that inherits it; so is
+  [tool.cudadoctor.run]
+  rerun = false
+in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 		Example: `  cudadoctor run -- python train.py --lr 3e-4
   cudadoctor run --report diag.json -- python train.py
   cudadoctor run --sanitize -- python kernel_test.py

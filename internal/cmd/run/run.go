@@ -302,7 +302,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 		env:         o.Env,
 		argv:        o.Argv,
 	}
-	d := decide(*o, f)
+	d := o.vetRerun(decide(*o, f), sc)
 	if d.why != "" {
 		fmt.Fprintf(o.Messages, "cudadoctor: %s\n", d.why)
 	}
@@ -357,7 +357,7 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 	info := &report.RerunInfo{Mode: ModeBlocking, Argv: o.Argv, Env: []string{"CUDA_LAUNCH_BLOCKING=1"}}
 	rep.Run.Rerun = info
 	sc := newScanner()
-	res, err := o.rerun(ctx, "CUDA_LAUNCH_BLOCKING=1", o.Argv, env, timeout, sc)
+	res, err := o.rerun(ctx, "CUDA_LAUNCH_BLOCKING=1", append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...), o.Argv, env, timeout, sc)
 	headline := firstScan.cudaError
 	if err != nil {
 		info.Skipped = err.Error()
@@ -464,7 +464,11 @@ func codeSuffix(l *report.Location) string {
 
 // rerun runs argv once more, quietly: its output is kept for diagnosis but
 // not shown (stdout belongs to the first run), with a progress indicator.
-func (o *Options) rerun(ctx context.Context, what string, argv, env []string, timeout time.Duration, sc *scanner) (*runner.Result, error) {
+// Before it starts, the user is told plainly that the command runs again
+// (shown is the command line to say so with) and how to prevent that.
+func (o *Options) rerun(ctx context.Context, what string, shown, argv, env []string, timeout time.Duration, sc *scanner) (*runner.Result, error) {
+	fmt.Fprintf(o.Messages, "cudadoctor: running the command a second time: %s (its output is not shown; %s=0 or --no-rerun prevent this)\n",
+		shellQuote(shown), RerunEnv)
 	p := startProgress(o.Messages, o.MessagesTTY, o.Now,
 		fmt.Sprintf("re-running with %s (stops after %s)", what, roundDur(timeout)))
 	res, err := o.Exec(ctx, runner.Spec{
