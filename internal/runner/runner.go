@@ -45,6 +45,9 @@ type Spec struct {
 	// Stdout and Stderr receive the child's bytes as soon as they are read;
 	// nil discards them (they are still kept in the tail and scanned).
 	Stdout, Stderr io.Writer
+	// NoTee turns off passing output on with tee(2) (see teePipe) and
+	// reads and writes it instead; for measurements and tests.
+	NoTee bool
 	// MergeStreams gives the child one pipe for both stdout and stderr, all
 	// of it going to Stdout. Use it when both lead to the same file (a
 	// terminal, `> log 2>&1`): the child's writes then keep their exact
@@ -245,6 +248,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	out := &pump{src: outR, dst: spec.Stdout, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
 	errp := &pump{src: errR, dst: spec.Stderr, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
+	if !spec.TTY && !spec.NoTee {
+		out.tee = newTee(spec.Stdout)
+		errp.tee = newTee(spec.Stderr)
+	}
 	var pumps sync.WaitGroup
 	pumps.Add(1)
 	go func() { defer pumps.Done(); out.run() }()
@@ -302,8 +309,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // a child can fill it wakes its reader thousands of times a second, and
 // the poller's hand-offs between threads cost several times the copy.
 type pump struct {
-	src   *os.File
-	dst   io.Writer
+	src *os.File
+	dst io.Writer
+	// tee, when set, passes output on to dst, a pipe, without copying it
+	// through the wrapper (Linux); dst is then not written.
+	tee   *teePipe
 	st    *stream
 	lines *lineSplitter
 	seq   *seqCounter
@@ -392,8 +402,17 @@ func (p *pump) run() {
 	chunk := firstChunk
 	for {
 		buf := p.st.readBuf(chunk)
-		n, err := unix.Read(fd, buf)
+		var n int
+		var err, werr error
+		if p.tee != nil {
+			n, err, werr = p.tee.pass(fd, buf)
+		} else {
+			n, err = unix.Read(fd, buf)
+		}
 		switch {
+		case werr != nil:
+			p.writeFailed(werr)
+			return
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
@@ -409,19 +428,23 @@ func (p *pump) run() {
 			chunk *= 2
 		}
 		p.st.commit(n, p.seq.next())
-		if p.dst != nil {
+		if p.dst != nil && p.tee == nil {
 			if _, werr := p.dst.Write(buf[:n]); werr != nil {
-				// Our reader went away: close the child's pipe so that it
-				// learns the same way it would have unwrapped.
-				p.werr = werr
-				p.dst = nil
 				p.lines.write(buf[:n])
-				p.src.Close()
+				p.writeFailed(werr)
 				return
 			}
 		}
 		p.lines.write(buf[:n])
 	}
+}
+
+// writeFailed: our reader went away. The child's pipe is closed so that it
+// learns the same way it would have unwrapped.
+func (p *pump) writeFailed(err error) {
+	p.werr = err
+	p.dst, p.tee = nil, nil
+	p.src.Close()
 }
 
 // wait blocks until fd is readable. Once the child has exited it gives up
