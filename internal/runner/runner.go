@@ -312,7 +312,8 @@ type pump struct {
 	src *os.File
 	dst io.Writer
 	// tee, when set, passes output on to dst, a pipe, without copying it
-	// through the wrapper (Linux); dst is then not written.
+	// through the wrapper (Linux) as far as dst has room; the rest is
+	// written.
 	tee   *teePipe
 	st    *stream
 	lines *lineSplitter
@@ -402,10 +403,10 @@ func (p *pump) run() {
 	chunk := firstChunk
 	for {
 		buf := p.st.readBuf(chunk)
-		var n int
+		var n, passed int
 		var err, werr error
 		if p.tee != nil {
-			n, err, werr = p.tee.pass(fd, buf)
+			n, passed, err, werr = p.tee.pass(fd, buf)
 		} else {
 			n, err = unix.Read(fd, buf)
 		}
@@ -428,8 +429,8 @@ func (p *pump) run() {
 			chunk *= 2
 		}
 		p.st.commit(n, p.seq.next())
-		if p.dst != nil && p.tee == nil {
-			if _, werr := p.dst.Write(buf[:n]); werr != nil {
+		if p.dst != nil && passed < n {
+			if _, werr := p.dst.Write(buf[passed:n]); werr != nil {
 				p.lines.write(buf[:n])
 				p.writeFailed(werr)
 				return

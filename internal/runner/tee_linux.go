@@ -3,7 +3,6 @@ package runner
 import (
 	"io"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,8 +14,7 @@ import (
 // tail and the line scan. That is one copy per byte instead of the two of a
 // read and a write, and the copy the wrapper keeps is the one it scans.
 type teePipe struct {
-	dst      int
-	blocking bool // the child's pipe was made blocking
+	dst int
 }
 
 // newTee returns a teePipe for w when w is a pipe, else nil (the pump then
@@ -34,11 +32,9 @@ func newTee(w io.Writer) *teePipe {
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFIFO {
 			t = &teePipe{dst: fd}
-			// tee links whole pages and, unlike write(2), returns as soon
-			// as the destination is full: in a 64 KiB pipe that is a few
-			// pages per call once the reader is the slower side. A pipe
-			// as large as the child's keeps the calls large. It is only
-			// ever grown, and only the kernel's buffer changes.
+			// tee moves no more than the destination has room for: a
+			// pipe as large as the child's lets it move whole reads. It
+			// is only ever grown, and only the kernel's buffer changes.
 			if sz, err := unix.FcntlInt(uintptr(fd), unix.F_GETPIPE_SZ, 0); err == nil && sz < pipeSize {
 				_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, pipeSize)
 			}
@@ -48,59 +44,45 @@ func newTee(w io.Writer) *teePipe {
 	return t
 }
 
-// pass moves up to len(buf) bytes from the pipe src on to the destination
-// and into buf. err is about reading src (EAGAIN: nothing to read yet; n 0
-// and no error: end of output); werr is a failed write (the reader of the
-// destination went away).
-func (t *teePipe) pass(src int, buf []byte) (n int, err, werr error) {
-	if !t.blocking {
-		// Waiting for room in the destination is best done inside tee(2),
-		// as write(2) does, rather than by polling after each partial
-		// call; the kernel makes tee non-blocking when either pipe is, so
-		// the child's pipe is made blocking. It is only read once poll
-		// said there is data, so the pump still never blocks on it.
-		if unix.SetNonblock(src, false) != nil {
-			t.blocking = true // keep polling for room
-		}
-		t.blocking = true
-	}
-	if !readable(src) {
-		return 0, unix.EAGAIN, nil
-	}
-	for {
-		linked, err := unix.Tee(src, t.dst, len(buf), 0)
-		n := int(linked)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			// Nothing to read, or no room in the destination: only the
-			// first is the caller's to wait for.
-			if !readable(src) {
-				return 0, unix.EAGAIN, nil
-			}
-			if werr := waitWritable(t.dst); werr != nil {
-				return 0, nil, werr
-			}
-			continue
-		case err != nil:
-			return 0, nil, err // EPIPE: nobody reads the destination
-		case n == 0:
-			return 0, nil, nil // the child's pipe is closed and empty
-		}
-		// The bytes just linked are still in src: take exactly those.
-		got := 0
-		for got < n {
-			m, err := unix.Read(src, buf[got:n])
+// pass reads up to len(buf) bytes of the pipe src into buf, having first
+// linked as many of them as the destination has room for into it. passed
+// says how many of the n bytes read are already on their way; the caller
+// writes the rest, blocking as a plain write would. When the reader of the
+// destination keeps up, everything goes through tee; when it is the slower
+// side (its pipe full), tee would move a few pages per call, so the bytes
+// are read and written instead: never worse than a read and a write. err is
+// about reading src (EAGAIN: nothing to read yet; n 0 and no error: end of
+// output); werr is a failed write (the reader went away).
+func (t *teePipe) pass(src int, buf []byte) (n, passed int, err, werr error) {
+	linked := 0
+	if readable(src) {
+		for {
+			l, err := unix.Tee(src, t.dst, len(buf), unix.SPLICE_F_NONBLOCK)
 			if err == unix.EINTR {
 				continue
 			}
-			if err != nil || m <= 0 {
-				break // cannot happen while the bytes sit in the pipe
+			switch {
+			case err == unix.EAGAIN:
+				// The destination is full (src has data).
+			case err != nil:
+				return 0, 0, nil, err // EPIPE: nobody reads the destination
+			default:
+				linked = int(l)
 			}
-			got += m
+			break
 		}
-		return got, nil, nil
+	}
+	// Read at least the linked bytes (they sit in src), and whatever
+	// else is there.
+	for {
+		n, err = unix.Read(src, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return 0, 0, err, nil
+		}
+		return n, min(linked, n), nil, nil
 	}
 }
 
@@ -108,20 +90,4 @@ func readable(fd int) bool {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	n, err := unix.Poll(fds, 0)
 	return err == nil && n > 0 && fds[0].Revents&(unix.POLLIN|unix.POLLHUP) != 0
-}
-
-// waitWritable blocks until the destination pipe has room, as a write to
-// it would; a reader that went away shows as an error on the next tee.
-func waitWritable(fd int) error {
-	for {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-		n, err := unix.Poll(fds, int(pollSlice/time.Millisecond))
-		if err == unix.EINTR || (err == nil && n == 0) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		return nil
-	}
 }

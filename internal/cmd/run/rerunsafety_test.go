@@ -134,3 +134,17 @@ func TestAPrintedCUDAErrorIsNotReRun(t *testing.T) {
 		}
 	}
 }
+
+func TestSanitizeIsARequestNotVetoed(t *testing.T) {
+	// --sanitize on the command line is an explicit request: the job-wide
+	// switch does not cancel it, and the announcement says why it runs.
+	h := newHarness([]string{"python3", "k.py"}, fakeRun{output: "boom\n", code: 1}, fakeRun{output: "", code: 1})
+	h.opts.Sanitize = true
+	h.opts.Env = append(h.opts.Env, "CUDADOCTOR_RERUN=0")
+	h.opts.LookPath = func(string) (string, error) { return "/usr/local/cuda/bin/compute-sanitizer", nil }
+	h.run(t)
+	want := "cudadoctor: running the command a second time: PYTORCH_NO_CUDA_MEMORY_CACHING=1 /usr/local/cuda/bin/compute-sanitizer --tool memcheck python3 k.py (its output is not shown; as --sanitize asks)\n"
+	if len(h.child.specs) != 2 || !strings.Contains(h.msgs.String(), want) {
+		t.Errorf("%d runs; messages:\n%s", len(h.child.specs), h.msgs.String())
+	}
+}

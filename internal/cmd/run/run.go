@@ -467,8 +467,12 @@ func codeSuffix(l *report.Location) string {
 // Before it starts, the user is told plainly that the command runs again
 // (shown is the command line to say so with) and how to prevent that.
 func (o *Options) rerun(ctx context.Context, what string, shown, argv, env []string, timeout time.Duration, sc *scanner) (*runner.Result, error) {
-	fmt.Fprintf(o.Messages, "cudadoctor: running the command a second time: %s (its output is not shown; %s=0 or --no-rerun prevent this)\n",
-		shellQuote(shown), RerunEnv)
+	why := RerunEnv + "=0 or --no-rerun prevent this"
+	if o.Sanitize {
+		why = "as --sanitize asks"
+	}
+	fmt.Fprintf(o.Messages, "cudadoctor: running the command a second time: %s (its output is not shown; %s)\n",
+		shellQuote(shown), why)
 	p := startProgress(o.Messages, o.MessagesTTY, o.Now,
 		fmt.Sprintf("re-running with %s (stops after %s)", what, roundDur(timeout)))
 	res, err := o.Exec(ctx, runner.Spec{
