@@ -24,8 +24,12 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
 
-// forwardedSignals are passed on to the child by `run`.
-var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH}
+// forwardedSignals are passed on to the child by `run`, as a shell passes
+// them to a job: the terminal's Ctrl-C, Ctrl-\ and Ctrl-Z, fg/bg's SIGCONT,
+// a scheduler's SIGTERM or SIGUSR1. Catching SIGQUIT also keeps the Go
+// runtime from answering Ctrl-\ with a stack dump of the wrapper.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH,
+	syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGUSR1, syscall.SIGUSR2}
 
 // ignoredAtStart records which of them the parent had us ignore (nohup
 // ignores SIGHUP, a shell's background job SIGINT). It is read during
@@ -56,15 +60,26 @@ When it fails, the diagnosis goes to standard error (or with --report FILE, as
 JSON to FILE). CUDA reports kernel failures asynchronously, so PyTorch's
 traceback usually names a later line than the one that failed; for those errors
 cudadoctor re-runs the command once with CUDA_LAUNCH_BLOCKING=1 (when the first
-run took less than --rerun-max-runtime) and reports both lines. With --sanitize
+run took less than --rerun-max-runtime) and reports both lines: the command then
+runs twice, with whatever side effects it has, and cudadoctor says so before the
+second run starts. It is not re-run when its output only names the error
+without a traceback or PyTorch's note (a log being printed). With --sanitize
 it re-runs under compute-sanitizer memcheck instead, naming the kernel, its
 source line and the bad access. Re-runs show no output and stop after a timeout.
 With --memory-snapshot DIR, a PyTorch command records its CUDA allocations and
 writes a snapshot into DIR when it runs out of memory; cudadoctor then names
 what held the memory (the re-run records nothing).
 
-SIGINT, SIGTERM and SIGHUP are passed on to the command; a second Ctrl-C kills it.
-Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
+Signals reach the command as they would reach it unwrapped: SIGINT, SIGTERM,
+SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on, a second Ctrl-C kills it,
+Ctrl-Z stops it with the wrapper and fg or bg continues both. Output is passed
+on until every process the command started has closed it; the diagnosis
+comes after.
+Setting CUDADOCTOR_RERUN=0 (or CUDADOCTOR_NO_RERUN=1) in the environment is the
+same as --no-rerun, for every process that inherits it; so is
+  [tool.cudadoctor.run]
+  rerun = false
+in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 		Example: `  cudadoctor run -- python train.py --lr 3e-4
   cudadoctor run --report diag.json -- python train.py
   cudadoctor run --sanitize -- python kernel_test.py
@@ -89,7 +104,7 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 			// Ctrl-C is forwarded rather than ending the wrapper. SIGPIPE is
 			// caught (not ignored, which the child would inherit) so that a
 			// closed stdout is seen as a write error.
-			sigs := make(chan os.Signal, 4)
+			sigs := make(chan os.Signal, 8)
 			for _, s := range forwardedSignals {
 				if ignoredAtStart[s] {
 					// nohup or a background job: keep ignoring it, so the
@@ -106,13 +121,19 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 
 			stdin, closeStdin := childStdin(g.sys.Stdin)
 			defer closeStdin()
+			stdinClosed := false
+			if stdin == os.Stdin && runner.ClosedAtStart(stdin) {
+				// Started with stdin closed (`<&-`): so is the child, which
+				// would otherwise read the runtime's stand-in /dev/null.
+				stdin, stdinClosed = nil, true
+			}
 			var env []string
 			if g.sys.Environ != nil {
 				env = g.sys.Environ()
 			}
 			opts := runcmd.Options{
 				Argv: args, Env: env,
-				Stdin: stdin, Stdout: g.sys.Stdout, Stderr: g.sys.Stderr,
+				Stdin: stdin, StdinClosed: stdinClosed, Stdout: g.sys.Stdout, Stderr: g.sys.Stderr,
 				Messages: g.sys.Stderr, MessagesTTY: g.sys.StderrTTY,
 				Signals: sigs, TailBytes: tailBytes,
 				NoRerun: noRerun, RerunMaxRuntime: maxRuntime, RerunTimeout: rerunTimeout,
@@ -138,7 +159,7 @@ Setting CUDADOCTOR_NO_RERUN=1 in the environment is the same as --no-rerun.`,
 				opts.TTY, opts.WinsizeFrom = true, f
 			}
 			if stdin != nil && term.IsTerminal(int(stdin.Fd())) {
-				opts.Terminal = runner.ForegroundTerminal(stdin)
+				opts.Terminal = runner.ControllingTerminal(stdin)
 			}
 			// Signals are forwarded to the child, not obeyed: the context
 			// the root command cancels on SIGINT must not end the child

@@ -167,11 +167,27 @@ func child(mode string, args []string) int {
 			}
 		}
 		res, err := Run(context.Background(), Spec{Argv: []string{exe}, Env: append(env, childEnv+"=readtty"),
-			Stdin: tty, Stdout: os.Stdout, Terminal: ForegroundTerminal(tty)})
+			Stdin: tty, Stdout: os.Stdout, Terminal: ControllingTerminal(tty)})
 		if err != nil {
 			return 5
 		}
 		fmt.Printf("child exit %d\n", res.ExitCode)
+		return 0
+	case "wrap":
+		// wrap SCRIPT: a wrapper as the CLI runs it (signals caught and
+		// forwarded), supervising sh -c SCRIPT; the wrapper itself can be
+		// stopped and continued like a shell's job.
+		sigs := make(chan os.Signal, 8)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+			syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGUSR1, syscall.SIGUSR2)
+		res, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", arg(0)}, Stdout: os.Stdout, Signals: sigs})
+		if err != nil {
+			return 5
+		}
+		fmt.Printf("wrapper: child exit %d\n", res.ExitCode)
+		return 0
+	case "closedstdin":
+		fmt.Println(ClosedAtStart(os.Stdin))
 		return 0
 	case "readtty":
 		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')

@@ -38,11 +38,16 @@ type Spec struct {
 	Env  []string
 	Dir  string
 	// Stdin is handed to the child as its own descriptor, untouched; nil
-	// gives it /dev/null.
-	Stdin *os.File
+	// gives it /dev/null, or with StdinClosed no descriptor 0 at all (the
+	// wrapper was started with its stdin closed, and so is the child).
+	Stdin       *os.File
+	StdinClosed bool
 	// Stdout and Stderr receive the child's bytes as soon as they are read;
 	// nil discards them (they are still kept in the tail and scanned).
 	Stdout, Stderr io.Writer
+	// NoTee turns off passing output on with tee(2) (see teePipe) and
+	// reads and writes it instead; for measurements and tests.
+	NoTee bool
 	// MergeStreams gives the child one pipe for both stdout and stderr, all
 	// of it going to Stdout. Use it when both lead to the same file (a
 	// terminal, `> log 2>&1`): the child's writes then keep their exact
@@ -70,24 +75,37 @@ type Spec struct {
 	// LineFilter, when set, limits OnLine to lines holding one of these
 	// keywords; the others are only counted, at little cost.
 	LineFilter []string
-	// Signals delivers the signals the wrapper received, to be forwarded.
-	// SIGINT, SIGTERM, SIGHUP and SIGWINCH go to the child's process group;
-	// a second SIGINT kills the group.
+	// Signals delivers the signals the wrapper received, to be forwarded
+	// to the child's process group, as a shell's job would receive them: a
+	// second SIGINT kills the group; SIGWINCH also resizes the child's
+	// pseudo-terminal; SIGTSTP stops the child and then the wrapper (see
+	// jobControl); SIGTERM, SIGHUP and SIGQUIT count as Forwarded (stopped
+	// on purpose); SIGCONT, SIGUSR1, SIGUSR2 and any other signal are just
+	// passed on.
 	Signals <-chan os.Signal
 	// Timeout, when positive, ends the child (SIGTERM, then SIGKILL after
 	// KillGrace) once it has run that long.
 	Timeout   time.Duration
 	KillGrace time.Duration
-	// Terminal is the controlling terminal the wrapper is in the foreground
-	// of, or nil. A child that stops to read it (SIGTTIN/SIGTTOU) is given
-	// the foreground, as a shell would.
+	// Terminal is the wrapper's controlling terminal, or nil. A child that
+	// stops to read it (SIGTTIN/SIGTTOU) is given the foreground when the
+	// wrapper holds it, as a shell would.
 	Terminal *os.File
 	// KillGroupOnExit ends whatever the child left running in its process
 	// group; used for re-runs, whose leftovers are ours to clean up.
 	KillGroupOnExit bool
-	// Drain bounds how long output is still read once the child has exited
-	// (processes it left behind may hold the pipes open). 0: DefaultDrain.
+	// Drain, when positive, bounds how long output is still read once the
+	// child has exited: reading stops after that long without output (and
+	// at maxDrainFactor times it in all). 0 reads to the end, as a pipeline
+	// would: processes the child left behind that still hold its output
+	// write to it until they close it (`(sleep 5; echo late) &`). Meanwhile
+	// SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to what is left of
+	// the child's group and end the wait (a second SIGINT at once).
 	Drain time.Duration
+	// OnLinger, when set, is called once if the output is still open
+	// a few seconds after the child exited (Drain 0), so the user can be told
+	// what the wrapper waits for.
+	OnLinger func()
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -105,7 +123,7 @@ type Result struct {
 	// escalated to SIGKILL.
 	Interrupts int
 	Killed     bool
-	// Forwarded says a SIGTERM or SIGHUP was passed on to the child.
+	// Forwarded says a SIGTERM, SIGHUP or SIGQUIT was passed on to the child.
 	Forwarded bool
 	// Tail is the end of the child's output, both streams interleaved in
 	// arrival order; Dropped is how many earlier bytes it no longer holds.
@@ -119,15 +137,22 @@ type Result struct {
 	WriteErr error
 }
 
-// StartError is a child that could not be started; Code follows the shell
-// convention (127 not found, 126 not executable).
+// StartError is a child that could not be started; Code follows bash (127
+// not found, 126 found but not executable). Err says why; Interpreter, when
+// set, is the missing interpreter a script's #! line names.
 type StartError struct {
-	Argv0 string
-	Code  int
-	Err   error
+	Argv0       string
+	Code        int
+	Err         error
+	Interpreter string
 }
 
-func (e *StartError) Error() string { return fmt.Sprintf("cannot run %s: %v", e.Argv0, e.Err) }
+func (e *StartError) Error() string {
+	if e.Interpreter != "" {
+		return fmt.Sprintf("cannot run %s: bad interpreter %s: %v", e.Argv0, e.Interpreter, e.Err)
+	}
+	return fmt.Sprintf("cannot run %s: %v", e.Argv0, e.Err)
+}
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Run starts the child, supervises it to the end and returns its result.
@@ -145,15 +170,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	maxLine := orDefault(spec.MaxLine, DefaultMaxLine)
 	path, err := exec.LookPath(spec.Argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
-		code := 127
-		if errors.Is(err, os.ErrPermission) {
-			code = 126
-		}
-		return nil, &StartError{Argv0: spec.Argv[0], Code: code, Err: plainErr(err)}
+		return nil, lookupError(spec.Argv[0], err)
 	}
 
 	stdin := spec.Stdin
-	if stdin == nil {
+	if stdin == nil && !spec.StdinClosed {
 		null, err := os.Open(os.DevNull)
 		if err != nil {
 			return nil, err
@@ -193,10 +214,14 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	// syscall.ForkExec rather than os.StartProcess: the latter first forks
 	// a throwaway child to probe for pidfd support, which the wrapper's
 	// start-up pays for and it does not use (it waits with wait4).
-	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{
+	stdinFd := ^uintptr(0) // closed in the child
+	if stdin != nil {
+		stdinFd = stdin.Fd()
+	}
+	pid, err := startChild(spec.Argv, path, &syscall.ProcAttr{
 		Dir:   spec.Dir,
 		Env:   env,
-		Files: []uintptr{stdin.Fd(), outW.Fd(), errW.Fd()},
+		Files: []uintptr{stdinFd, outW.Fd(), errW.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
 	outW.Close()
@@ -208,11 +233,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		if !spec.MergeStreams {
 			errR.Close()
 		}
-		code := 126
-		if errors.Is(err, os.ErrNotExist) {
-			code = 127
-		}
-		return nil, &StartError{Argv0: spec.Argv[0], Code: code, Err: plainErr(err)}
+		return nil, err
 	}
 
 	var seq seqCounter
@@ -227,6 +248,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	out := &pump{src: outR, dst: spec.Stdout, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
 	errp := &pump{src: errR, dst: spec.Stderr, st: newStream(tailBytes, maxSegments), lines: newLines(), seq: &seq}
+	if !spec.TTY && !spec.NoTee {
+		out.tee = newTee(spec.Stdout)
+		errp.tee = newTee(spec.Stderr)
+	}
 	var pumps sync.WaitGroup
 	pumps.Add(1)
 	go func() { defer pumps.Done(); out.run() }()
@@ -253,15 +278,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
 
-	// The child is gone; read what is left, but do not wait for processes
-	// it left behind that still hold the pipes.
-	drain := orDefaultDur(spec.Drain, DefaultDrain)
-	hardStop := time.Now().Add(maxDrainFactor * drain)
-	out.startDrain(drain, hardStop)
-	if !spec.MergeStreams {
-		errp.startDrain(drain, hardStop)
-	}
-	pumps.Wait()
+	pumpsDone := make(chan struct{})
+	go func() { pumps.Wait(); close(pumpsDone) }()
+	drainAfterExit(spec, pid, []*pump{out, errp}, pumpsDone)
 	outR.Close()
 	if !spec.MergeStreams {
 		errR.Close()
@@ -290,8 +309,12 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // a child can fill it wakes its reader thousands of times a second, and
 // the poller's hand-offs between threads cost several times the copy.
 type pump struct {
-	src   *os.File
-	dst   io.Writer
+	src *os.File
+	dst io.Writer
+	// tee, when set, passes output on to dst, a pipe, without copying it
+	// through the wrapper (Linux) as far as dst has room; the rest is
+	// written.
+	tee   *teePipe
 	st    *stream
 	lines *lineSplitter
 	seq   *seqCounter
@@ -302,6 +325,57 @@ type pump struct {
 	drain      atomic.Int64
 	hardStop   atomic.Int64
 	drainBegan atomic.Int64
+}
+
+// lingerNotice is how long after the child's exit its output may stay open
+// before Spec.OnLinger is called (a variable so tests need not wait).
+var lingerNotice = 3 * time.Second
+
+// drainAfterExit waits for the pumps to finish reading once the child has
+// exited, bounding the wait as spec.Drain says and ending it when the user
+// asks.
+func drainAfterExit(spec Spec, pid int, pumps []*pump, done <-chan struct{}) {
+	stopAfter := func(idle time.Duration) {
+		hardStop := time.Now().Add(maxDrainFactor * idle)
+		for _, p := range pumps {
+			p.startDrain(idle, hardStop)
+		}
+	}
+	var linger <-chan time.Time
+	if spec.Drain > 0 {
+		stopAfter(spec.Drain)
+	} else if spec.OnLinger != nil {
+		t := time.NewTimer(lingerNotice)
+		defer t.Stop()
+		linger = t.C
+	}
+	interrupts := 0
+	for {
+		select {
+		case <-done:
+			return
+		case <-linger:
+			spec.OnLinger()
+		case s := <-spec.Signals:
+			sig, ok := s.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			switch sig {
+			case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
+				// Unwrapped, what is left of the job would get the signal
+				// from the terminal or the scheduler; it decides whether
+				// its output ends. A second Ctrl-C stops waiting at once.
+				_ = syscall.Kill(-pid, sig)
+				interrupts++
+				if sig == syscall.SIGINT && interrupts >= 2 {
+					stopAfter(time.Millisecond)
+				} else {
+					stopAfter(DefaultDrain)
+				}
+			}
+		}
+	}
 }
 
 // maxDrainFactor bounds the whole drain at this many idle periods, so that a
@@ -329,8 +403,17 @@ func (p *pump) run() {
 	chunk := firstChunk
 	for {
 		buf := p.st.readBuf(chunk)
-		n, err := unix.Read(fd, buf)
+		var n, passed int
+		var err, werr error
+		if p.tee != nil {
+			n, passed, err, werr = p.tee.pass(fd, buf)
+		} else {
+			n, err = unix.Read(fd, buf)
+		}
 		switch {
+		case werr != nil:
+			p.writeFailed(werr)
+			return
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
@@ -346,19 +429,23 @@ func (p *pump) run() {
 			chunk *= 2
 		}
 		p.st.commit(n, p.seq.next())
-		if p.dst != nil {
-			if _, werr := p.dst.Write(buf[:n]); werr != nil {
-				// Our reader went away: close the child's pipe so that it
-				// learns the same way it would have unwrapped.
-				p.werr = werr
-				p.dst = nil
+		if p.dst != nil && passed < n {
+			if _, werr := p.dst.Write(buf[passed:n]); werr != nil {
 				p.lines.write(buf[:n])
-				p.src.Close()
+				p.writeFailed(werr)
 				return
 			}
 		}
 		p.lines.write(buf[:n])
 	}
+}
+
+// writeFailed: our reader went away. The child's pipe is closed so that it
+// learns the same way it would have unwrapped.
+func (p *pump) writeFailed(err error) {
+	p.werr = err
+	p.dst, p.tee = nil, nil
+	p.src.Close()
 }
 
 // wait blocks until fd is readable. Once the child has exited it gives up
@@ -458,11 +545,17 @@ func supervise(ctx context.Context, spec Spec, pid int, res *Result, pty *os.Fil
 				} else {
 					_ = syscall.Kill(-pid, syscall.SIGINT)
 				}
-			case syscall.SIGTERM, syscall.SIGHUP:
+			case syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
 				res.Forwarded = true
 				_ = syscall.Kill(-pid, sig)
 			case syscall.SIGWINCH:
 				copyWinsize(spec.WinsizeFrom, pty)
+				_ = syscall.Kill(-pid, sig)
+			case syscall.SIGTSTP:
+				jc.forwardStop()
+			default:
+				// SIGCONT (fg, bg), SIGUSR1, SIGUSR2 and whatever else the
+				// caller chose to forward.
 				_ = syscall.Kill(-pid, sig)
 			}
 		case <-timeout:
@@ -497,11 +590,11 @@ func orDefaultDur(v, d time.Duration) time.Duration {
 func plainErr(err error) error {
 	var ee *exec.Error
 	if errors.As(err, &ee) {
-		return ee.Err
+		err = ee.Err
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		err = pe.Err
 	}
 	return err
 }

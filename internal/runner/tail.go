@@ -219,6 +219,12 @@ func (l *lineSplitter) write(p []byte) {
 	case len(full) == 0:
 	case l.filter == nil:
 		l.eachLine(full)
+	case binaryChunk(full):
+		// Binary data (a tar stream, a tensor dump) holds no log lines
+		// worth a keyword search, and in random bytes every keyword's
+		// first byte turns up every few hundred bytes, which makes the
+		// search the wrapper's main cost: lines are only counted.
+		*l.count += bytes.Count(full, []byte{'\n'})
 	default:
 		l.hits(full)
 	}
@@ -269,6 +275,13 @@ func (l *lineSplitter) hits(full []byte) {
 		l.emit(l.capped(full[st:end]), base+1)
 	}
 	*l.count += bytes.Count(full, []byte{'\n'})
+}
+
+// binaryChunk says a chunk of output is binary: NUL bytes, which text
+// output does not hold, make up more than one byte in 1024 of it (random
+// bytes have one in 256; a stray NUL in a text log is not enough).
+func binaryChunk(p []byte) bool {
+	return len(p) >= 1024 && bytes.Count(p, []byte{0}) > len(p)/1024
 }
 
 func (l *lineSplitter) capped(line []byte) []byte {

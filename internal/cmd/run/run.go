@@ -43,8 +43,10 @@ type Options struct {
 	Env []string
 	Dir string
 	// Stdin, Stdout and Stderr are the child's streams: Stdin is handed
-	// over as is, output is passed on byte for byte.
+	// over as is, output is passed on byte for byte. StdinClosed starts the
+	// child with no stdin at all, as the wrapper itself was.
 	Stdin          *os.File
+	StdinClosed    bool
 	Stdout, Stderr io.Writer
 	// SameOutput says stdout and stderr are one file (a terminal, or
 	// `> log 2>&1`): the child then gets one pipe for both, which keeps the
@@ -145,10 +147,16 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	started := o.Now()
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: o.Argv, Env: childEnv, Dir: o.Dir,
-		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
+		Stdin: o.Stdin, StdinClosed: o.StdinClosed, Stdout: o.Stdout, Stderr: o.Stderr, MergeStreams: o.SameOutput,
 		TTY: o.TTY, WinsizeFrom: o.WinsizeFrom,
 		TailBytes: o.TailBytes, TailOnFailureOnly: true, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Terminal: o.Terminal, Now: o.Now,
+		// Output is read until every process holding it has closed it, so
+		// the diagnosis comes after the last line, as in a pipeline.
+		OnLinger: func() {
+			fmt.Fprintf(o.Messages, "cudadoctor: %s exited, but processes it started still hold its output open; waiting for them (Ctrl-C stops waiting)\n",
+				filepath.Base(o.Argv[0]))
+		},
 	})
 	if err != nil {
 		var se *runner.StartError
@@ -294,7 +302,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 		env:         o.Env,
 		argv:        o.Argv,
 	}
-	d := decide(*o, f)
+	d := o.vetRerun(decide(*o, f), sc)
 	if d.why != "" {
 		fmt.Fprintf(o.Messages, "cudadoctor: %s\n", d.why)
 	}
@@ -349,7 +357,7 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 	info := &report.RerunInfo{Mode: ModeBlocking, Argv: o.Argv, Env: []string{"CUDA_LAUNCH_BLOCKING=1"}}
 	rep.Run.Rerun = info
 	sc := newScanner()
-	res, err := o.rerun(ctx, "CUDA_LAUNCH_BLOCKING=1", o.Argv, env, timeout, sc)
+	res, err := o.rerun(ctx, "CUDA_LAUNCH_BLOCKING=1", append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...), o.Argv, env, timeout, sc)
 	headline := firstScan.cudaError
 	if err != nil {
 		info.Skipped = err.Error()
@@ -456,13 +464,24 @@ func codeSuffix(l *report.Location) string {
 
 // rerun runs argv once more, quietly: its output is kept for diagnosis but
 // not shown (stdout belongs to the first run), with a progress indicator.
-func (o *Options) rerun(ctx context.Context, what string, argv, env []string, timeout time.Duration, sc *scanner) (*runner.Result, error) {
+// Before it starts, the user is told plainly that the command runs again
+// (shown is the command line to say so with) and how to prevent that.
+func (o *Options) rerun(ctx context.Context, what string, shown, argv, env []string, timeout time.Duration, sc *scanner) (*runner.Result, error) {
+	why := RerunEnv + "=0 or --no-rerun prevent this"
+	if o.Sanitize {
+		why = "as --sanitize asks"
+	}
+	fmt.Fprintf(o.Messages, "cudadoctor: running the command a second time: %s (its output is not shown; %s)\n",
+		shellQuote(shown), why)
 	p := startProgress(o.Messages, o.MessagesTTY, o.Now,
 		fmt.Sprintf("re-running with %s (stops after %s)", what, roundDur(timeout)))
 	res, err := o.Exec(ctx, runner.Spec{
 		Argv: argv, Env: env, Dir: o.Dir, MergeStreams: true,
 		TailBytes: o.TailBytes, OnLine: sc.line, LineFilter: scanKeywords,
 		Signals: o.Signals, Timeout: timeout, KillGroupOnExit: true, Now: o.Now,
+		// Its output is not shown: what a process it left outside its
+		// group still writes is not worth waiting for.
+		Drain: runner.DefaultDrain,
 	})
 	if err != nil {
 		p.stop("")

@@ -70,7 +70,7 @@ func (o *Options) sanitize(ctx context.Context, rep *report.Report, first *runne
 	if timeout <= 0 {
 		timeout = 10*first.Duration + 5*time.Minute
 	}
-	res, err := o.rerun(ctx, "compute-sanitizer memcheck", argv, env, timeout, sc)
+	res, err := o.rerun(ctx, "compute-sanitizer memcheck", append([]string{"PYTORCH_NO_CUDA_MEMORY_CACHING=1"}, argv...), argv, env, timeout, sc)
 	if err != nil {
 		info.Skipped = err.Error()
 		fmt.Fprintf(o.Messages, "cudadoctor: the sanitizer re-run could not start: %v\n", err)

@@ -24,6 +24,9 @@ var scanKeywords = []string{
 
 type scanner struct {
 	asyncHint bool
+	// traceback: the output held a Python traceback, the sign of a
+	// process that raised the error (and what a re-run localises with).
+	traceback bool
 	// cudaError is the first "CUDA error: ..." message, for a headline when
 	// the diagnosis knows no better.
 	cudaError string
@@ -58,9 +61,10 @@ var pinWords = [][]byte{
 }
 
 var (
-	asyncHint = []byte("might be asynchronously reported")
-	rankRE    = regexp.MustCompile(`^\[(?:rank|default)(\d+)\]:`)
-	rootRE    = regexp.MustCompile(`^\s*rank\s*:\s*(\d+)`)
+	asyncHint     = []byte("might be asynchronously reported")
+	tracebackHead = []byte("Traceback (most recent call last)")
+	rankRE        = regexp.MustCompile(`^\[(?:rank|default)(\d+)\]:`)
+	rootRE        = regexp.MustCompile(`^\s*rank\s*:\s*(\d+)`)
 )
 
 func newScanner() *scanner { return &scanner{ranks: map[int]bool{}} }
@@ -77,6 +81,9 @@ func (s *scanner) line(b []byte, n int) {
 	}
 	if !s.asyncHint && bytes.Contains(b, asyncHint) {
 		s.asyncHint = true
+	}
+	if !s.traceback && bytes.Contains(b, tracebackHead) {
+		s.traceback = true
 	}
 	if s.cudaError == "" {
 		if i := bytes.Index(b, []byte("CUDA error: ")); i >= 0 {
