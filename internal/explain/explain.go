@@ -88,10 +88,10 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	pf := e.prefilter()
 	var all []*source
 	for i, in := range inputs {
-		src := &source{name: in.Name, index: i}
+		src := &source{name: in.Name, index: i, track: &tracker{r: in.Reader}}
 		var headBytes int
 		tail := &window{budget: keepBytes / 2}
-		err := logparse.Parse(ctx, in.Reader, in.Name, pf, func(ev logparse.Event) {
+		err := logparse.Parse(ctx, src.track, in.Name, pf, func(ev logparse.Event) {
 			if n := eventBytes(&ev); headBytes+n <= keepBytes/2 {
 				src.events = append(src.events, ev)
 				headBytes += n
@@ -124,6 +124,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 			findings = append(findings, b)
 		}
 	}
+	findings = gate(findings)
 	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
 	applyContext(all, out)
@@ -202,6 +203,7 @@ type source struct {
 	index    int
 	events   []logparse.Event
 	fileRank int
+	track    *tracker // what the input said outside its events
 }
 
 // failure is the events of one distinct failure of one process.

@@ -31,6 +31,15 @@ var predicates = map[string]Predicate{
 	"multinomial_after_fp16": func(f map[string]string) bool {
 		return f["probability_check"] != "" && f["half_precision"] != ""
 	},
+	// An NCCL failure that is not about /dev/shm: collective-order and
+	// debugging advice apply; to a shared-memory error they do not.
+	"nccl_not_shm": func(f map[string]string) bool {
+		return f["nccl_shm"] == ""
+	},
+	// A collective timed out: only then can raising the timeout be a fix.
+	"nccl_timed_out": func(f map[string]string) bool {
+		return f["timeout_ms"] != "" && f["nccl_shm"] == ""
+	},
 }
 
 func oomHolds(p func(oom.Message) bool) Predicate {

@@ -53,6 +53,12 @@ func TestPredicates(t *testing.T) {
 		{"multinomial_after_fp16",
 			[]map[string]string{{"probability_check": "probability tensor contains either `inf`, `nan` or element < 0", "half_precision": "torch.float16"}},
 			[]map[string]string{{"probability_check": "invalid multinomial distribution (sum of probabilities <= 0)"}, {"half_precision": ".half()"}, {}}},
+		{"nccl_not_shm",
+			[]map[string]string{{"timeout_ms": "600000"}, {}},
+			[]map[string]string{{"nccl_shm": "/dev/shm/nccl-vzIpS6"}}},
+		{"nccl_timed_out",
+			[]map[string]string{{"timeout_ms": "600000"}},
+			[]map[string]string{{"nccl_shm": "/dev/shm/nccl-vzIpS6", "timeout_ms": "600000"}, {}}},
 	}
 	tested := map[string]bool{}
 	for _, c := range cases {

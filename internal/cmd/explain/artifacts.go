@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -360,8 +361,15 @@ func consequence(f *report.Finding) bool {
 	if f.Class == "nccl-error" {
 		return true
 	}
+	// torchrun's agent stopped by SIGTERM once the job was failing.
+	if f.Class == "other" && agentSignalRE.MatchString(f.Message) {
+		return true
+	}
 	return isSIGTERM(f.Facts["signal"]) || isSIGTERM(f.Facts["exit_code"])
 }
+
+// agentSignalRE is the elastic agent's exception when it is told to stop.
+var agentSignalRE = regexp.MustCompile(`SignalException: Process \d+ got signal: (?:15|1|2)\b`)
 
 func isSIGTERM(v any) bool {
 	switch x := v.(type) {
@@ -423,14 +431,19 @@ func (a *artifacts) apply(rep *report.Report) {
 	// divergence is its consequence, named as such on both sides.
 	roots = errorsFirst(roots)
 	fr := append([]report.Finding(nil), a.frFindings...)
-	if len(roots) > 0 && roots[0].Severity == report.Error {
+	report.SortFindings(fr)
+	// One failure, one finding: the dumps' divergence and the other ranks'
+	// timeouts and terminations are listed under the root cause, as the log
+	// engine does for one combined log, not reported as failures of their
+	// own. Without a root cause in the logs, the first divergence is it.
+	switch {
+	case len(roots) > 0 && roots[0].Severity == report.Error:
 		markConsequences(&roots[0], fr)
-	}
-	// Other ranks' timeouts and terminations are echoes of the root cause:
-	// they are listed under it, as the log engine does for one combined log,
-	// not reported as failures of their own.
-	if len(roots) > 0 && roots[0].Severity == report.Error {
+		fr = nil
 		foldEchoes(&roots[0], echoes)
+		echoes = nil
+	case len(fr) > 0 && fr[0].Severity == report.Error:
+		foldEchoes(&fr[0], echoes)
 		echoes = nil
 	}
 	merged := make([]report.Finding, 0, len(roots)+len(fr)+len(echoes))
@@ -464,7 +477,8 @@ func foldEchoes(root *report.Finding, echoes []report.Finding) {
 }
 
 // markConsequences records that the Flight Recorder findings follow from
-// root: each says so in its facts, and root lists them as related.
+// root: root lists them as related, where they stay (each also says so in
+// its facts, for a caller that keeps them).
 func markConsequences(root *report.Finding, fr []report.Finding) {
 	what := root.Class
 	if root.Rank != nil {
@@ -477,7 +491,7 @@ func markConsequences(root *report.Finding, fr []report.Finding) {
 		}
 		f.Facts["consequence_of"] = what
 		root.Related = append(root.Related, report.Related{
-			Message:  "Flight Recorder: " + f.Message + " (a consequence of the failure above)",
+			Message:  "Flight Recorder (" + f.Rule + "): " + f.Message + " (a consequence of the failure above)",
 			Rank:     f.Rank,
 			Location: f.Location,
 			Class:    f.Class,
