@@ -93,10 +93,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		snap, err = memsnap.Decode(in)
 		if err != nil {
 			var pe *pickle.Error
+			var le *pickle.LimitError
 			if errors.Is(err, memsnap.ErrNotSnapshot) {
 				return nil, fmt.Errorf("%s: %v", opts.Path, err)
 			}
-			if errors.As(err, &pe) {
+			if errors.As(err, &pe) || errors.As(err, &le) {
 				return nil, fmt.Errorf("%s is not a readable PyTorch memory snapshot: %v", opts.Path, err)
 			}
 			return nil, fmt.Errorf("cannot read %s: %w", opts.Path, err)
