@@ -34,7 +34,7 @@ func Main(ctx context.Context, args []string, sys Sys) int {
 	root.SetErr(sys.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err != nil && !silent(err) {
-		fmt.Fprintf(sys.Stderr, "cudadoctor: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sys.Stderr, "cudadoctor: %s\n", message(err))
 		var usage *UsageError
 		if asUsage(err, &usage) {
 			fmt.Fprintf(sys.Stderr, "Run 'cudadoctor --help' for usage.\n")
