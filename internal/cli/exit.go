@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -12,6 +13,9 @@ const (
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // the command line was wrong
 	ExitFailure  = 3 // the tool itself failed: unreadable input, bad config
+	// ExitInterrupted is a shell's status for SIGINT: Ctrl-C (or SIGTERM)
+	// stopped the work, which is not a failure of the tool.
+	ExitInterrupted = 130
 )
 
 // UsageError marks a mistake in the command line. Hint, when set, replaces
@@ -51,9 +55,19 @@ func exitCode(err error) int {
 		return coder.ExitCode()
 	case errors.As(err, &usage):
 		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
 	default:
 		return ExitFailure
 	}
+}
+
+// message is the one line printed for err.
+func message(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return oneLine(err.Error())
 }
 
 // silent errors have already told the user what happened.

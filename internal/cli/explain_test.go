@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -396,5 +397,23 @@ func TestExplainDirectorySkipsBinary(t *testing.T) {
 	}
 	if code, _, errOut = run(t, "", false, nil, "explain", dir); code != ExitFailure || !strings.Contains(errOut, "no readable text files") {
 		t.Errorf("directory of binary files only: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestExplainInterruptedExits130(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close() // an idle writer: reading stdin would wait for ever
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeSys{}
+	sys := f.sys("", false)
+	sys.Stdin = r
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	code := Main(ctx, []string{"explain", "-"}, sys)
+	if code != ExitInterrupted || strings.TrimSpace(f.stderr.String()) != "cudadoctor: interrupted" {
+		t.Errorf("exit %d, stderr %q; want 130 and one line", code, f.stderr.String())
 	}
 }

@@ -33,7 +33,7 @@ func Main(ctx context.Context, args []string, sys Sys) int {
 	root.SetErr(sys.Stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !silent(err) {
-		fmt.Fprintf(sys.Stderr, "cudadoctor: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sys.Stderr, "cudadoctor: %s\n", message(err))
 		var usage *UsageError
 		if errors.As(err, &usage) {
 			fmt.Fprintln(sys.Stderr, usageHint(cmd, usage))

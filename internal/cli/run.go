@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
 	runcmd "github.com/cudadoctor/cudadoctor/internal/cmd/run"
 	"github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -208,13 +209,23 @@ func (lazyEngine) Diagnose(ctx context.Context, name string, output []byte) ([]r
 // the status is the child's.
 func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 	rep := out.Report
-	if reportFile != "" {
-		if err := writeReportFile(reportFile, rep); err != nil {
+	if reportFile == "-" {
+		// The child's output is over: the report follows it on stdout.
+		if err := encodeReport(g.sys.Stdout, rep); err != nil {
 			fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not write the report: %s\n", oneLine(err.Error()))
-		} else if out.Failed {
-			fmt.Fprintf(g.sys.Stderr, "cudadoctor: diagnosis written to %s\n", reportFile)
 		}
 		return
+	}
+	if reportFile != "" {
+		err := atomicfile.Write(reportFile, 0o644, func(w io.Writer) error { return encodeReport(w, rep) })
+		if err == nil {
+			if out.Failed {
+				fmt.Fprintf(g.sys.Stderr, "cudadoctor: diagnosis written to %s\n", reportFile)
+			}
+			return
+		}
+		// The diagnosis is shown below instead of being lost.
+		fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not write the report: %s\n", oneLine(err.Error()))
 	}
 	if !out.Failed {
 		return
@@ -237,26 +248,11 @@ func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 	}
 }
 
-func writeReportFile(path string, rep *report.Report) error {
-	tmp := path + ".tmp"
-	fh, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(fh)
+func encodeReport(w io.Writer, rep *report.Report) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	err = enc.Encode(rep)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return enc.Encode(rep)
 }
 
 func commandName(argv []string) string {

@@ -193,3 +193,35 @@ func TestRunInterruptedShowsOnlyErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRunReportUnwritableOrStdout(t *testing.T) {
+	dir := t.TempDir()
+	log := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.18 GiB\n"
+	os.WriteFile(filepath.Join(dir, "log"), []byte(log), 0o644)
+	child := []string{"--", "sh", "-c", "cat " + filepath.Join(dir, "log") + " >&2; exit 1"}
+
+	// A report that cannot be written: the diagnosis is shown instead.
+	code, _, stderr := runCLI(t, "", append([]string{"run", "--report", filepath.Join(dir, "missing", "r.json")}, child...)...)
+	if code != 1 || !strings.Contains(stderr, "could not write the report") || !strings.Contains(stderr, "out of memory") {
+		t.Errorf("unwritable: exit %d stderr %q", code, stderr)
+	}
+
+	// A planted link at the old fixed temporary name is not followed.
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	path := filepath.Join(dir, "r.json")
+	os.Symlink(victim, path+".tmp")
+	if code, _, stderr := runCLI(t, "", append([]string{"run", "--report", path}, child...)...); code != 1 || !strings.Contains(stderr, "diagnosis written") {
+		t.Errorf("planted link: exit %d stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the planted link's target was overwritten: %q", b)
+	}
+
+	// --report - is standard output, after the child's own output.
+	code, stdout, _ := runCLI(t, "", append([]string{"run", "--report", "-"}, child...)...)
+	var rep report.Report
+	if code != 1 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Run == nil || rep.Run.ExitCode != 1 {
+		t.Errorf("--report -: exit %d stdout %q", code, stdout)
+	}
+}

@@ -194,7 +194,7 @@ func ensure(m map[string]any) map[string]any {
 func (b *built) finish(cmd string, ranks int) {
 	command := cmd
 	if command == "" {
-		script := b.script
+		script := shellWord(b.script)
 		if script == "" {
 			script = "your_script.py"
 		}
@@ -260,4 +260,21 @@ func leadingWords(s string, n int) string {
 		f = f[:n]
 	}
 	return strings.Join(f, " ")
+}
+
+// shellWord quotes a path taken from a log for a command the user may paste
+// into a shell: a traceback can name any file, /tmp/x$(touch PWN).py
+// included. Ordinary paths are left as they are.
+func shellWord(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+:,=@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe || s == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -232,6 +232,10 @@ func entryFrom(m map[string]any) Entry {
 type entryBuilder struct {
 	e                  Entry
 	started, completed int64
+	// frames, when set, holds the frames already made from each decoded
+	// list: a pickle names one list from many entries by memo reference,
+	// and they then share one []Frame instead of a copy each.
+	frames map[*any][]Frame
 }
 
 func newEntryBuilder() *entryBuilder {
@@ -286,6 +290,13 @@ func (b *entryBuilder) set(k string, v any) {
 		}
 	case "frames":
 		fs, _ := v.([]any)
+		if b.frames != nil && len(fs) > 0 {
+			if done, ok := b.frames[&fs[0]]; ok && len(done) <= len(fs) {
+				e.Frames = done
+				return
+			}
+			defer func() { b.frames[&fs[0]] = e.Frames }()
+		}
 		e.Frames = make([]Frame, 0, len(fs))
 		for _, f := range fs {
 			if fm, ok := f.(map[string]any); ok {

@@ -21,6 +21,14 @@ const (
 	intListName   = "build_intlist"
 )
 
+// Work allowed per byte of pickle, plus a base: converting a value shared by
+// memo reference is cached, but each entry copies its frames and sizes, so a
+// few bytes naming one long list from every entry would cost entries x list.
+const (
+	workPerByte = 8
+	baseWork    = 1 << 20
+)
+
 // maxDepth bounds nesting when turning decoded values into plain Go values:
 // real dumps nest five levels deep; a self-referencing list would nest forever.
 const maxDepth = 32
@@ -219,13 +227,14 @@ func decodePickle(data []byte) (v any, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("malformed pickle: %w", err)
 	}
-	return plainDump(raw)
+	return plainDump(raw, len(data))
 }
 
 // plainDump converts a decoded dump; its entries, by far the bulk of it,
 // become Entry values directly instead of one map each.
-func plainDump(raw interface{}) (any, error) {
+func plainDump(raw interface{}, size int) (any, error) {
 	c := newConverter()
+	budget := int64(baseWork) + workPerByte*int64(size)
 	root, ok := raw.(*types.Dict)
 	if !ok {
 		return c.value(raw, 0)
@@ -246,6 +255,7 @@ func plainDump(raw interface{}) (any, error) {
 			continue
 		}
 		entries := make([]Entry, 0, list.Len())
+		frames := map[*any][]Frame{}
 		for _, item := range *list {
 			ed, ok := item.(*types.Dict)
 			if !ok {
@@ -255,6 +265,7 @@ func plainDump(raw interface{}) (any, error) {
 				continue
 			}
 			b := newEntryBuilder()
+			b.frames = frames
 			for _, f := range *ed {
 				fk, ok := f.Key.(string)
 				if !ok {
@@ -264,6 +275,9 @@ func plainDump(raw interface{}) (any, error) {
 				if err != nil {
 					return nil, err
 				}
+				if budget -= copyCost(v); budget < 0 {
+					return nil, fmt.Errorf("the pickle refers to shared values so often that reading it would take more than %d steps per byte of input (work limit)", workPerByte)
+				}
 				b.set(fk, v)
 			}
 			entries = append(entries, b.done())
@@ -271,6 +285,22 @@ func plainDump(raw interface{}) (any, error) {
 		m[k] = entries
 	}
 	return m, nil
+}
+
+// copyCost is what entryBuilder.set spends on a field: one unit per value
+// and per element of a list or of its lists (frames, sizes, dtypes).
+func copyCost(v any) int64 {
+	l, ok := v.([]any)
+	if !ok {
+		return 1
+	}
+	n := int64(1 + len(l))
+	for _, e := range l {
+		if inner, ok := e.([]any); ok {
+			n += int64(len(inner))
+		}
+	}
+	return n
 }
 
 // converter turns the decoder's values into plain ones. It converts each

@@ -118,13 +118,17 @@ const MaxTimelinePoints = 2000
 
 // Analyze studies every device that has segments or history.
 func Analyze(s *Snapshot) []*DeviceAnalysis {
-	devices := map[int]bool{}
-	for _, seg := range s.Segments {
-		devices[seg.Device] = true
+	// Segments are grouped once: looking through all of them for each
+	// device would cost devices x segments.
+	devices := map[int][]int{}
+	for i, seg := range s.Segments {
+		devices[seg.Device] = append(devices[seg.Device], i)
 	}
 	for i, tr := range s.Traces {
 		if len(tr) > 0 {
-			devices[i] = true
+			if _, ok := devices[i]; !ok {
+				devices[i] = nil
+			}
 		}
 	}
 	var ids []int
@@ -134,7 +138,7 @@ func Analyze(s *Snapshot) []*DeviceAnalysis {
 	sort.Ints(ids)
 	var out []*DeviceAnalysis
 	for _, d := range ids {
-		out = append(out, analyzeDevice(s, d))
+		out = append(out, analyzeDevice(s, d, devices[d]))
 	}
 	return out
 }
@@ -250,7 +254,7 @@ func isLibraryFile(p string) bool {
 func isSegmentAdd(a Action) bool    { return a == ActionSegmentAlloc || a == ActionSegmentMap }
 func isSegmentRemove(a Action) bool { return a == ActionSegmentFree || a == ActionSegmentUnmap }
 
-func analyzeDevice(s *Snapshot, dev int) *DeviceAnalysis {
+func analyzeDevice(s *Snapshot, dev int, segments []int) *DeviceAnalysis {
 	a := &DeviceAnalysis{Device: dev, HasFrames: s.HasFrames, PeakEvent: -1}
 	var events []TraceEntry
 	if dev < len(s.Traces) {
@@ -262,11 +266,8 @@ func analyzeDevice(s *Snapshot, dev int) *DeviceAnalysis {
 
 	// The state at the end: live blocks and reserved segments.
 	final := map[int64]live{}
-	for i := range s.Segments {
+	for _, i := range segments {
 		seg := &s.Segments[i]
-		if seg.Device != dev {
-			continue
-		}
 		a.FinalReserved += seg.TotalSize
 		a.Frag.Segments++
 		var active, inactive int64

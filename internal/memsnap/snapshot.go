@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/memsnap/pickle"
@@ -318,7 +319,10 @@ func (b *builder) sealBlock(d *pickle.Decoder, state pickle.Value, kvs []pickle.
 			// PyTorch 2.0 kept per-block allocation histories instead of frames.
 			if bl.Stack == NoStack {
 				items := d.Items(kv.Val)
+				// Blocks may share one history list: each walk is charged.
+				d.Charge(len(items))
 				for i := len(items) - 1; i >= 0 && bl.Stack == NoStack; i-- {
+					d.Charge(len(d.Entries(items[i])))
 					if f, ok := d.Get(items[i], "frames"); ok {
 						bl.Stack = b.stackOf(f)
 					}
@@ -334,6 +338,7 @@ func (b *builder) SealList(d *pickle.Decoder, items []pickle.Value) (pickle.Valu
 	if len(items) == 0 {
 		return pickle.Value{}, false
 	}
+	d.Charge(len(items))
 	first, _ := unseal(items[0])
 	for _, it := range items {
 		if tag, _ := unseal(it); tag != first || tag == 0 {
@@ -429,17 +434,27 @@ func (b *builder) finish(d *pickle.Decoder, root pickle.Value) (*Snapshot, error
 		}
 		return nil, fmt.Errorf("%w: the pickle holds a %s", ErrNotSnapshot, root.Kind)
 	}
+	// Segments and traces are walked by the analysis once per reference:
+	// a list shared by many segments or devices (memo references, a few
+	// bytes each) is charged for every walk it will cost.
 	for _, sv := range d.Items(segs) {
 		if sv.Kind != pickle.KindDict {
 			return nil, fmt.Errorf("%w: a segment is a %s, not a dict", ErrNotSnapshot, sv.Kind)
 		}
-		s.Segments = append(s.Segments, b.segment(d, sv))
+		seg := b.segment(d, sv)
+		if err := d.Charge(1 + len(d.Entries(sv)) + len(seg.Blocks)); err != nil {
+			return nil, err
+		}
+		s.Segments = append(s.Segments, seg)
 	}
 	for _, tv := range d.Items(traces) {
 		tag, idx := unseal(tv)
 		switch {
 		case tag == tagEntries:
 			r := b.ranges[idx]
+			if err := d.Charge(1 + r[1] - r[0]); err != nil {
+				return nil, err
+			}
 			s.Traces = append(s.Traces, b.entries[r[0]:r[1]:r[1]])
 		case tv.Kind == pickle.KindList && len(d.Items(tv)) == 0:
 			s.Traces = append(s.Traces, nil)
@@ -453,6 +468,9 @@ func (b *builder) finish(d *pickle.Decoder, root pickle.Value) (*Snapshot, error
 			continue
 		}
 		s.Settings = append(s.Settings, Setting{Name: name, Value: render(d, kv.Val)})
+		if err := d.Charge(len(s.Settings[len(s.Settings)-1].Value)); err != nil {
+			return nil, err
+		}
 		switch name {
 		case "expandable_segments":
 			if kv.Val.Kind == pickle.KindBool {
@@ -521,35 +539,89 @@ func (b *builder) segment(d *pickle.Decoder, sv pickle.Value) Segment {
 	return seg
 }
 
-// render prints a setting value the way Python would show it.
+// Bounds on a rendered setting: a real one is a number, a string or a short
+// list; a hostile one may nest forever or share one list a billion times.
+const (
+	maxSettingLen   = 1024
+	maxSettingDepth = 32
+)
+
+// render prints a setting value the way Python would show it: a container
+// that contains itself is shown as [...] or {...}, and a value longer than
+// maxSettingLen is cut with "...".
 func render(d *pickle.Decoder, v pickle.Value) string {
+	r := renderer{d: d, open: map[pickle.Value]bool{}}
+	r.value(v, 0)
+	if r.sb.Len() > maxSettingLen {
+		return r.sb.String()[:maxSettingLen] + "..."
+	}
+	return r.sb.String()
+}
+
+type renderer struct {
+	d    *pickle.Decoder
+	sb   strings.Builder
+	open map[pickle.Value]bool // containers on the path being printed
+}
+
+func (r *renderer) value(v pickle.Value, depth int) {
+	// Stopping once the cut is certain bounds the walk, not just the text.
+	if r.sb.Len() > maxSettingLen {
+		return
+	}
 	switch v.Kind {
 	case pickle.KindNone:
-		return "None"
+		r.sb.WriteString("None")
 	case pickle.KindBool:
 		if v.N != 0 {
-			return "True"
+			r.sb.WriteString("True")
+		} else {
+			r.sb.WriteString("False")
 		}
-		return "False"
 	case pickle.KindInt:
-		return fmt.Sprint(v.N)
+		r.sb.WriteString(strconv.FormatInt(v.N, 10))
 	case pickle.KindFloat:
-		f, _ := d.Float(v)
-		return fmt.Sprint(f)
+		f, _ := r.d.Float(v)
+		r.sb.WriteString(fmt.Sprint(f))
 	case pickle.KindStr:
-		return d.Str(v)
-	case pickle.KindList, pickle.KindTuple:
-		var parts []string
-		for _, it := range d.Items(v) {
-			parts = append(parts, render(d, it))
+		r.sb.WriteString(r.d.Str(v))
+	case pickle.KindList, pickle.KindTuple, pickle.KindDict:
+		opening, closing := "[", "]"
+		if v.Kind == pickle.KindDict {
+			opening, closing = "{", "}"
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case pickle.KindDict:
-		var parts []string
-		for _, kv := range d.Entries(v) {
-			parts = append(parts, render(d, kv.Key)+": "+render(d, kv.Val))
+		if r.open[v] || depth >= maxSettingDepth {
+			r.sb.WriteString(opening + "..." + closing)
+			return
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		r.open[v] = true
+		defer delete(r.open, v)
+		r.sb.WriteString(opening)
+		if v.Kind == pickle.KindDict {
+			for i, kv := range r.d.Entries(v) {
+				if i > 0 {
+					r.sb.WriteString(", ")
+				}
+				if r.sb.Len() > maxSettingLen {
+					break
+				}
+				r.value(kv.Key, depth+1)
+				r.sb.WriteString(": ")
+				r.value(kv.Val, depth+1)
+			}
+		} else {
+			for i, it := range r.d.Items(v) {
+				if i > 0 {
+					r.sb.WriteString(", ")
+				}
+				if r.sb.Len() > maxSettingLen {
+					break
+				}
+				r.value(it, depth+1)
+			}
+		}
+		r.sb.WriteString(closing)
+	default:
+		r.sb.WriteString("?")
 	}
-	return "?"
 }

@@ -3,6 +3,7 @@ package explain
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,46 +87,33 @@ type runTimes struct {
 }
 
 // splitInputs reads the Flight Recorder dumps and cudadoctor reports among
-// files and returns the rest, the logs, for the log engine. Stdin ("-") is
-// sniffed through a buffer that opts.Stdin is replaced with, so a log piped
-// in loses nothing.
-func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
+// the inputs and returns the rest, the logs, for the log engine. Each input
+// is sniffed by peeking at its head, so a stream loses nothing.
+func splitInputs(ctx context.Context, ins []*input) ([]*input, *artifacts, error) {
 	arts := &artifacts{}
-	var logs, pickles []string
-	for _, p := range files {
-		var kind inputKind
-		var br *bufio.Reader
-		if p == "-" {
-			if opts.Stdin == nil {
-				logs = append(logs, p)
-				continue
-			}
-			br = bufio.NewReaderSize(opts.Stdin, 64*1024)
-			opts.Stdin = br
-			head, _ := br.Peek(sniffLen)
-			kind = sniff(head)
-		} else {
-			head, err := readHead(p)
-			if err != nil {
-				return nil, nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
-			}
-			kind = sniff(head)
+	var logs []*input
+	var pickles []string
+	for _, in := range ins {
+		head, err := in.head(sniffLen)
+		if err != nil {
+			return nil, nil, readError(ctx, in.path, err)
 		}
+		kind := sniff(head)
 		if kind == kindLog {
-			logs = append(logs, p)
+			logs = append(logs, in)
 			continue
 		}
-		if kind == kindPickle && p != "-" {
+		if kind == kindPickle && in.stream == nil {
 			// Decoded below, in parallel: a job leaves one dump per rank.
-			pickles = append(pickles, p)
+			pickles = append(pickles, in.path)
 			continue
 		}
-		isLog, err := arts.read(p, kind, br, func(r io.Reader) { opts.Stdin = r })
+		isLog, err := arts.read(ctx, in, kind)
 		if err != nil {
 			return nil, nil, err
 		}
 		if isLog {
-			logs = append(logs, p)
+			logs = append(logs, in)
 		}
 	}
 	if err := arts.readPickles(pickles); err != nil {
@@ -141,7 +129,13 @@ func splitInputs(files []string, opts *Options) ([]string, *artifacts, error) {
 	return logs, arts, nil
 }
 
-func readHead(path string) ([]byte, error) { return readHeadN(path, sniffLen) }
+// readError names the input, or is the interrupt itself.
+func readError(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+}
 
 func readHeadN(path string, n int) ([]byte, error) {
 	f, err := os.Open(path)
@@ -157,50 +151,56 @@ func readHeadN(path string, n int) ([]byte, error) {
 	return head[:got], nil
 }
 
+// jsonPeekLen is how much of a JSON input is looked at for its top-level
+// keys before it is read whole: JSON-lines logs (possibly one huge line)
+// are told from dumps and reports without holding them in memory.
+const jsonPeekLen = 1 << 20
+
 // read decodes one non-log input. A JSON document that is neither a dump
 // nor a cudadoctor report is a log after all (JSON-lines logging), and
-// isLog says so; for stdin the bytes read are put back in front of it.
-func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setStdin func(io.Reader)) (isLog bool, err error) {
-	name := path
+// isLog says so; for a stream the bytes read are put back in front of it.
+func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog bool, err error) {
+	path, name := in.path, in.path
 	if path == "-" {
 		name = "standard input"
 	}
-	var r io.Reader = stdin
-	if stdin == nil {
-		f, err := os.Open(path)
+	if kind == kindJSONDoc {
+		window, err := in.head(jsonPeekLen)
 		if err != nil {
-			return false, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+			return false, readError(ctx, name, err)
 		}
-		defer f.Close()
-		r = f
+		if !artifactKeys(topLevelKeys(window)) {
+			return true, nil
+		}
 	}
-	limited := io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1)
+	r := in.reader(ctx)
 	if kind == kindPickle {
-		d, err := decodePickleInput(limited, path, name)
+		d, err := decodePickleInput(r, path, name)
 		if err != nil {
 			return false, err
 		}
 		a.add(path, d)
 		return false, nil
 	}
-	// JSON: the first value decides, and only it is read to decide, since
-	// JSON-lines logs (possibly huge) start with an object too.
-	var consumed bytes.Buffer
-	var top map[string]json.RawMessage
-	if err := json.NewDecoder(io.TeeReader(limited, &consumed)).Decode(&top); err != nil {
-		return a.putBack(consumed.Bytes(), stdin, setStdin)
-	}
-	isReport, isDump := isCudadoctorReport(top), isDumpJSON(top)
-	if !isReport && !isDump {
-		return a.putBack(consumed.Bytes(), stdin, setStdin)
-	}
-	rest, err := io.ReadAll(limited)
+	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
 	if err != nil {
-		return false, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+		return false, readError(ctx, name, err)
 	}
-	data := append(consumed.Bytes(), rest...)
 	if len(data) > flightrec.MaxDumpBytes {
 		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+	}
+	// The first value decides: a JSON-lines log starts with an object too.
+	var top map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	isReport, isDump := false, false
+	if dec.Decode(&top) == nil {
+		isReport, isDump = isCudadoctorReport(top), isDumpJSON(top)
+	}
+	if !isReport && !isDump {
+		if in.stream != nil {
+			in.stream = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(data), in.stream), sniffLen)
+		}
+		return true, nil
 	}
 	if isReport {
 		if err := a.addReport(path, data); err != nil {
@@ -214,6 +214,60 @@ func (a *artifacts) read(path string, kind inputKind, stdin *bufio.Reader, setSt
 	}
 	a.add(path, d)
 	return false, nil
+}
+
+// artifactKeys says whether top-level keys may be those of a cudadoctor
+// report or a Flight Recorder dump (the full check follows the read).
+func artifactKeys(keys map[string]bool) bool {
+	return (keys["schema_version"] && keys["tool"]) || (keys["version"] && (keys["entries"] || keys["pg_config"] || keys["pg_status"]))
+}
+
+// topLevelKeys lists the keys of the JSON object that opens b, as far as b
+// goes, skipping over values without decoding them.
+func topLevelKeys(b []byte) map[string]bool {
+	keys := map[string]bool{}
+	depth, inStr, esc, wantKey := 0, false, false, false
+	keyStart := -1
+	for i, c := range b {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+				if keyStart >= 0 {
+					keys[string(b[keyStart:i])] = true
+					keyStart = -1
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			if depth == 1 && wantKey {
+				keyStart = i + 1
+				wantKey = false
+			}
+		case '{', '[':
+			depth++
+			if depth == 1 {
+				wantKey = c == '{'
+			}
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return keys
+			}
+		case ',':
+			if depth == 1 {
+				wantKey = true
+			}
+		}
+	}
+	return keys
 }
 
 // readPickles decodes pickle files on every core, keeping input order and
@@ -270,15 +324,6 @@ func decodePickleInput(r io.Reader, path, name string) (*flightrec.Dump, error) 
 		return nil, fmt.Errorf("%s: a pickle that is not a readable Flight Recorder dump: %v", name, err)
 	}
 	return d, nil
-}
-
-// putBack hands a JSON input to the log engine: a file is simply reopened,
-// stdin gets the consumed bytes in front of the rest.
-func (a *artifacts) putBack(data []byte, stdin *bufio.Reader, setStdin func(io.Reader)) (bool, error) {
-	if stdin != nil {
-		setStdin(io.MultiReader(bytes.NewReader(data), stdin))
-	}
-	return true, nil
 }
 
 func (a *artifacts) add(path string, d *flightrec.Dump) {

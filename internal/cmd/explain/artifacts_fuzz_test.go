@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"testing"
@@ -19,12 +20,12 @@ func FuzzSplitStdin(f *testing.F) {
 		f.Add(real)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		opts := Options{Stdin: bytes.NewReader(data)}
-		logs, _, err := splitInputs([]string{"-"}, &opts)
+		ctx := context.Background()
+		logs, _, err := splitInputs(ctx, []*input{newStream(ctx, "-", bytes.NewReader(data))})
 		if err != nil || len(logs) == 0 {
 			return
 		}
-		got, err := io.ReadAll(opts.Stdin)
+		got, err := io.ReadAll(logs[0].reader(ctx))
 		if err != nil {
 			t.Fatal(err)
 		}

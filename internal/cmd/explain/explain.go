@@ -9,8 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
+	"strings"
 
 	engine "github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -34,39 +33,30 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, fromDir, err := resolve(opts.Paths)
+	ins, err := resolve(ctx, opts.Paths, opts.Stdin)
+	defer func() {
+		for _, in := range ins {
+			if in.closer != nil {
+				in.closer.Close()
+			}
+		}
+	}()
 	if err != nil {
 		return nil, err
 	}
-	if files, err = skipUnreadable(files, fromDir, opts.Warn); err != nil {
+	if ins, err = skipUnreadable(ins, opts.Warn); err != nil {
 		return nil, err
 	}
 	// Flight Recorder dumps and cudadoctor reports are read apart from logs (artifacts.go).
-	files, arts, err := splitInputs(files, &opts)
+	logs, arts, err := splitInputs(ctx, ins)
 	if err != nil {
 		return nil, err
 	}
 	var inputs []engine.Input
-	var closers []io.Closer
-	defer func() {
-		for _, c := range closers {
-			c.Close()
-		}
-	}()
 	rep := report.New("explain", "")
-	for _, p := range files {
-		if p == "-" {
-			inputs = append(inputs, engine.Input{Name: "-", Reader: opts.Stdin})
-			rep.Inputs = append(rep.Inputs, "-")
-			continue
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
-		}
-		closers = append(closers, f)
-		inputs = append(inputs, engine.Input{Name: p, Reader: f})
-		rep.Inputs = append(rep.Inputs, p)
+	for _, in := range logs {
+		inputs = append(inputs, engine.Input{Name: in.path, Reader: in.reader(ctx)})
+		rep.Inputs = append(rep.Inputs, in.path)
 	}
 	findings, err := engine.New(k).Explain(ctx, inputs)
 	if err != nil {
@@ -78,50 +68,50 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	return rep, nil
 }
 
-// resolve expands directories into their regular files, sorted, and keeps
-// "-" for stdin; fromDir maps each file found inside a directory argument
-// to that directory. A missing path is an error before anything is read.
-func resolve(paths []string) (out []string, fromDir map[string]string, err error) {
+// resolve turns the arguments into inputs: a directory becomes its regular
+// files in sorted order, "-" (or no argument) is stdin, and a named input
+// that is not a regular file is opened here, once. A missing path is an
+// error before anything is read. On error the inputs opened so far are
+// returned too, for closing.
+func resolve(ctx context.Context, paths []string, stdin io.Reader) (out []*input, err error) {
 	if len(paths) == 0 {
-		return []string{"-"}, nil, nil
+		paths = []string{"-"}
 	}
-	fromDir = map[string]string{}
 	for _, p := range paths {
 		if p == "-" {
-			out = append(out, p)
+			if stdin == nil {
+				stdin = strings.NewReader("")
+			}
+			out = append(out, newStream(ctx, "-", stdin))
 			continue
 		}
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
+			return out, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
 		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case st.Mode().IsRegular():
+			out = append(out, &input{path: p})
+		case !st.IsDir():
+			in, err := openStream(ctx, p)
 			if err != nil {
-				return err
+				return out, err
 			}
-			if d.Type().IsRegular() {
-				found = append(found, path)
+			out = append(out, in)
+		default:
+			found, err := walkDir(p)
+			if err != nil {
+				return out, fmt.Errorf("cannot read directory %s: %w", p, unwrapPath(err))
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("cannot read directory %s: %w", p, unwrapPath(err))
+			if len(found) == 0 {
+				return out, fmt.Errorf("directory %s holds no files", p)
+			}
+			for _, f := range found {
+				out = append(out, &input{path: f, fromDir: p})
+			}
 		}
-		if len(found) == 0 {
-			return nil, nil, fmt.Errorf("directory %s holds no files", p)
-		}
-		sort.Strings(found)
-		for _, f := range found {
-			fromDir[f] = p
-		}
-		out = append(out, found...)
 	}
-	return out, fromDir, nil
+	return out, nil
 }
 
 // skipUnreadable drops the files of a directory argument that cannot be
@@ -129,34 +119,33 @@ func resolve(paths []string) (out []string, fromDir map[string]string, err error
 // with one warning line each: a directory is read whole, and one stray
 // file must not hide the diagnosis of the others. A file named on the
 // command line is never skipped; its error stops the run (exit 3).
-func skipUnreadable(files []string, fromDir map[string]string, warn io.Writer) ([]string, error) {
+func skipUnreadable(ins []*input, warn io.Writer) ([]*input, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
-	out := files[:0:0]
+	out := ins[:0:0]
 	skipped := map[string]bool{}
-	for _, p := range files {
-		dir, inDir := fromDir[p]
-		if !inDir {
-			out = append(out, p)
+	for _, in := range ins {
+		if in.fromDir == "" {
+			out = append(out, in)
 			continue
 		}
-		head, err := readHeadN(p, 8192)
+		head, err := in.head(8192)
 		switch {
 		case err != nil:
-			fmt.Fprintf(warn, "cudadoctor: skipping %s: cannot read it: %v\n", p, unwrapPath(err))
+			fmt.Fprintf(warn, "cudadoctor: skipping %s: cannot read it: %v\n", in.path, unwrapPath(err))
 		case sniff(head) == kindLog && logparse.LooksBinary(head):
-			fmt.Fprintf(warn, "cudadoctor: skipping %s: binary data, not a text log\n", p)
+			fmt.Fprintf(warn, "cudadoctor: skipping %s: binary data, not a text log\n", in.path)
 		default:
-			out = append(out, p)
+			out = append(out, in)
 			continue
 		}
-		skipped[dir] = true
+		skipped[in.fromDir] = true
 	}
 	for dir := range skipped {
 		kept := false
-		for _, p := range out {
-			kept = kept || fromDir[p] == dir
+		for _, in := range out {
+			kept = kept || in.fromDir == dir
 		}
 		if !kept {
 			return nil, fmt.Errorf("directory %s holds no readable text files", dir)

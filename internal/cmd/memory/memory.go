@@ -11,12 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
 	engine "github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
@@ -93,10 +93,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		snap, err = memsnap.Decode(in)
 		if err != nil {
 			var pe *pickle.Error
+			var le *pickle.LimitError
 			if errors.Is(err, memsnap.ErrNotSnapshot) {
 				return nil, fmt.Errorf("%s: %v", opts.Path, err)
 			}
-			if errors.As(err, &pe) {
+			if errors.As(err, &pe) || errors.As(err, &le) {
 				return nil, fmt.Errorf("%s is not a readable PyTorch memory snapshot: %v", opts.Path, err)
 			}
 			return nil, fmt.Errorf("cannot read %s: %w", opts.Path, err)
@@ -113,26 +114,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 }
 
 func writeHTML(path string, rep *report.Report, snap *memsnap.Snapshot, analyses []*memsnap.DeviceAnalysis, source string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cudadoctor-*.html")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	defer os.Remove(tmp.Name())
-	werr := memsnap.WriteHTML(tmp, rep, snap, analyses, source)
-	cerr := tmp.Close()
-	if werr != nil {
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	if cerr != nil {
-		return fmt.Errorf("writing %s: %w", path, cerr)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	return nil
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		return memsnap.WriteHTML(w, rep, snap, analyses, source)
+	})
 }
 
 // explainLog runs the log diagnosis and keeps the out-of-memory findings.

@@ -3,11 +3,13 @@ package run
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -72,22 +74,13 @@ func (o *Options) writeReportDir(rep *report.Report) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(o.ReportDir, reportName(rep.Run.Host, rep.Run.Ranks, o.Pid))
-	tmp, err := os.CreateTemp(o.ReportDir, ".cudadoctor-*.tmp")
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	})
 	if err != nil {
-		return "", err
-	}
-	enc := json.NewEncoder(tmp)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	err = enc.Encode(rep)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return "", err
 	}
 	return path, nil

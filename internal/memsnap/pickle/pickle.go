@@ -71,16 +71,40 @@ type Sealer interface {
 	SealList(d *Decoder, items []Value) (v Value, ok bool)
 }
 
-// Limits bound what a hostile or corrupt input can make the decoder allocate.
+// Limits bound what a hostile or corrupt input can make the decoder, and
+// the consumers walking its values, allocate and do.
 type Limits struct {
 	// MaxString is the longest string or bytes value accepted.
 	MaxString int
 	// MaxStack is the deepest the value stack may grow.
 	MaxStack int
+	// MaxContainers bounds the lists, tuples and dicts alive at once
+	// (sealed and released ones do not count): each costs tens of bytes for
+	// one byte of input.
+	MaxContainers int
+	// WorkPerByte and BaseWork bound the work consumers report with Charge:
+	// at most BaseWork + WorkPerByte units per byte read so far. A memo
+	// reference is a few bytes but may stand for a list of millions of
+	// values; charging the walk over what it refers to keeps a small file
+	// from costing more than a large one.
+	WorkPerByte int64
+	BaseWork    int64
 }
 
-// DefaultLimits are generous for memory snapshots.
-var DefaultLimits = Limits{MaxString: 256 << 20, MaxStack: 1 << 24}
+// DefaultLimits are generous for memory snapshots: a real snapshot stays
+// far below each (its walks are a few units per byte).
+var DefaultLimits = Limits{MaxString: 256 << 20, MaxStack: 1 << 24, MaxContainers: 1 << 23, WorkPerByte: 64, BaseWork: 1 << 22}
+
+// LimitError is a Limits bound the input ran into; Limit names it.
+type LimitError struct {
+	Limit  string
+	Offset int64
+	Msg    string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("pickle: %s at byte %d (%s limit)", e.Msg, e.Offset, e.Limit)
+}
 
 // Error is a decoding failure with the byte offset of the offending opcode.
 type Error struct {
@@ -97,6 +121,14 @@ type container struct {
 	items []Value // list and tuple elements
 	kvs   []KV    // dict entries
 	memo  int32   // memo slot holding this container (-1: none)
+	// sealTried: the sealer declined it once. A container is complete
+	// when it first becomes an element, so asking again (for every memo
+	// reference to it) would only repeat the walk.
+	sealTried bool
+	// sealed is what the sealer made of it, for handles to it still on
+	// the stack (memo references in the same batch) until the slot is
+	// reused.
+	sealed Value
 	// gen distinguishes successive uses of a recycled slot, so that a stale
 	// handle never reaches a newer container.
 	gen  uint32
@@ -108,6 +140,11 @@ type Decoder struct {
 	r      *reader
 	lim    Limits
 	sealer Sealer
+
+	// limitErr is the first limit a container allocation or a consumer's
+	// Charge ran into; the opcode loop stops on it.
+	limitErr error
+	work     int64
 
 	strs     []string
 	strIndex map[string]int32
@@ -129,7 +166,32 @@ func NewDecoder(r io.Reader, sealer Sealer, lim Limits) *Decoder {
 	if lim.MaxStack <= 0 {
 		lim.MaxStack = DefaultLimits.MaxStack
 	}
+	if lim.MaxContainers <= 0 {
+		lim.MaxContainers = DefaultLimits.MaxContainers
+	}
+	if lim.WorkPerByte <= 0 {
+		lim.WorkPerByte = DefaultLimits.WorkPerByte
+	}
+	if lim.BaseWork <= 0 {
+		lim.BaseWork = DefaultLimits.BaseWork
+	}
 	return &Decoder{r: newReader(r), lim: lim, sealer: sealer, strIndex: map[string]int32{}}
+}
+
+// Charge records n units of work a consumer does because of the data (one
+// unit per value visited). Once the total exceeds the budget (Limits'
+// WorkPerByte and BaseWork) it returns a *LimitError, and so does Decode
+// from then on: a Sealer, which cannot return errors, just charges.
+func (d *Decoder) Charge(n int) error {
+	if d.limitErr != nil {
+		return d.limitErr
+	}
+	d.work += int64(n)
+	if d.work > d.lim.BaseWork+d.lim.WorkPerByte*d.r.off {
+		d.limitErr = &LimitError{Limit: "work", Offset: d.r.off,
+			Msg: fmt.Sprintf("the data refers to shared values so often that reading it would take more than %d steps per byte of input", d.lim.WorkPerByte)}
+	}
+	return d.limitErr
 }
 
 // Protocol is the protocol announced by the PROTO opcode (0 when absent).
@@ -421,6 +483,10 @@ func (d *Decoder) newCont(k Kind, items []Value, kvs []KV) Value {
 		*c = container{items: items, kvs: kvs, memo: -1, gen: gen}
 		return Value{Kind: k, N: int64(idx) | int64(gen)<<32}
 	}
+	if len(d.conts) >= d.lim.MaxContainers && d.limitErr == nil {
+		d.limitErr = &LimitError{Limit: "object count", Offset: d.r.off,
+			Msg: fmt.Sprintf("more than %d lists, tuples and dicts alive at once", d.lim.MaxContainers)}
+	}
 	d.conts = append(d.conts, container{items: items, kvs: kvs, memo: -1})
 	return Value{Kind: k, N: int64(len(d.conts) - 1)}
 }
@@ -443,8 +509,17 @@ func (d *Decoder) seal(v Value) Value {
 	}
 	c := d.cont(v)
 	if c == nil {
+		if idx := int(uint32(v.N)); idx < len(d.conts) {
+			if f := &d.conts[idx]; f.gen == uint32(v.N>>32) && f.sealed.Kind != KindInvalid {
+				return f.sealed
+			}
+		}
 		return v
 	}
+	if c.sealTried {
+		return v
+	}
+	c.sealTried = true
 	var out Value
 	var ok bool
 	if v.Kind == KindDict {
@@ -461,6 +536,7 @@ func (d *Decoder) seal(v Value) Value {
 	// Recycle the slot: sealed containers are the common case and the
 	// table would otherwise grow with every frame of every stack.
 	d.freeCont(v)
+	c.sealed = out
 	return out
 }
 
@@ -900,6 +976,9 @@ func (d *Decoder) run() (Value, error) {
 		}
 		if err != nil {
 			return Value{}, err
+		}
+		if d.limitErr != nil {
+			return Value{}, d.limitErr
 		}
 	}
 }

@@ -242,8 +242,9 @@ func FuzzDecode(f *testing.F) {
 		v, err := d.Decode()
 		if err != nil {
 			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *pickle.Error", err)
+			var le *LimitError
+			if !errors.As(err, &pe) && !errors.As(err, &le) {
+				t.Fatalf("error %v is neither a *pickle.Error nor a *pickle.LimitError", err)
 			}
 			return
 		}
@@ -267,4 +268,56 @@ func walkBounded(d *Decoder, v Value, budget *int) {
 		walkBounded(d, kv.Key, budget)
 		walkBounded(d, kv.Val, budget)
 	}
+}
+
+func TestLimits(t *testing.T) {
+	// 200 empty lists left on the stack: each is a live container.
+	lists := append([]byte("\x80\x04("), append(bytes.Repeat([]byte("]"), 200), "l."...)...)
+	d := NewDecoder(bytes.NewReader(lists), nil, Limits{MaxContainers: 100})
+	_, err := d.Decode()
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "object count" || !strings.Contains(err.Error(), "object count limit") {
+		t.Errorf("containers: got %v, want the object count limit", err)
+	}
+	if _, err := NewDecoder(bytes.NewReader(lists), nil, Limits{}).Decode(); err != nil {
+		t.Errorf("default limits: %v", err)
+	}
+
+	// Work charged by a consumer counts against the bytes read so far.
+	d = NewDecoder(bytes.NewReader([]byte("\x80\x04N.")), nil, Limits{WorkPerByte: 2, BaseWork: 10})
+	if _, err := d.Decode(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Charge(10 + 2*4); err != nil {
+		t.Errorf("within budget: %v", err)
+	}
+	if err := d.Charge(1); !errors.As(err, &le) || le.Limit != "work" {
+		t.Errorf("over budget: got %v, want the work limit", err)
+	}
+}
+
+func TestSharedHandlesSeeSealedValue(t *testing.T) {
+	// [L, L] where L=[1] is memoized and referenced in the same APPENDS
+	// batch: the second handle must reach what the sealer made of L.
+	data := []byte("\x80\x04]\x94(]\x94K\x01ah\x01e.")
+	d := NewDecoder(bytes.NewReader(data), intListSealer{}, Limits{})
+	v, err := d.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := d.Items(v)
+	if len(items) != 2 || items[0] != items[1] || items[0].Kind != KindSealed {
+		t.Errorf("items %v, want the same sealed value twice", items)
+	}
+}
+
+// intListSealer seals lists of integers.
+type intListSealer struct{}
+
+func (intListSealer) SealDict(*Decoder, []KV) (Value, bool) { return Value{}, false }
+func (intListSealer) SealList(_ *Decoder, items []Value) (Value, bool) {
+	if len(items) == 0 || items[0].Kind != KindInt {
+		return Value{}, false
+	}
+	return Value{Kind: KindSealed, N: int64(len(items))}, true
 }
