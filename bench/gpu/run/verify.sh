@@ -2,7 +2,8 @@
 # GPU verification of `cudadoctor run` (localisation of asynchronous CUDA errors).
 # Runs in the repository root of the GPU machine with a prebuilt ./cudadoctor:
 #   OUT=/some/dir bash bench/gpu/run/verify.sh
-# For every scenario whose failure CUDA reports asynchronously it runs
+# For every scenario whose failure CUDA reports asynchronously (and s22, whose in-place
+# write autograd reports at backward()) it runs
 #   ./cudadoctor run --report $OUT/<s>.json -- python3 testdata/gpu/scenarios/<s>.py
 # (stdout+stderr saved to $OUT/<s>.txt), plus a healthy scenario (s19, compared with a
 # direct run), --sanitize on s09, a byte-exact passthrough check, Ctrl-C fidelity,
@@ -45,7 +46,7 @@ run_case() { # name, then cudadoctor arguments
   echo "$name: exit $(cat "$OUT/$name.exit") in $(python3 -c "import time; print(round(time.time()-$t0,1))")s"
 }
 
-for s in s01_embedding_oob s02_index_oob s03_ce_target_oob s04_bce_range s09_triton_illegal s10_cupy_misaligned s23_multinomial_nan s19_seed_amp_masked; do
+for s in s01_embedding_oob s02_index_oob s03_ce_target_oob s04_bce_range s09_triton_illegal s10_cupy_misaligned s23_multinomial_nan s22_inplace_autograd s19_seed_amp_masked; do
   run_case "$s" -- python3 "$SCEN/$s.py"
 done
 run_case s09_triton_illegal.sanitize --sanitize --rerun-timeout 200s -- python3 "$SCEN/s09_triton_illegal.py"
@@ -114,7 +115,7 @@ def loc(l):
 print("| scenario | exit | class | reported | origin | FAULT line | ok |")
 print("|---|---|---|---|---|---|---|")
 cases = ["s01_embedding_oob", "s02_index_oob", "s03_ce_target_oob", "s04_bce_range", "s09_triton_illegal",
-         "s10_cupy_misaligned", "s23_multinomial_nan", "s09_triton_illegal.sanitize", "s19_seed_amp_masked"]
+         "s10_cupy_misaligned", "s23_multinomial_nan", "s22_inplace_autograd", "s09_triton_illegal.sanitize", "s19_seed_amp_masked"]
 for c in cases:
     s = c.split(".")[0]
     code = open(f"{out}/{c}.exit").read().strip()
