@@ -54,7 +54,9 @@ func anomalyForward(f *failure) (string, *logparse.Frame) {
 					}
 					break
 				}
-				if !IsUserPath(fm[1]) {
+				// The last test skips the frame of cudadoctor run's own
+				// in-place watch, which wraps every operation.
+				if !IsUserPath(fm[1]) || strings.HasSuffix(fm[1], "sitecustomize.py") {
 					continue
 				}
 				n, _ := strconv.Atoi(fm[2])

@@ -58,6 +58,12 @@ func anomalyEnv(env []string) ([]string, func(), error) {
 	return withEnv(withEnv(env, "PYTHONPATH", path), EnvAnomaly, "1"), cleanup, nil
 }
 
+// isShimPath: the shim's own frame, which real anomaly mode records under
+// every operation it watches.
+func isShimPath(p string) bool {
+	return strings.Contains(p, "cudadoctor-anomaly-") && strings.HasSuffix(p, "sitecustomize.py")
+}
+
 // anomalyResult is what the re-run's output says.
 type anomalyResult struct {
 	// write is the line that changed the saved tensor in place.
@@ -92,7 +98,7 @@ func readAnomaly(out []byte) anomalyResult {
 					}
 					break
 				}
-				if isLibraryPath(fm[1]) {
+				if isLibraryPath(fm[1]) || isShimPath(fm[1]) {
 					continue
 				}
 				n, _ := strconv.Atoi(fm[2])

@@ -1,10 +1,17 @@
 package run
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
 
 func inplaceLog(t *testing.T, name string) string {
@@ -105,5 +112,54 @@ func TestInplaceRerunRefused(t *testing.T) {
 				t.Errorf("origin %+v reported %+v", f.Origin, f.Reported)
 			}
 		})
+	}
+}
+
+func TestAnomalyShimWithAPythonChild(t *testing.T) {
+	// The shim in a real interpreter, over a stand-in torch that keeps
+	// version counters and a mode stack as torch does: the re-run finds the
+	// write (line 5 of inplace.py), the first run is left alone.
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	// Installed where torch lives, so its frames read as library frames.
+	site := filepath.Join(t.TempDir(), "lib", "python3", "site-packages")
+	if err := os.CopyFS(site, os.DirFS("testdata/faketorch")); err != nil {
+		t.Fatal(err)
+	}
+	dir := site
+	script := filepath.Join(t.TempDir(), "inplace.py")
+	if err := os.Rename(filepath.Join(site, "inplace.py"), script); err != nil {
+		t.Fatal(err)
+	}
+	k, err := kb.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs, stdout bytes.Buffer
+	out, err := Run(context.Background(), Options{
+		Argv: []string{py, script}, Env: append(os.Environ(), "PYTHONPATH="+dir),
+		Stdout: &stdout, Stderr: &stdout, SameOutput: true, Messages: &msgs, TailBytes: 1 << 20,
+		RerunMaxRuntime: time.Minute, Diagnoser: Engine{E: explain.New(k)},
+	})
+	if code := exitCode(t, err); code != 1 {
+		t.Fatalf("exit %d; messages:\n%s", code, msgs.String())
+	}
+	if strings.Contains(stdout.String(), "in-place write") || strings.Contains(stdout.String(), "Error detected") {
+		t.Errorf("the first run was changed:\n%s", stdout.String())
+	}
+	f := out.Report.Findings[0]
+	if f.Class != "autograd-inplace" || f.Origin == nil || f.Origin.Path != script || f.Origin.Line != 5 || f.Origin.Code != "y[mask] = 0  # FAULT" {
+		t.Errorf("class %s origin %+v, want %s:5; messages:\n%s", f.Class, f.Origin, script, msgs.String())
+	}
+	if f.Reported == nil || f.Reported.Line != 7 {
+		t.Errorf("reported %+v, want line 7", f.Reported)
+	}
+	if len(f.Related) != 1 || f.Related[0].Location.Path != script || f.Related[0].Location.Line != 3 {
+		t.Errorf("related %+v, want the sigmoid call at line 3", f.Related)
+	}
+	if !strings.Contains(msgs.String(), "originates at  inplace.py:5") {
+		t.Errorf("messages:\n%s", msgs.String())
 	}
 }
