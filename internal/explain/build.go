@@ -24,6 +24,9 @@ type built struct {
 	async   bool   // reported asynchronously, origin unknown
 	launchB bool   // ran under CUDA_LAUNCH_BLOCKING=1 (no async hint)
 	dsa     bool   // the log carries the TORCH_USE_CUDA_DSA hint
+	// inplace: autograd found a saved tensor modified in place; the
+	// traceback names backward(), where it was noticed, not the write.
+	inplace bool
 	verdict kb.Verdict
 }
 
@@ -186,6 +189,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	if b.class != nil {
 		b.addEvidence(f, refs, asyncHint && classAsync)
 	}
+	b.inplace = b.class != nil && isInplaceFailure(f)
 	b.locate(f, asyncHint && classAsync)
 	b.launchB = classAsync && !asyncHint
 	if len(facts) > 0 {
@@ -456,8 +460,18 @@ func (b *built) locate(f *failure, async bool) {
 			b.f.Reported = loc(surfaced)
 		}
 		b.async = true
+	case surfaced != nil && b.inplace:
+		b.f.Reported = loc(surfaced)
 	case surfaced != nil:
 		b.f.Origin = loc(surfaced)
+	}
+	if b.inplace {
+		if node, fwd := anomalyForward(f); fwd != nil {
+			b.f.Related = append(b.f.Related, report.Related{
+				Message:  fmt.Sprintf("the tensor changed in place was saved for backward here, by %s (anomaly detection); the in-place write is here or later", node),
+				Location: loc(fwd),
+			})
+		}
 	}
 	if b.script == "" && surfaced != nil {
 		b.script = surfaced.Path

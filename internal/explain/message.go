@@ -216,6 +216,13 @@ func (b *built) finish(cmd string, ranks int) {
 		}
 		rems = append(rems, fmt.Sprintf("CUDA reports kernel errors asynchronously, so %s is probably not where this one happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
 	}
+	if b.inplace {
+		where := "the line the traceback names"
+		if b.f.Reported != nil {
+			where = fmt.Sprintf("%s:%d", filepath.Base(b.f.Reported.Path), b.f.Reported.Line)
+		}
+		rems = append(rems, fmt.Sprintf("Autograd notices an in-place change only when backward needs the changed tensor, so %s is where it was reported, not the write. Find the write with `cudadoctor run -- %s` (it re-runs once with anomaly detection and names the line), or call torch.autograd.set_detect_anomaly(True) before the forward pass: its warning names the operation that saved the tensor, and the write is there or later.", where, command))
+	}
 	if b.class == nil {
 		// No class: what build said would settle it.
 		rems = append(rems, b.f.Remedies...)
@@ -229,6 +236,10 @@ func (b *built) finish(cmd string, ranks int) {
 		for _, r := range b.verdict.Remedies(extra) {
 			// The engine already said whether and how to re-run blocking.
 			if (b.async || b.launchB) && strings.Contains(r, "CUDA_LAUNCH_BLOCKING") {
+				continue
+			}
+			// Likewise for the anomaly-detection advice of an in-place error.
+			if b.inplace && strings.Contains(r, "set_detect_anomaly") {
 				continue
 			}
 			if dup := firstWords(r, 4); seenStart[dup] {

@@ -20,6 +20,7 @@ type firstRun struct {
 	interrupted bool // the user (or a scheduler) stopped it
 	class       string
 	async       bool // the class is reported asynchronously, or the log says so
+	inplace     bool // autograd found a saved tensor modified in place
 	duration    time.Duration
 	env         []string
 	argv        []string
@@ -56,22 +57,24 @@ func decide(o Options, f firstRun) decision {
 		return decision{rerun: true, mode: ModeSanitizer,
 			why: "re-running under compute-sanitizer memcheck, as --sanitize asks, to name the kernel and the access that failed"}
 	}
+	skip := func(why string) decision { return decision{why: why, suggest: true} }
+	if f.inplace && !f.async {
+		// backward notices the change only when it needs the tensor; the
+		// line that changed it is not in the traceback.
+		if why := skipReason(o, f); why != "" {
+			return skip(why)
+		}
+		return decision{rerun: true, mode: ModeAnomaly,
+			why: "autograd reports an in-place change only when backward needs the changed tensor, so the traceback names loss.backward(), not the write; re-running once with anomaly detection on to find it"}
+	}
 	if !f.async {
 		return decision{}
 	}
 	if envTruthy(f.env, "CUDA_LAUNCH_BLOCKING") {
 		return decision{why: "CUDA_LAUNCH_BLOCKING was already set, so the traceback names the line that failed"}
 	}
-	skip := func(why string) decision { return decision{why: why, suggest: true} }
-	if o.NoRerun {
-		return skip("the localisation re-run is disabled (--no-rerun)")
-	}
-	if why := jobReason(f.argv, f.env); why != "" {
-		return skip("not re-running: " + why)
-	}
-	if o.RerunMaxRuntime > 0 && f.duration > o.RerunMaxRuntime {
-		return skip(fmt.Sprintf("not re-running: the run took %s, more than --rerun-max-runtime %s",
-			roundDur(f.duration), roundDur(o.RerunMaxRuntime)))
+	if why := skipReason(o, f); why != "" {
+		return skip(why)
 	}
 	what := "CUDA reports this error asynchronously, so the traceback may name a later line than the one that failed"
 	if f.class != "" {
@@ -79,6 +82,21 @@ func decide(o Options, f firstRun) decision {
 	}
 	return decision{rerun: true, mode: ModeBlocking,
 		why: what + "; re-running once with CUDA_LAUNCH_BLOCKING=1 to find it"}
+}
+
+// skipReason says why an automatic re-run must not happen, "" when it may.
+func skipReason(o Options, f firstRun) string {
+	if o.NoRerun {
+		return "the localisation re-run is disabled (--no-rerun)"
+	}
+	if why := jobReason(f.argv, f.env); why != "" {
+		return "not re-running: " + why
+	}
+	if o.RerunMaxRuntime > 0 && f.duration > o.RerunMaxRuntime {
+		return fmt.Sprintf("not re-running: the run took %s, more than --rerun-max-runtime %s",
+			roundDur(f.duration), roundDur(o.RerunMaxRuntime))
+	}
+	return ""
 }
 
 // jobReason says why a single re-run of this command cannot reproduce the

@@ -44,6 +44,9 @@ func (o *Options) vetRerun(d decision, sc *scanner) decision {
 	// the re-run's origin is read from). An error line alone is more likely
 	// a log being printed (cat, tail, a checker script) than a kernel
 	// failure in this process, and a re-run could only repeat it.
+	if d.mode == ModeAnomaly && !sc.traceback {
+		return skip("not re-running: the output names autograd's in-place error, but no traceback shows a process that raised it")
+	}
 	if d.mode == ModeBlocking && !sc.asyncHint && !sc.traceback {
 		return skip("not re-running: the output names a CUDA error, but neither a traceback nor PyTorch's note on asynchronous errors shows a process that raised it")
 	}

@@ -298,6 +298,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 		interrupted: res.Interrupts > 0 || res.Killed || res.Forwarded || res.WriteErr != nil,
 		class:       class,
 		async:       (primary != nil && o.IsAsync(class)) || sc.asyncHint,
+		inplace:     sc.inplace,
 		duration:    res.Duration,
 		env:         o.Env,
 		argv:        o.Argv,
@@ -307,7 +308,10 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 		fmt.Fprintf(o.Messages, "cudadoctor: %s\n", d.why)
 	}
 	if !d.rerun {
-		if d.suggest {
+		if d.suggest && f.inplace && !f.async {
+			fmt.Fprintln(o.Messages, "cudadoctor: to find the line yourself, call torch.autograd.set_detect_anomaly(True) before the forward pass: the warning it prints names the operation whose saved tensor was changed; the in-place write is there or later")
+			rep.Run.Rerun = &report.RerunInfo{Mode: ModeAnomaly, Argv: o.Argv, Env: []string{"torch.autograd.set_detect_anomaly(True)"}, Skipped: d.why}
+		} else if d.suggest {
 			fmt.Fprintf(o.Messages, "cudadoctor: to find the line yourself, run: %s\n",
 				shellQuote(append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...)))
 			rep.Run.Rerun = &report.RerunInfo{Mode: ModeBlocking, Argv: o.Argv, Env: []string{"CUDA_LAUNCH_BLOCKING=1"}, Skipped: d.why}
@@ -321,6 +325,8 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 	switch d.mode {
 	case ModeSanitizer:
 		o.sanitize(ctx, rep, res, input)
+	case ModeAnomaly:
+		o.rerunAnomaly(ctx, rep, res, input)
 	default:
 		o.rerunBlocking(ctx, rep, res, input, sc)
 	}

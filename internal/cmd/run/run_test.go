@@ -112,12 +112,14 @@ func (e *fakeEngine) Diagnose(ctx context.Context, name string, out []byte) ([]r
 		class = "oom"
 	case strings.Contains(s, "device-side assert"):
 		class = "device-assert-other"
+	case strings.Contains(s, "modified by an inplace operation"):
+		class = "autograd-inplace"
 	default:
 		return nil, nil
 	}
 	f := report.Finding{Rule: class, Class: class, Severity: report.Error, Message: class}
 	if loc := lastUserFrame(out); loc != nil {
-		if strings.Contains(s, "asynchronously reported") {
+		if strings.Contains(s, "asynchronously reported") || class == "autograd-inplace" {
 			f.Reported = loc
 		} else {
 			f.Origin = loc

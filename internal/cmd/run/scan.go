@@ -27,6 +27,8 @@ type scanner struct {
 	// traceback: the output held a Python traceback, the sign of a
 	// process that raised the error (and what a re-run localises with).
 	traceback bool
+	// inplace: autograd said a saved tensor was modified in place.
+	inplace bool
 	// cudaError is the first "CUDA error: ..." message, for a headline when
 	// the diagnosis knows no better.
 	cudaError string
@@ -81,6 +83,9 @@ func (s *scanner) line(b []byte, n int) {
 	}
 	if !s.asyncHint && bytes.Contains(b, asyncHint) {
 		s.asyncHint = true
+	}
+	if !s.inplace && bytes.Contains(b, []byte(inplaceError)) {
+		s.inplace = true
 	}
 	if !s.traceback && bytes.Contains(b, tracebackHead) {
 		s.traceback = true
