@@ -84,6 +84,16 @@ func TestRerunCanBeTurnedOffForAWholeJob(t *testing.T) {
 				if ri := out.Report.Run.Rerun; ri == nil || ri.Skipped == "" {
 					t.Errorf("the report does not say the re-run was skipped: %+v", ri)
 				}
+				// The fixes do not suggest the re-run just refused.
+				rems := out.Report.Findings[0].Remedies
+				if len(rems) == 0 || !strings.HasPrefix(rems[0], "cudadoctor did not re-run the command") {
+					t.Errorf("first fix: %q", rems)
+				}
+				for _, r := range rems {
+					if strings.Contains(r, "cudadoctor run --") {
+						t.Errorf("fix suggests the refused re-run: %q", r)
+					}
+				}
 			}
 		})
 	}

@@ -312,8 +312,18 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 			fmt.Fprintln(o.Messages, "cudadoctor: to find the line yourself, call torch.autograd.set_detect_anomaly(True) before the forward pass: the warning it prints names the operation whose saved tensor was changed; the in-place write is there or later")
 			rep.Run.Rerun = &report.RerunInfo{Mode: ModeAnomaly, Argv: o.Argv, Env: []string{"torch.autograd.set_detect_anomaly(True)"}, Skipped: d.why}
 		} else if d.suggest {
-			fmt.Fprintf(o.Messages, "cudadoctor: to find the line yourself, run: %s\n",
-				shellQuote(append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...)))
+			manual := shellQuote(append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...))
+			fmt.Fprintf(o.Messages, "cudadoctor: to find the line yourself, run: %s\n", manual)
+			if primary != nil {
+				// The advice to let cudadoctor re-run the command is the re-run
+				// just refused: say how to do it by hand instead.
+				why := strings.TrimSuffix(d.why, ".")
+				if why == "" {
+					why = "it was not asked to"
+				}
+				primary.Remedies = append([]string{fmt.Sprintf("cudadoctor did not re-run the command (%s). When it is safe to run it again, run `%s` and explain its output: the traceback then names the line that failed.", why, manual)},
+					dropRerunAdvice(primary.Remedies)...)
+			}
 			rep.Run.Rerun = &report.RerunInfo{Mode: ModeBlocking, Argv: o.Argv, Env: []string{"CUDA_LAUNCH_BLOCKING=1"}, Skipped: d.why}
 		}
 		if primary != nil {
@@ -447,6 +457,34 @@ func (o *Options) setOrigin(f *report.Finding, reported, origin *report.Location
 		fmt.Fprintf(o.Messages, "cudadoctor: %s confirms the origin: %s%s\n", by, shortLoc(origin), codeSuffix(origin))
 	}
 	f.Origin = origin
+	// The localisation is done: advice to re-run for it is moot, and the
+	// first fix is at the line found.
+	rems := dropRerunAdvice(f.Remedies)
+	if f.Reported != nil {
+		rems = append([]string{fmt.Sprintf("The failing call is %s%s (found by %s); %s only noticed the error. Fix it there.", shortLoc(origin), quotedCode(origin), by, shortLoc(f.Reported))}, rems...)
+	}
+	f.Remedies = rems
+}
+
+// dropRerunAdvice removes remedies that tell the user to re-run for the
+// failing line (with cudadoctor run, CUDA_LAUNCH_BLOCKING or anomaly
+// detection).
+func dropRerunAdvice(rs []string) []string {
+	var out []string
+	for _, r := range rs {
+		if strings.Contains(r, "cudadoctor run --") || strings.Contains(r, "CUDA_LAUNCH_BLOCKING") || strings.Contains(r, "set_detect_anomaly") {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func quotedCode(l *report.Location) string {
+	if l.Code == "" {
+		return ""
+	}
+	return " (`" + l.Code + "`)"
 }
 
 func sameLine(a, b *report.Location) bool {

@@ -227,6 +227,16 @@ func TestLocalisesAsynchronousErrors(t *testing.T) {
 			if f.Origin == nil || f.Origin.Line != e.FaultLine || !strings.HasSuffix(f.Origin.Path, e.Scenario+".py") || f.Origin.Code == "" {
 				t.Errorf("origin %+v, want line %d", f.Origin, e.FaultLine)
 			}
+			// The origin is confirmed: no fix may still send the user to
+			// re-run for it, and the first names the line found.
+			for _, r := range f.Remedies {
+				if strings.Contains(r, "cudadoctor run --") || strings.Contains(r, "CUDA_LAUNCH_BLOCKING") || strings.Contains(r, "probably not where") {
+					t.Errorf("moot re-run advice after a confirmed origin: %q", r)
+				}
+			}
+			if f.Reported != nil && (len(f.Remedies) == 0 || !strings.Contains(f.Remedies[0], e.Scenario+".py:"+itoa(e.FaultLine))) {
+				t.Errorf("first fix does not name the origin: %q", f.Remedies)
+			}
 			msgs := h.msgs.String()
 			if e.LastReported != e.FaultLine {
 				if f.Reported == nil || f.Reported.Line != e.LastReported {
