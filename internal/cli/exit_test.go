@@ -75,8 +75,11 @@ func TestFailOn(t *testing.T) {
 	if code, _, _ := runCLI(t, "", "--fail-on", "never", "explain", log); code != ExitOK {
 		t.Errorf("--fail-on never: exit %d, want 0", code)
 	}
-	if code, _, _ := runCLI(t, "", "explain", "-"); code != ExitOK {
-		t.Errorf("empty stdin: exit %d, want 0", code)
+	if code, _, stderr := runCLI(t, "", "explain", "-"); code != ExitFailure || !strings.Contains(stderr, "the input is empty") || !strings.Contains(stderr, "2>&1") {
+		t.Errorf("empty stdin: exit %d, want 3 with a reminder to pipe stderr; stderr %q", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "step 1 loss 0.5\n", "explain", "-"); code != ExitOK {
+		t.Errorf("a healthy line on stdin: exit %d, want 0", code)
 	}
 }
 

@@ -272,6 +272,7 @@ func TestExplainCLI(t *testing.T) {
 		return p
 	}
 	empty := write("empty.log", "")
+	script := write("train.py", "import torch\nx = torch.zeros(3).cuda()\n")
 	binary := write("train.log", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00garbage\x00\x00")
 	healthy := write("ok.log", "step 1 loss 0.5\nstep 2 loss 0.4\n")
 	oom := write("oom.log", oomLog)
@@ -298,7 +299,9 @@ func TestExplainCLI(t *testing.T) {
 		{name: "fail-on never", args: []string{"explain", "--fail-on", "never", oom}, code: ExitOK, stdoutHas: "[oom]"},
 		{name: "missing file", args: []string{"explain", filepath.Join(dir, "nope.log")}, code: ExitFailure, stderrHas: "cannot read"},
 		{name: "binary file", args: []string{"explain", binary}, code: ExitFailure, stderrHas: "train.log: binary data, not a text log"},
-		{name: "empty file", args: []string{"explain", empty}, code: ExitOK, stdoutHas: "no CUDA or PyTorch failure found"},
+		{name: "empty file", args: []string{"explain", empty}, code: ExitFailure, stderrHas: "is empty: nothing to explain"},
+		{name: "a Python source file", args: []string{"explain", script}, code: ExitFailure, stderrHas: "is Python source, not a log: `cudadoctor lint"},
+		{name: "a command line", args: []string{"explain", "python3", "train.py"}, code: ExitFailure, stderrHas: "python3 is a command, not a log: to run it and explain its failure, use `cudadoctor run -- python3 train.py`"},
 		{name: "stdin by default", stdin: oomLog, args: []string{"explain"}, code: ExitFindings, stdoutHas: "-:4"},
 		{name: "dash is stdin", stdin: oomLog, args: []string{"explain", "-"}, code: ExitFindings, stdoutHas: "[oom]"},
 		{name: "directory", args: []string{"explain", sub}, code: ExitFindings, stdoutHas: "rank_1.log:4 (rank 1)"},

@@ -238,6 +238,11 @@ func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 	if len(rep.Findings) == 0 {
 		fmt.Fprintf(g.sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
 			commandName(rep.Run.Argv), statusText(rep.Run))
+		if rep.Run.Signal == "SIGKILL" {
+			// Nothing in the output, because a SIGKILL cannot be caught:
+			// name who usually sends it.
+			fmt.Fprintln(g.sys.Stderr, "cudadoctor: SIGKILL usually comes from the kernel's out-of-memory killer (host RAM: see `dmesg | grep -i 'killed process'`) or from the job scheduler enforcing a memory or time limit (sacct / the scheduler's log)")
+		}
 		return
 	}
 	f, _ := render.ParseFormat(g.format)

@@ -24,6 +24,7 @@ func TestRunPassesStatusAndOutputThrough(t *testing.T) {
 		{"success is untouched", `printf 'a\000b\n'; printf 'warn\n' >&2`, "", 0, "a\x00b\n", "warn\n"},
 		{"exit status", `echo out; exit 42`, "", 42, "out\n", ""},
 		{"killed by a signal", `kill -9 $$`, "", 137, "", "was killed by SIGKILL"},
+		{"SIGKILL names its usual senders", `kill -9 $$`, "", 137, "", "out-of-memory killer"},
 		{"stdin reaches the child", `cat; echo done`, "input\n", 0, "input\ndone\n", ""},
 	}
 	for _, tc := range tests {

@@ -44,7 +44,7 @@ func TestReportsNameTheCommit(t *testing.T) {
 	old := Commit
 	Commit = "0123456789ab"
 	defer func() { Commit = old }()
-	_, out, _ := runCLI(t, "", "explain", "--format", "json", "-")
+	_, out, _ := runCLI(t, "epoch 1 done\n", "explain", "--format", "json", "-")
 	var rep struct {
 		Tool map[string]string `json:"tool"`
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
 
 // message writes the one-line verdict: the class's sentence with its facts,
@@ -194,9 +195,9 @@ func ensure(m map[string]any) map[string]any {
 func (b *built) finish(cmd string, ranks int) {
 	command := cmd
 	if command == "" {
-		script := shellWord(b.script)
-		if script == "" {
-			script = "your_script.py"
+		script := "your_script.py"
+		if b.script != "" {
+			script = shellquote.Word(b.script)
 		}
 		if b.f.Rank != nil || ranks > 1 {
 			n := ranks
@@ -271,21 +272,4 @@ func leadingWords(s string, n int) string {
 		f = f[:n]
 	}
 	return strings.Join(f, " ")
-}
-
-// shellWord quotes a path taken from a log for a command the user may paste
-// into a shell: a traceback can name any file, /tmp/x$(touch PWN).py
-// included. Ordinary paths are left as they are.
-func shellWord(s string) string {
-	safe := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+:,=@%", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe || s == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -41,18 +41,3 @@ func TestSuggestedCommandsQuoteLogPaths(t *testing.T) {
 		t.Errorf("no remedy names the script: %q", fs[0].Remedies)
 	}
 }
-
-func TestShellWord(t *testing.T) {
-	for in, want := range map[string]string{
-		"train.py":             "train.py",
-		"/home/u/run-1/a_b.py": "/home/u/run-1/a_b.py",
-		"my script.py":         "'my script.py'",
-		"it's.py":              `'it'\''s.py'`,
-		"~/x.py":               "'~/x.py'",
-		"":                     "",
-	} {
-		if got := shellWord(in); got != want {
-			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

@@ -9,12 +9,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	engine "github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
 
 // Options are the subcommand's inputs.
@@ -54,13 +57,23 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	var inputs []engine.Input
 	rep := report.New("explain", "")
+	var read int64
 	for _, in := range logs {
-		inputs = append(inputs, engine.Input{Name: in.path, Reader: in.reader(ctx)})
+		inputs = append(inputs, engine.Input{Name: in.path, Reader: &byteCounter{r: in.reader(ctx), n: &read}})
 		rep.Inputs = append(rep.Inputs, in.path)
 	}
 	findings, err := engine.New(k).Explain(ctx, inputs)
 	if err != nil {
 		return nil, err
+	}
+	if read == 0 && len(logs) == len(ins) {
+		// Nothing at all to read is a mistake, not a healthy log: most
+		// often the program's stderr was not piped.
+		names := "the input"
+		if len(ins) == 1 && ins[0].path != "-" {
+			names = ins[0].path
+		}
+		return nil, fmt.Errorf("%s is empty: nothing to explain (errors go to stderr: pipe it too, e.g. python train.py 2>&1 | cudadoctor explain -)", names)
 	}
 	rep.Findings = findings
 	rep.Rules = k.RuleInfos()
@@ -87,9 +100,14 @@ func resolve(ctx context.Context, paths []string, stdin io.Reader) (out []*input
 		}
 		st, err := os.Stat(p)
 		if err != nil {
+			if cmd, ok := commandLine(paths, p); ok {
+				return out, fmt.Errorf("%s is a command, not a log: to run it and explain its failure, use `cudadoctor run -- %s`", p, cmd)
+			}
 			return out, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
 		}
 		switch {
+		case st.Mode().IsRegular() && strings.HasSuffix(p, ".py"):
+			return out, fmt.Errorf("%s is Python source, not a log: `cudadoctor lint %s` checks it for CUDA hazards, and `cudadoctor run -- python %s` runs it and explains a failure", p, shellquote.Word(p), shellquote.Word(p))
 		case st.Mode().IsRegular():
 			out = append(out, &input{path: p})
 		case !st.IsDir():
@@ -160,4 +178,33 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// byteCounter adds the bytes read through it to *n.
+type byteCounter struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *byteCounter) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	*c.n += int64(k)
+	return k, err
+}
+
+// launchers are commands users put in front of a script; given to explain
+// as its first argument they mean the user wanted `run`.
+var launchers = regexp.MustCompile(`^(?:python[0-9.]*|torchrun|accelerate|deepspeed|srun|mpirun|bash|sh)$`)
+
+// commandLine says whether the missing path p, the first argument, names a
+// launcher, and returns the arguments as one command to pass to run.
+func commandLine(paths []string, p string) (string, bool) {
+	if len(paths) == 0 || paths[0] != p || !launchers.MatchString(filepath.Base(p)) {
+		return "", false
+	}
+	words := make([]string, len(paths))
+	for i, a := range paths {
+		words[i] = shellquote.Word(a)
+	}
+	return strings.Join(words, " "), true
 }

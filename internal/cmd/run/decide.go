@@ -226,33 +226,6 @@ func withEnv(env []string, key, value string) []string {
 	return append(out, key+"="+value)
 }
 
-// shellQuote renders argv so that a POSIX shell runs exactly it.
-func shellQuote(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		parts[i] = quoteArg(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-func quoteArg(a string) string {
-	if a == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range a {
-		if !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' || r == '+' || r == '@' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-}
-
 func roundDur(d time.Duration) time.Duration {
 	switch {
 	case d >= time.Minute:

@@ -20,6 +20,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
+	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
 
 // Diagnoser turns a program's output into findings, primary first.
@@ -312,7 +313,7 @@ func (o *Options) diagnose(ctx context.Context, rep *report.Report, res *runner.
 			fmt.Fprintln(o.Messages, "cudadoctor: to find the line yourself, call torch.autograd.set_detect_anomaly(True) before the forward pass: the warning it prints names the operation whose saved tensor was changed; the in-place write is there or later")
 			rep.Run.Rerun = &report.RerunInfo{Mode: ModeAnomaly, Argv: o.Argv, Env: []string{"torch.autograd.set_detect_anomaly(True)"}, Skipped: d.why}
 		} else if d.suggest {
-			manual := shellQuote(append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...))
+			manual := shellquote.Join(append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...))
 			fmt.Fprintf(o.Messages, "cudadoctor: to find the line yourself, run: %s\n", manual)
 			if primary != nil {
 				// The advice to let cudadoctor re-run the command is the re-run
@@ -516,7 +517,7 @@ func (o *Options) rerun(ctx context.Context, what string, shown, argv, env []str
 		why = "as --sanitize asks"
 	}
 	fmt.Fprintf(o.Messages, "cudadoctor: running the command a second time: %s (its output is not shown; %s)\n",
-		shellQuote(shown), why)
+		shellquote.Join(shown), why)
 	p := startProgress(o.Messages, o.MessagesTTY, o.Now,
 		fmt.Sprintf("re-running with %s (stops after %s)", what, roundDur(timeout)))
 	res, err := o.Exec(ctx, runner.Spec{

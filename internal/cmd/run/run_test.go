@@ -19,6 +19,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
+	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
 
 const fixtures = "../../../testdata/gpu"
@@ -551,7 +552,7 @@ func TestLauncherDetection(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
-	got := shellQuote([]string{"CUDA_LAUNCH_BLOCKING=1", "python3", "train.py", "--name", "my run", "it's", ""})
+	got := shellquote.Join([]string{"CUDA_LAUNCH_BLOCKING=1", "python3", "train.py", "--name", "my run", "it's", ""})
 	want := `CUDA_LAUNCH_BLOCKING=1 python3 train.py --name 'my run' 'it'\''s' ''`
 	if got != want {
 		t.Errorf("got %s", got)
