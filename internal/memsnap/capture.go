@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cudadoctor/cudadoctor/internal/pyshim"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -95,7 +96,7 @@ func installShim(dir, shimDir string, environ []string) ([]string, error) {
 	if err := os.MkdirAll(shimDir, 0o755); err != nil {
 		return nil, fmt.Errorf("memory snapshot capture: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(shimDir, "sitecustomize.py"), shim, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(shimDir, "sitecustomize.py"), pyshim.Source(shim), 0o644); err != nil {
 		return nil, fmt.Errorf("memory snapshot capture: %w", err)
 	}
 	var env []string

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/pyshim"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
@@ -47,7 +48,7 @@ func anomalyEnv(env []string) ([]string, func(), error) {
 		return nil, func() {}, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), anomalyShim, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), pyshim.Source(anomalyShim), 0o644); err != nil {
 		cleanup()
 		return nil, func() {}, err
 	}
