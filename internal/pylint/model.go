@@ -33,8 +33,16 @@ type FuncSummary struct {
 	// ReturnsNonBlockingD2H: it returns the result of a non_blocking copy to
 	// the CPU (directly or through a local name).
 	ReturnsNonBlockingD2H bool
-	calls                 []string
+	// Method: defined in a class body, so obj.name() may reach it.
+	Method bool
+	calls  []string
 }
+
+// commonMethods are method names too widely shared (by tensors, modules,
+// optimisers) for obj.name() to be taken as the file's own method.
+var commonMethods = map[string]bool{"to": true, "cpu": true, "cuda": true, "item": true, "forward": true, "step": true,
+	"backward": true, "__call__": true, "__init__": true, "run": true, "update": true, "get": true, "load": true,
+	"save": true, "train": true, "eval": true, "sum": true, "mean": true, "numpy": true, "tolist": true, "wait": true}
 
 // Model builds the file's model on first use.
 func (f *File) Model() *Model {
@@ -102,11 +110,13 @@ func buildModel(f *File) *Model {
 	}
 	for _, d := range defs {
 		s := &FuncSummary{Name: f.Text(d.ChildByFieldName("name")), Node: d}
+		s.Method = Ancestor(d, "class_definition", "function_definition") != nil && Ancestor(d, "class_definition", "function_definition").Type() == "class_definition"
 		m.summarise(s)
 		if old := m.Funcs[s.Name]; old != nil {
 			old.Syncs = old.Syncs || s.Syncs
 			old.RunsCUDA = old.RunsCUDA || s.RunsCUDA
 			old.ReturnsNonBlockingD2H = old.ReturnsNonBlockingD2H || s.ReturnsNonBlockingD2H
+			old.Method = old.Method && s.Method
 			old.calls = append(old.calls, s.calls...)
 			continue
 		}
@@ -187,10 +197,14 @@ func (m *Model) isNonBlockingD2H(e *Node, scope *Node) bool {
 				rhs = p.ChildByFieldName("right")
 			}
 		}
-		e = rhs
-		if e == nil {
+		if rhs == nil {
 			return false
 		}
+		// A synchronize between the copy and the return completes it.
+		if len(f.CallsAt("synchronize(", int(rhs.EndByte()), int(e.StartByte()))) > 0 {
+			return false
+		}
+		e = rhs
 	}
 	return IsNonBlockingD2H(f, e)
 }
@@ -264,8 +278,14 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 	case "identifier":
 		return m.Funcs[m.f.Text(fn)]
 	case "attribute":
+		name := m.f.Text(fn.ChildByFieldName("attribute"))
 		if m.f.Text(fn.ChildByFieldName("object")) == "self" {
-			return m.Funcs[m.f.Text(fn.ChildByFieldName("attribute"))]
+			return m.Funcs[name]
+		}
+		// obj.name(): a method this file defines under a name not shared
+		// with tensors, modules or optimisers.
+		if s := m.Funcs[name]; s != nil && s.Method && !commonMethods[name] && !strings.HasPrefix(name, "__") {
+			return s
 		}
 	}
 	return nil
