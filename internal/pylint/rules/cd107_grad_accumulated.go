@@ -83,11 +83,17 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 	// The target must outlive the iteration: bound before the loop or an
 	// attribute (self.history).
 	tt := f.Text(target)
-	if target.Type() == "identifier" {
-		if lastAssignment(f, scope, tt, int(loop.StartByte())) == nil {
+	// The accumulator outlives the loop: a name assigned before it, an
+	// attribute, or an element of one (running["loss"], log["train"]).
+	base := target
+	for base.Type() == "subscript" && isPlace(f, base) {
+		base = unparen(base.ChildByFieldName("value"))
+	}
+	if base.Type() == "identifier" {
+		if lastAssignment(f, scope, f.Text(base), int(loop.StartByte())) == nil {
 			return
 		}
-	} else if target.Type() != "attribute" {
+	} else if base.Type() != "attribute" {
 		return
 	}
 	// The loss must be computed in this loop iteration, with gradients on.

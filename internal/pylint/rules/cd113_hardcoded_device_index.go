@@ -14,7 +14,7 @@ var CD113 = &pylint.Rule{
 	Code:     "CD113",
 	Name:     "hardcoded-cuda-index",
 	Severity: report.Warning,
-	Anchors:  []string{"cuda:", ".cuda(", "set_device("},
+	Anchors:  []string{"cuda:", ".cuda(", "set_device(", "device("},
 	Doc: pylint.Doc{
 		Title:   "Hard-coded CUDA device index",
 		Summary: "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs.",
@@ -64,9 +64,27 @@ func checkCD113(p *pylint.Pass) {
 			p.Report(n, fmt.Sprintf("hard-coded device %q fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", v, idx+1))
 		}
 	}
+	m := f.Model()
+	for _, call := range f.CallsAt("device(", 0, len(f.Src)) {
+		// torch.device("cuda", 1): the index as its own argument.
+		args := pylint.PositionalArgs(call)
+		if m.QualifiedCallee(call) != "torch.device" || len(args) != 2 || args[1].Type() != "integer" {
+			continue
+		}
+		if v, ok := stringValue(f, args[0]); !ok || v != "cuda" {
+			continue
+		}
+		if idx, err := strconv.Atoi(f.Text(args[1])); err == nil && idx >= 1 && !guarded(f, call) {
+			p.Report(call, fmt.Sprintf("hard-coded device index %d fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", idx, idx+1))
+		}
+	}
 	for _, needle := range []string{".cuda(", "set_device("} {
 		for _, call := range f.CallsAt(needle, 0, len(f.Src)) {
 			args := pylint.PositionalArgs(call)
+			// x.cuda(device=2) spells the index as a keyword.
+			if kw := f.Keyword(call, "device"); len(args) == 0 && kw != nil {
+				args = []*pylint.Node{kw}
+			}
 			if len(args) != 1 || args[0].Type() != "integer" {
 				continue
 			}
