@@ -15,9 +15,11 @@ type Model struct {
 	aliases map[string]string // local name -> qualified name
 	// syncNames are names bound to a bound method that waits for the GPU.
 	syncNames map[string]bool
-	// Funcs are the file's functions and methods by name; a name defined
+	// fns are the file's functions and methods by name; a name defined
 	// twice keeps the summary that is true of either (a sync anywhere).
-	Funcs map[string]*FuncSummary
+	// Built on first use: most files only need the imports.
+	fns  map[string]*FuncSummary
+	defs []*Node
 }
 
 // FuncSummary is what a function does, as far as the rules care.
@@ -58,7 +60,7 @@ var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cp
 	"elapsed_time": true, "wait": true, "all_reduce": true, "barrier": true}
 
 func buildModel(f *File) *Model {
-	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, Funcs: map[string]*FuncSummary{}}
+	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}}
 	t := f.Tree
 	var defs, assigns []*Node
 	for i := range t.nodes {
@@ -108,11 +110,23 @@ func buildModel(f *File) *Model {
 			}
 		}
 	}
-	for _, d := range defs {
+	m.defs = defs
+	return m
+}
+
+// funcs summarises the file's functions on first use.
+func (m *Model) funcs() map[string]*FuncSummary {
+	if m.fns != nil {
+		return m.fns
+	}
+	m.fns = map[string]*FuncSummary{}
+	f := m.f
+	for _, d := range m.defs {
 		s := &FuncSummary{Name: f.Text(d.ChildByFieldName("name")), Node: d}
-		s.Method = Ancestor(d, "class_definition", "function_definition") != nil && Ancestor(d, "class_definition", "function_definition").Type() == "class_definition"
+		owner := Ancestor(d, "class_definition", "function_definition")
+		s.Method = owner != nil && owner.Type() == "class_definition"
 		m.summarise(s)
-		if old := m.Funcs[s.Name]; old != nil {
+		if old := m.fns[s.Name]; old != nil {
 			old.Syncs = old.Syncs || s.Syncs
 			old.RunsCUDA = old.RunsCUDA || s.RunsCUDA
 			old.ReturnsNonBlockingD2H = old.ReturnsNonBlockingD2H || s.ReturnsNonBlockingD2H
@@ -120,15 +134,15 @@ func buildModel(f *File) *Model {
 			old.calls = append(old.calls, s.calls...)
 			continue
 		}
-		m.Funcs[s.Name] = s
+		m.fns[s.Name] = s
 	}
 	// What a function does through its callees: iterate to a fixed point
 	// (each round can only set flags, so it ends).
 	for changed := true; changed; {
 		changed = false
-		for _, s := range m.Funcs {
+		for _, s := range m.fns {
 			for _, c := range s.calls {
-				callee := m.Funcs[c]
+				callee := m.fns[c]
 				if callee == nil || callee == s {
 					continue
 				}
@@ -141,7 +155,7 @@ func buildModel(f *File) *Model {
 			}
 		}
 	}
-	return m
+	return m.fns
 }
 
 // summarise reads one function's own body (nested functions included: a
@@ -276,15 +290,15 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 	}
 	switch fn.Type() {
 	case "identifier":
-		return m.Funcs[m.f.Text(fn)]
+		return m.funcs()[m.f.Text(fn)]
 	case "attribute":
 		name := m.f.Text(fn.ChildByFieldName("attribute"))
 		if m.f.Text(fn.ChildByFieldName("object")) == "self" {
-			return m.Funcs[name]
+			return m.funcs()[name]
 		}
 		// obj.name(): a method this file defines under a name not shared
 		// with tensors, modules or optimisers.
-		if s := m.Funcs[name]; s != nil && s.Method && !commonMethods[name] && !strings.HasPrefix(name, "__") {
+		if s := m.funcs()[name]; s != nil && s.Method && !commonMethods[name] && !strings.HasPrefix(name, "__") {
 			return s
 		}
 	}

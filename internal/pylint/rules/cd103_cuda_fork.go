@@ -79,10 +79,20 @@ func checkCD103(p *pylint.Pass) {
 	// Part 2: a fork-based pool or process started after CUDA initialised.
 	m := f.Model()
 	var moduleCUDA []*pylint.Node
-	for _, use := range cudaUses(f, 0, len(f.Src)) {
-		if same(f.Scope(use), f.Root) {
-			moduleCUDA = append(moduleCUDA, use)
+	moduleDone := false
+	moduleCUDAUse := func() *pylint.Node {
+		if !moduleDone {
+			moduleDone = true
+			for _, use := range cudaUses(f, 0, len(f.Src)) {
+				if same(f.Scope(use), f.Root) {
+					moduleCUDA = append(moduleCUDA, use)
+				}
+			}
 		}
+		if len(moduleCUDA) == 0 {
+			return nil
+		}
+		return moduleCUDA[0]
 	}
 	for _, needle := range []string{"Pool(", "Process(", "ProcessPoolExecutor("} {
 		for _, call := range f.CallsAt(needle, 0, len(f.Src)) {
@@ -114,8 +124,8 @@ func checkCD103(p *pylint.Pass) {
 				}
 			}
 			// CUDA initialised at import time precedes every call of a function.
-			if first == nil && !same(scope, f.Root) && len(moduleCUDA) > 0 {
-				first = moduleCUDA[0]
+			if first == nil && !same(scope, f.Root) {
+				first = moduleCUDAUse()
 			}
 			if first == nil {
 				continue

@@ -65,10 +65,9 @@ func checkCD109(p *pylint.Pass) {
 		}
 	}
 	// Module forms: self.act = nn.Sigmoid() ... out = self.act(h)
-	m := f.Model()
 	for cls, fn := range savesOutputModules {
 		for _, ctor := range f.CallsAt(cls+"(", 0, len(f.Src)) {
-			if q := m.QualifiedCallee(ctor); q != "torch.nn."+cls && q != "nn."+cls || f.IsTrue(f.Keyword(ctor, "inplace")) {
+			if q := f.Model().QualifiedCallee(ctor); q != "torch.nn."+cls && q != "nn."+cls || f.IsTrue(f.Keyword(ctor, "inplace")) {
 				continue
 			}
 			target := assignedPlace(f, ctor)

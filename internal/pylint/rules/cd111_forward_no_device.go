@@ -53,9 +53,24 @@ func checkCD111(p *pylint.Pass) {
 			continue
 		}
 		start, end := int(fn.StartByte()), int(fn.EndByte())
-		m := f.Model()
-		modules := submodules(f, pylint.Ancestor(fn, "class_definition"))
+		var m *pylint.Model
+		var modules map[string]bool
 		for _, call := range f.Calls(start, end) {
+			// A cheap look at the called name before resolving it.
+			callee := call.ChildByFieldName("function")
+			if callee == nil {
+				continue
+			}
+			if callee.Type() == "attribute" {
+				callee = callee.ChildByFieldName("attribute")
+			}
+			if callee == nil || callee.Type() != "identifier" || !isFactory[f.Text(callee)] {
+				continue
+			}
+			if m == nil {
+				m = f.Model()
+				modules = submodules(f, pylint.Ancestor(fn, "class_definition"))
+			}
 			q := m.QualifiedCallee(call)
 			fac := strings.TrimPrefix(q, "torch.")
 			if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {

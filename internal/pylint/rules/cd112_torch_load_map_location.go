@@ -35,10 +35,9 @@ model.load_state_dict(state) / .to(device), or map_location=device.`,
 
 func checkCD112(p *pylint.Pass) {
 	f := p.File
-	m := f.Model()
 	for _, call := range f.CallsAt("load(", 0, len(f.Src)) {
 		// torch.load, th.load (import torch as th), load (from torch import load)
-		if m.QualifiedCallee(call) != "torch.load" {
+		if callee := f.Callee(call); callee != "torch.load" && (pylint.LastName(callee) != "load" || f.Model().QualifiedCallee(call) != "torch.load") {
 			continue
 		}
 		if f.Keyword(call, "map_location") != nil || len(pylint.PositionalArgs(call)) >= 2 {

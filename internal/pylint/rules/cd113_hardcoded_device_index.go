@@ -64,11 +64,10 @@ func checkCD113(p *pylint.Pass) {
 			p.Report(n, fmt.Sprintf("hard-coded device %q fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", v, idx+1))
 		}
 	}
-	m := f.Model()
 	for _, call := range f.CallsAt("device(", 0, len(f.Src)) {
 		// torch.device("cuda", 1): the index as its own argument.
 		args := pylint.PositionalArgs(call)
-		if m.QualifiedCallee(call) != "torch.device" || len(args) != 2 || args[1].Type() != "integer" {
+		if len(args) != 2 || args[1].Type() != "integer" || f.Model().QualifiedCallee(call) != "torch.device" {
 			continue
 		}
 		if v, ok := stringValue(f, args[0]); !ok || v != "cuda" {
