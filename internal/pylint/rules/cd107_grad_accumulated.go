@@ -111,7 +111,14 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 			return
 		}
 	}
-	if !strings.Contains(strings.ToLower(name), "loss") && len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) == 0 {
+	backpropagated := len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) > 0
+	if !strings.Contains(strings.ToLower(name), "loss") && !backpropagated {
+		return
+	}
+	// Into an element of a dict or list (logs, per-name totals) only what
+	// this loop backpropagates is known to carry a graph: per-item loss
+	// lists are often summed and backpropagated by the caller.
+	if target != base && !backpropagated {
 		return
 	}
 	// Accumulated on purpose: the total is back-propagated after the loop

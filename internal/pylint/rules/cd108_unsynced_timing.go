@@ -94,7 +94,7 @@ func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node
 	// timing). One inside a loop the timed region runs, and incidental
 	// syncs (.item(), a helper that reads a result) count as they are.
 	syncs := func(c *pylint.Node) bool {
-		return pylint.LastName(f.Callee(c)) != "synchronize" || f.Loop(c) != f.Loop(endClock) || dominates(c, endClock, scope)
+		return pylint.LastName(f.Callee(c)) != "synchronize" || f.Loop(c) != f.Loop(endClock) || dominatesOnGPU(f, c, endClock, scope)
 	}
 	for _, c := range f.Calls(start, end) {
 		callee := f.Callee(c)
@@ -140,8 +140,15 @@ func takesCUDAValue(f *pylint.File, c, scope *pylint.Node) bool {
 		if rhs == nil || rhs.Type() != "call" {
 			continue
 		}
-		t := f.Compact(rhs)
-		if strings.HasSuffix(f.Callee(rhs), ".cuda") || strings.Contains(t, `"cuda`) || strings.Contains(t, `'cuda`) {
+		switch pylint.LastName(f.Callee(rhs)) {
+		case "cuda":
+			return true
+		case "to":
+			if t := f.Compact(rhs.ChildByFieldName("arguments")); strings.HasPrefix(t, `("cuda`) || strings.HasPrefix(t, `('cuda`) {
+				return true
+			}
+		}
+		if v, ok := stringValue(f, f.Keyword(rhs, "device")); ok && strings.HasPrefix(v, "cuda") {
 			return true
 		}
 	}

@@ -94,6 +94,11 @@ func checkSavedOutput(p *pylint.Pass, call *pylint.Node, name string) {
 	if out == nil || f.ContextOf(call)&pylint.CtxNoGrad != 0 {
 		return
 	}
+	// sigmoid(x.detach()): no graph, nothing saved.
+	if args := pylint.PositionalArgs(call); len(args) > 0 && strings.HasSuffix(f.Compact(args[0]), ".detach()") ||
+		strings.HasSuffix(f.Compact(receiver(call)), ".detach()") {
+		return
+	}
 	scope := f.Scope(call)
 	if !gradsInPlay(f, scope) && !calledWithGrads(f, scope) {
 		return

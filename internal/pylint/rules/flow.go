@@ -341,7 +341,19 @@ func placeUsesAfter(f *pylint.File, scope, place *pylint.Node, after int) []*pyl
 // runs on every path that reaches b: no branch or conditional holding a
 // leaves b out. Bodies of with and try always run, and a loop body is taken
 // to run (a loop that times or copies does work in it).
-func dominates(a, b, scope *pylint.Node) bool {
+func dominates(a, b, scope *pylint.Node) bool { return dominatesIf(a, b, scope, nil) }
+
+// dominatesOnGPU is dominates on a machine with a GPU: a branch taken when
+// CUDA is there (`if torch.cuda.is_available():`, `if device.type ==
+// "cuda":`) counts as taken.
+func dominatesOnGPU(f *pylint.File, a, b, scope *pylint.Node) bool {
+	return dominatesIf(a, b, scope, func(n *pylint.Node) bool {
+		cond := f.Text(n)
+		return strings.Contains(cond, "is_available") || strings.Contains(cond, "cuda") && !strings.Contains(cond, "not")
+	})
+}
+
+func dominatesIf(a, b, scope *pylint.Node, taken func(cond *pylint.Node) bool) bool {
 	for p := a.Parent(); p != nil && !same(p, scope); p = p.Parent() {
 		switch p.Type() {
 		case "block":
@@ -349,6 +361,10 @@ func dominates(a, b, scope *pylint.Node) bool {
 				switch par.Type() {
 				case "with_statement", "try_statement", "for_statement", "while_statement", "function_definition", "module":
 					continue
+				case "if_statement":
+					if taken != nil && same(par.ChildByFieldName("consequence"), p) && taken(par.ChildByFieldName("condition")) {
+						continue
+					}
 				}
 			}
 			if !pylint.Within(b, p) {
@@ -380,7 +396,7 @@ func hostSyncBefore(f *pylint.File, scope *pylint.Node, from int, use *pylint.No
 				syncs = m.CallSyncs(c)
 			}
 		}
-		if syncs && dominates(c, use, scope) {
+		if syncs && dominatesOnGPU(f, c, use, scope) {
 			return true
 		}
 	}
