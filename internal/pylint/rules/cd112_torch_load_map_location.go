@@ -14,7 +14,9 @@ var CD112 = &pylint.Rule{
 	// Info: on real code most loads read a checkpoint the same program wrote,
 	// or one saved from the CPU; the rule cannot see where a file came from.
 	Severity: report.Info,
-	Anchors:  []string{"load("},
+	Anchors:  []string{"torch.load(", "load("},
+	// torch.load under another name needs an import that renames it.
+	AlsoAnchors: []string{"torch.load(", "import torch as", "from torch import load"},
 	Doc: pylint.Doc{
 		Title:   "torch.load without map_location",
 		Summary: "`torch.load` is called without `map_location`, so tensors come back on the device they were saved from.",

@@ -14,7 +14,7 @@ var CD113 = &pylint.Rule{
 	Code:     "CD113",
 	Name:     "hardcoded-cuda-index",
 	Severity: report.Warning,
-	Anchors:  []string{"cuda:", ".cuda(", "set_device(", "device("},
+	Anchors:  []string{"cuda:", ".cuda(", "set_device(", `device("cuda",`, `device('cuda',`},
 	Doc: pylint.Doc{
 		Title:   "Hard-coded CUDA device index",
 		Summary: "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs.",
