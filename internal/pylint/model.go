@@ -15,9 +15,11 @@ type Model struct {
 	aliases map[string]string // local name -> qualified name
 	// syncNames are names bound to a bound method that waits for the GPU.
 	syncNames map[string]bool
-	// Funcs are the file's functions and methods by name; a name defined
+	// fns are the file's functions and methods by name; a name defined
 	// twice keeps the summary that is true of either (a sync anywhere).
-	Funcs map[string]*FuncSummary
+	// Built on first use: most files only need the imports.
+	fns  map[string]*FuncSummary
+	defs []*Node
 }
 
 // FuncSummary is what a function does, as far as the rules care.
@@ -33,8 +35,16 @@ type FuncSummary struct {
 	// ReturnsNonBlockingD2H: it returns the result of a non_blocking copy to
 	// the CPU (directly or through a local name).
 	ReturnsNonBlockingD2H bool
-	calls                 []string
+	// Method: defined in a class body, so obj.name() may reach it.
+	Method bool
+	calls  []string
 }
+
+// commonMethods are method names too widely shared (by tensors, modules,
+// optimisers) for obj.name() to be taken as the file's own method.
+var commonMethods = map[string]bool{"to": true, "cpu": true, "cuda": true, "item": true, "forward": true, "step": true,
+	"backward": true, "__call__": true, "__init__": true, "run": true, "update": true, "get": true, "load": true,
+	"save": true, "train": true, "eval": true, "sum": true, "mean": true, "numpy": true, "tolist": true, "wait": true}
 
 // Model builds the file's model on first use.
 func (f *File) Model() *Model {
@@ -50,7 +60,7 @@ var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cp
 	"elapsed_time": true, "wait": true, "all_reduce": true, "barrier": true}
 
 func buildModel(f *File) *Model {
-	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, Funcs: map[string]*FuncSummary{}}
+	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}}
 	t := f.Tree
 	var defs, assigns []*Node
 	for i := range t.nodes {
@@ -100,25 +110,39 @@ func buildModel(f *File) *Model {
 			}
 		}
 	}
-	for _, d := range defs {
+	m.defs = defs
+	return m
+}
+
+// funcs summarises the file's functions on first use.
+func (m *Model) funcs() map[string]*FuncSummary {
+	if m.fns != nil {
+		return m.fns
+	}
+	m.fns = map[string]*FuncSummary{}
+	f := m.f
+	for _, d := range m.defs {
 		s := &FuncSummary{Name: f.Text(d.ChildByFieldName("name")), Node: d}
+		owner := Ancestor(d, "class_definition", "function_definition")
+		s.Method = owner != nil && owner.Type() == "class_definition"
 		m.summarise(s)
-		if old := m.Funcs[s.Name]; old != nil {
+		if old := m.fns[s.Name]; old != nil {
 			old.Syncs = old.Syncs || s.Syncs
 			old.RunsCUDA = old.RunsCUDA || s.RunsCUDA
 			old.ReturnsNonBlockingD2H = old.ReturnsNonBlockingD2H || s.ReturnsNonBlockingD2H
+			old.Method = old.Method && s.Method
 			old.calls = append(old.calls, s.calls...)
 			continue
 		}
-		m.Funcs[s.Name] = s
+		m.fns[s.Name] = s
 	}
 	// What a function does through its callees: iterate to a fixed point
 	// (each round can only set flags, so it ends).
 	for changed := true; changed; {
 		changed = false
-		for _, s := range m.Funcs {
+		for _, s := range m.fns {
 			for _, c := range s.calls {
-				callee := m.Funcs[c]
+				callee := m.fns[c]
 				if callee == nil || callee == s {
 					continue
 				}
@@ -131,7 +155,7 @@ func buildModel(f *File) *Model {
 			}
 		}
 	}
-	return m
+	return m.fns
 }
 
 // summarise reads one function's own body (nested functions included: a
@@ -187,10 +211,14 @@ func (m *Model) isNonBlockingD2H(e *Node, scope *Node) bool {
 				rhs = p.ChildByFieldName("right")
 			}
 		}
-		e = rhs
-		if e == nil {
+		if rhs == nil {
 			return false
 		}
+		// A synchronize between the copy and the return completes it.
+		if len(f.CallsAt("synchronize(", int(rhs.EndByte()), int(e.StartByte()))) > 0 {
+			return false
+		}
+		e = rhs
 	}
 	return IsNonBlockingD2H(f, e)
 }
@@ -262,10 +290,16 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 	}
 	switch fn.Type() {
 	case "identifier":
-		return m.Funcs[m.f.Text(fn)]
+		return m.funcs()[m.f.Text(fn)]
 	case "attribute":
+		name := m.f.Text(fn.ChildByFieldName("attribute"))
 		if m.f.Text(fn.ChildByFieldName("object")) == "self" {
-			return m.Funcs[m.f.Text(fn.ChildByFieldName("attribute"))]
+			return m.funcs()[name]
+		}
+		// obj.name(): a method this file defines under a name not shared
+		// with tensors, modules or optimisers.
+		if s := m.funcs()[name]; s != nil && s.Method && !commonMethods[name] && !strings.HasPrefix(name, "__") {
+			return s
 		}
 	}
 	return nil

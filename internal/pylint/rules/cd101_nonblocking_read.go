@@ -37,21 +37,35 @@ non_blocking=True when the value is needed right away.`,
 // hostReads are the methods that read a CPU tensor's data into Python.
 var hostReads = map[string]bool{"tolist": true, "numpy": true, "item": true, "__array__": true}
 
+// passOn are methods that hand a copy on without reading its data on the
+// host: a copy back to the device runs on the same stream, after the first.
+var passOn = map[string]bool{"to": true, "cuda": true, "pin_memory": true, "record_stream": true, "share_memory_": true,
+	"size": true, "dim": true, "numel": true, "copy_": true}
+
 // hostReadFuncs are builtins and numpy functions that read their argument.
 var hostReadFuncs = map[string]bool{"print": true, "float": true, "int": true, "bool": true, "list": true, "str": true,
-	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true}
+	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true, "np.save": true, "len": false}
 
 func checkCD101(p *pylint.Pass) {
 	f := p.File
 	for _, off := range f.Find("non_blocking", 0, len(f.Src)) {
 		call := nonBlockingCall(f, off)
-		if call == nil || copyDirection(f, call) != "d2h" {
+		if call == nil {
+			continue
+		}
+		if pylint.LastName(f.Callee(call)) == "copy_" {
+			// dst.copy_(src, non_blocking=True) into host memory: dst is
+			// what the host must not read yet.
+			if dst := unparen(receiver(call)); dst != nil && isPlace(f, dst) && hostBuffer(f, dst) {
+				checkPlaceReads(p, call, dst, f.Text(dst)+", filled by a non_blocking copy_ from the GPU")
+			}
+			continue
+		}
+		if copyDirection(f, call) != "d2h" {
 			continue
 		}
 		checkCopyRead(p, call, "the result of a non_blocking device-to-host copy")
 	}
-	// Across functions: a helper of this file returns such a copy and the
-	// caller reads it.
 	m := f.Model()
 	for _, call := range f.Calls(0, len(f.Src)) {
 		if s := m.Summary(call); s != nil && s.ReturnsNonBlockingD2H {
@@ -60,41 +74,113 @@ func checkCD101(p *pylint.Pass) {
 	}
 }
 
+// hostBuffer reports whether a place holds host memory: it was last
+// assigned (in this function, or for self.x anywhere in the class) a
+// pinned or CPU tensor.
+func hostBuffer(f *pylint.File, place *pylint.Node) bool {
+	var scopes []*pylint.Node
+	scopes = append(scopes, f.Scope(place))
+	if place.Type() == "attribute" {
+		if cls := pylint.Ancestor(place, "class_definition"); cls != nil {
+			scopes = append(scopes, cls)
+		}
+	}
+	for _, sc := range scopes {
+		for _, n := range placeOccurrences(f, nil, place, int(sc.StartByte()), int(sc.EndByte())) {
+			if !placeRebound(n) {
+				continue
+			}
+			t := f.Compact(n.Parent().ChildByFieldName("right"))
+			if containsAny(t, []string{"pin_memory", `device="cpu"`, `device='cpu'`, ".cpu()", ".numpy()"}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func checkCopyRead(p *pylint.Pass, call *pylint.Node, what string) {
 	f := p.File
-	// Read in the same expression: x.cpu(non_blocking=True).numpy().
 	if n, how := hostRead(f, upParen(call)); n != nil {
 		p.Report(n, fmt.Sprintf("%s reads %s before it has completed", how, what))
 		return
 	}
-	name := assignedName(call)
-	if name == nil {
+	// Copies made in a comprehension: the list they land in is the place.
+	if c := pylint.Ancestor(call, "list_comprehension", "generator_expression", "function_definition"); c != nil && c.Type() != "function_definition" {
+		if body := c.ChildByFieldName("body"); body != nil && same(unparen(body), upParen(call)) {
+			call = c
+		}
+	}
+	place := assignedPlace(f, call)
+	if place == nil {
 		return
 	}
+	checkPlaceReads(p, call, place, f.Text(place)+", "+what)
+}
+
+// checkPlaceReads reports the first host read of place after the copy made
+// by call that no synchronisation precedes on every path.
+func checkPlaceReads(p *pylint.Pass, call, place *pylint.Node, what string) {
+	f := p.File
 	scope := f.Scope(call)
 	stmtEnd := int(pylint.Statement(call).EndByte())
-	sync := firstSync(f, stmtEnd, int(scope.EndByte()))
-	for _, use := range usesAfter(f, scope, f.Text(name), stmtEnd) {
-		if int(use.StartByte()) >= sync {
-			break
+	line, _ := f.LineCol(int(call.StartByte()))
+	for _, use := range placeUsesAfter(f, scope, place, stmtEnd) {
+		if hostSyncBefore(f, scope, stmtEnd, use) {
+			return
 		}
-		if n, how := hostRead(f, use); n != nil {
-			line, _ := f.LineCol(int(call.StartByte()))
-			p.Report(n, fmt.Sprintf("%s reads %s, %s (line %d), before any synchronize()", how, f.Text(name), what, line))
-			break
+		n, how := hostRead(f, use)
+		if n == nil {
+			n, how = elementRead(f, use)
+		}
+		if n != nil {
+			p.Report(n, fmt.Sprintf("%s reads %s (line %d), before any synchronize()", how, what, line))
+			return
 		}
 	}
 }
 
-// hostRead classifies an expression node whose value is read on the host.
+// elementRead: place is iterated (`for h in place`, a comprehension over
+// it) and an element is read on the host inside.
+func elementRead(f *pylint.File, use *pylint.Node) (*pylint.Node, string) {
+	p := upParen(use).Parent()
+	if p == nil || (p.Type() != "for_in_clause" && p.Type() != "for_statement") || !same(p.ChildByFieldName("right"), upParen(use)) {
+		return nil, ""
+	}
+	target := p.ChildByFieldName("left")
+	if target == nil || target.Type() != "identifier" {
+		return nil, ""
+	}
+	region := p.Parent()
+	if p.Type() == "for_statement" {
+		region = p.ChildByFieldName("body")
+	}
+	if region == nil {
+		return nil, ""
+	}
+	for _, id := range f.Names(f.Text(target), int(region.StartByte()), int(region.EndByte())) {
+		if same(id, target) {
+			continue
+		}
+		if n, how := hostRead(f, id); n != nil {
+			return n, how
+		}
+	}
+	return nil, ""
+}
+
+// hostRead classifies a use of a host tensor that reads its data: a
+// method (other than handing it on), indexing, arithmetic or a comparison,
+// or a builtin or numpy function of it.
 func hostRead(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
+	n = upParen(n)
 	p := n.Parent()
 	if p == nil {
 		return nil, ""
 	}
 	switch p.Type() {
 	case "attribute":
-		if m, call := methodCallOn(f, n); call != nil && hostReads[m] {
+		if m, call := methodCallOn(f, n); call != nil && (hostReads[m] || !passOn[m] && !isInplaceMethod(m)) {
 			return call, "." + m + "()"
 		}
 	case "subscript":
@@ -104,6 +190,10 @@ func hostRead(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 			}
 			return p, "indexing"
 		}
+	case "comparison_operator":
+		return p, "a comparison"
+	case "binary_operator":
+		return p, f.Text(p.ChildByFieldName("operator"))
 	case "argument_list":
 		call := p.Parent()
 		if call != nil && call.Type() == "call" && hostReadFuncs[f.Callee(call)] {

@@ -55,21 +55,20 @@ func checkCD102(p *pylint.Pass) {
 				src = unparen(args[0])
 			}
 		}
-		if src == nil || src.Type() != "identifier" {
+		if src == nil || !isPlace(f, src) {
 			continue
 		}
 		scope := f.Scope(call)
 		name := f.Text(src)
-		if !pinned(f, scope, name, int(call.StartByte())) {
+		if !pinnedPlace(f, scope, src, int(call.StartByte())) {
 			continue
 		}
 		stmt := pylint.Statement(call)
 		stmtEnd := int(stmt.EndByte())
-		sync := firstSync(f, stmtEnd, int(scope.EndByte()))
 		line, _ := f.LineCol(int(call.StartByte()))
 		reported := false
-		for _, use := range usesAfter(f, scope, name, stmtEnd) {
-			if int(use.StartByte()) >= sync {
+		for _, use := range placeUsesAfter(f, scope, src, stmtEnd) {
+			if hostSyncBefore(f, scope, stmtEnd, use) {
 				break
 			}
 			if n, what := mutation(f, use); n != nil {
@@ -81,8 +80,6 @@ func checkCD102(p *pylint.Pass) {
 		if reported {
 			continue
 		}
-		// In a loop, a write before the copy runs again next iteration,
-		// racing this iteration's copy unless the body synchronises.
 		loop := enclosingLoop(call, scope)
 		if loop == nil {
 			continue
@@ -91,10 +88,18 @@ func checkCD102(p *pylint.Pass) {
 		if body == nil || firstSync(f, int(body.StartByte()), int(body.EndByte())) < int(body.EndByte()) {
 			continue
 		}
-		for _, use := range f.Names(name, int(body.StartByte()), int(stmt.StartByte())) {
-			if f.Scope(use).StartByte() != scope.StartByte() || isRebinding(use) {
-				continue
+		uses := placeOccurrences(f, scope, src, int(body.StartByte()), int(stmt.StartByte()))
+		fresh := false
+		for _, use := range uses {
+			// A buffer made anew in each iteration is not the one in flight.
+			if placeRebound(use) {
+				fresh = true
 			}
+		}
+		if fresh {
+			continue
+		}
+		for _, use := range uses {
 			if n, what := mutation(f, use); n != nil {
 				p.Report(n, fmt.Sprintf("%s writes pinned %s on the next loop iteration while the non_blocking copy from it (line %d) may still be running", what, name, line))
 				break
@@ -103,13 +108,27 @@ func checkCD102(p *pylint.Pass) {
 	}
 }
 
-// pinned reports whether name holds page-locked memory in scope before
-// offset: assigned from .pin_memory() or a factory with pin_memory=True.
-func pinned(f *pylint.File, scope *pylint.Node, name string, before int) bool {
-	rhs := lastAssignment(f, scope, name, before)
-	if rhs == nil {
-		return false
+// pinnedPlace reports whether place was last assigned pinned memory before
+// offset in scope, or (self.x) pinned anywhere in its class.
+func pinnedPlace(f *pylint.File, scope, place *pylint.Node, before int) bool {
+	isPinned := func(rhs *pylint.Node) bool {
+		t := f.Compact(rhs)
+		return strings.Contains(t, ".pin_memory()") || strings.Contains(t, "pin_memory=True")
 	}
-	t := f.Compact(rhs)
-	return strings.Contains(t, ".pin_memory()") || strings.Contains(t, "pin_memory=True")
+	if place.Type() == "identifier" {
+		rhs := lastAssignment(f, scope, f.Text(place), before)
+		return rhs != nil && isPinned(rhs)
+	}
+	region := scope
+	if place.Type() == "attribute" && strings.HasPrefix(f.Text(place), "self.") {
+		if cls := pylint.Ancestor(place, "class_definition"); cls != nil {
+			region = cls
+		}
+	}
+	for _, n := range placeOccurrences(f, nil, place, int(region.StartByte()), int(region.EndByte())) {
+		if placeRebound(n) && isPinned(n.Parent().ChildByFieldName("right")) {
+			return true
+		}
+	}
+	return false
 }

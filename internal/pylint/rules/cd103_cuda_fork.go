@@ -77,6 +77,23 @@ func checkCD103(p *pylint.Pass) {
 		}
 	}
 	// Part 2: a fork-based pool or process started after CUDA initialised.
+	m := f.Model()
+	var moduleCUDA []*pylint.Node
+	moduleDone := false
+	moduleCUDAUse := func() *pylint.Node {
+		if !moduleDone {
+			moduleDone = true
+			for _, use := range cudaUses(f, 0, len(f.Src)) {
+				if same(f.Scope(use), f.Root) {
+					moduleCUDA = append(moduleCUDA, use)
+				}
+			}
+		}
+		if len(moduleCUDA) == 0 {
+			return nil
+		}
+		return moduleCUDA[0]
+	}
 	for _, needle := range []string{"Pool(", "Process(", "ProcessPoolExecutor("} {
 		for _, call := range f.CallsAt(needle, 0, len(f.Src)) {
 			callee := f.Callee(call)
@@ -84,27 +101,41 @@ func checkCD103(p *pylint.Pass) {
 			if last == "ThreadPool" || strings.Contains(callee, "Thread") || !(last == "Pool" || last == "Process" || last == "ProcessPoolExecutor") {
 				continue
 			}
-			ctxText := f.Compact(call)
-			if !strings.Contains(ctxText, `get_context("fork")`) && !strings.Contains(ctxText, `get_context('fork')`) {
-				if spawnGlobal || strings.Contains(ctxText, "spawn") || strings.Contains(ctxText, "forkserver") || !forkDefault(callee) {
-					continue
-				}
-			}
 			scope := f.Scope(call)
-			for _, use := range cudaUses(f, int(scope.StartByte()), int(call.StartByte())) {
-				if f.Scope(use).StartByte() != scope.StartByte() {
+			ctxText := f.Compact(call)
+			qualified := m.QualifiedCallee(call)
+			// ctx.Process(...) with ctx = get_context(...) kept in a variable.
+			if r := unparen(receiver(call)); r != nil && r.Type() == "identifier" {
+				if rhs := lastAssignment(f, scope, f.Text(r), int(call.StartByte())); rhs != nil {
+					ctxText += f.Compact(rhs)
+					qualified = m.Qualified(rhs.ChildByFieldName("function")) + "." + last
+				}
+			}
+			if !strings.Contains(ctxText, `get_context("fork")`) && !strings.Contains(ctxText, `get_context('fork')`) {
+				if spawnGlobal || strings.Contains(ctxText, "spawn") || strings.Contains(ctxText, "forkserver") || !forkDefault(callee) && !forkDefault(qualified) {
 					continue
 				}
-				uline, _ := f.LineCol(int(use.StartByte()))
-				p.Report(call, fmt.Sprintf("%s forks after CUDA was initialised (line %d); CUDA calls in the children fail with \"Cannot re-initialize CUDA in forked subprocess\"", last, uline))
-				break
 			}
+			var first *pylint.Node
+			for _, use := range cudaUses(f, int(scope.StartByte()), int(call.StartByte())) {
+				if same(f.Scope(use), scope) {
+					first = use
+					break
+				}
+			}
+			// CUDA initialised at import time precedes every call of a function.
+			if first == nil && !same(scope, f.Root) {
+				first = moduleCUDAUse()
+			}
+			if first == nil {
+				continue
+			}
+			uline, _ := f.LineCol(int(first.StartByte()))
+			p.Report(call, fmt.Sprintf("%s forks after CUDA was initialised (line %d); CUDA calls in the children fail with \"Cannot re-initialize CUDA in forked subprocess\"", last, uline))
 		}
 	}
 }
 
-// forkDefault: the callee is multiprocessing's Pool/Process (fork by default
-// on Linux) rather than some other library's Pool.
 func forkDefault(callee string) bool {
 	return strings.Contains(callee, "get_context(") || strings.HasPrefix(callee, "multiprocessing.") || strings.HasPrefix(callee, "mp.") ||
 		strings.HasPrefix(callee, "torch.multiprocessing.") || strings.HasPrefix(callee, "concurrent.futures.") ||

@@ -43,6 +43,11 @@ func checkCD105(p *pylint.Pass) {
 				"compute the loss with F.binary_cross_entropy_with_logits on the logits")
 			continue
 		}
+		if at := calledUnderAutocast(f, f.Scope(call)); at != nil {
+			p.Report(call, fmt.Sprintf("binary_cross_entropy runs inside an autocast region (its function is called under autocast at line %d), which raises \"unsafe to autocast\"", line(f, at)),
+				"compute the loss with F.binary_cross_entropy_with_logits on the logits")
+			continue
+		}
 		args := pylint.PositionalArgs(call)
 		if len(args) == 0 {
 			continue
@@ -131,4 +136,19 @@ func probLike(t string) bool {
 		}
 	}
 	return false
+}
+
+// calledUnderAutocast is a call, inside an autocast region, of the
+// function that is scope, or nil.
+func calledUnderAutocast(f *pylint.File, scope *pylint.Node) *pylint.Node {
+	if scope.Type() != "function_definition" {
+		return nil
+	}
+	name := f.Text(scope.ChildByFieldName("name"))
+	for _, c := range f.CallsAt(name+"(", 0, len(f.Src)) {
+		if callee := f.Callee(c); (callee == name || callee == "self."+name) && f.ContextOf(c)&pylint.CtxAutocast != 0 {
+			return c
+		}
+	}
+	return nil
 }

@@ -14,7 +14,7 @@ var CD106 = &pylint.Rule{
 	Code:     "CD106",
 	Name:     "fp16-overflow-reduction",
 	Severity: report.Warning,
-	Anchors:  []string{".half(", "float16", "torch.half"},
+	Anchors:  []string{".half(", "float16", "torch.half", "HalfTensor"},
 	Doc: pylint.Doc{
 		Title:   "Overflow-prone reduction on a manually converted float16 tensor",
 		Summary: "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast; float16 overflows to inf above 65504.",
@@ -43,7 +43,7 @@ func checkCD106(p *pylint.Pass) {
 	f := p.File
 	var convs []*pylint.Node
 	convs = append(convs, f.CallsAt(".half(", 0, len(f.Src))...)
-	for _, needle := range []string{"float16", "torch.half"} {
+	for _, needle := range []string{"float16", "torch.half", "HalfTensor"} {
 		for _, off := range f.Find(needle, 0, len(f.Src)) {
 			n := f.NodeAt(off, off+len(needle))
 			if n == nil {
@@ -51,6 +51,25 @@ func checkCD106(p *pylint.Pass) {
 			}
 			call := pylint.Ancestor(n, "call")
 			if call == nil {
+				// dtype = torch.float16 ... x.to(dtype)
+				e := n
+				if pa := n.Parent(); pa != nil && pa.Type() == "attribute" {
+					e = pa
+				}
+				a := pylint.Ancestor(e, "assignment", "block", "module")
+				if a == nil || a.Type() != "assignment" || !same(unparen(a.ChildByFieldName("right")), e) {
+					continue
+				}
+				if name := assignedName(e); name != nil {
+					scope := f.Scope(name)
+					for _, use := range usesAfter(f, scope, f.Text(name), int(pylint.Statement(name).EndByte())) {
+						if c := pylint.Ancestor(use, "call"); c != nil && receiver(c) != nil {
+							if m := pylint.LastName(f.Callee(c)); m == "to" || m == "type" {
+								convs = append(convs, c)
+							}
+						}
+					}
+				}
 				continue
 			}
 			m := pylint.LastName(f.Callee(call))
@@ -77,6 +96,23 @@ func checkCD106(p *pylint.Pass) {
 		}
 		name := assignedName(c)
 		if name == nil {
+			// self.x16 = x.half() in one method, self.x16.exp() in another.
+			if pl := assignedPlace(f, c); pl != nil && pl.Type() == "attribute" && strings.HasPrefix(f.Text(pl), "self.") {
+				if cls := pylint.Ancestor(pl, "class_definition"); cls != nil {
+					line, _ := f.LineCol(int(c.StartByte()))
+					for _, use := range placeOccurrences(f, nil, pl, int(cls.StartByte()), int(cls.EndByte())) {
+						if placeRebound(use) || f.ContextOf(use)&pylint.CtxAutocast != 0 {
+							continue
+						}
+						// A matmul accumulates in float32 on the GPU; only
+						// reductions and powers of a stored half copy count.
+						if n, what := overflowUse(f, use); n != nil && !strings.Contains(what, "matmul") && !strings.Contains(what, "mm()") {
+							p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
+							break
+						}
+					}
+				}
+			}
 			continue
 		}
 		scope := f.Scope(c)

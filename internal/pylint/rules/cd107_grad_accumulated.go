@@ -83,11 +83,17 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 	// The target must outlive the iteration: bound before the loop or an
 	// attribute (self.history).
 	tt := f.Text(target)
-	if target.Type() == "identifier" {
-		if lastAssignment(f, scope, tt, int(loop.StartByte())) == nil {
+	// The accumulator outlives the loop: a name assigned before it, an
+	// attribute, or an element of one (running["loss"], log["train"]).
+	base := target
+	for base.Type() == "subscript" && isPlace(f, base) {
+		base = unparen(base.ChildByFieldName("value"))
+	}
+	if base.Type() == "identifier" {
+		if lastAssignment(f, scope, f.Text(base), int(loop.StartByte())) == nil {
 			return
 		}
-	} else if target.Type() != "attribute" {
+	} else if base.Type() != "attribute" {
 		return
 	}
 	// The loss must be computed in this loop iteration, with gradients on.
@@ -105,7 +111,14 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 			return
 		}
 	}
-	if !strings.Contains(strings.ToLower(name), "loss") && len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) == 0 {
+	backpropagated := len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) > 0
+	if !strings.Contains(strings.ToLower(name), "loss") && !backpropagated {
+		return
+	}
+	// Into an element of a dict or list (logs, per-name totals) only what
+	// this loop backpropagates is known to carry a graph: per-item loss
+	// lists are often summed and backpropagated by the caller.
+	if target != base && !backpropagated {
 		return
 	}
 	// Accumulated on purpose: the total is back-propagated after the loop

@@ -14,7 +14,7 @@ var CD108 = &pylint.Rule{
 	Code:     "CD108",
 	Name:     "unsynchronized-timing",
 	Severity: report.Warning,
-	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time"},
+	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time", "default_timer"},
 	// Without CUDA in the file there is nothing asynchronous to time.
 	AlsoAnchors: []string{"cuda"},
 	Doc: pylint.Doc{
@@ -41,7 +41,7 @@ both for you.`,
 
 // clockFuncs are the host clocks, by qualified name.
 var clockFuncs = map[string]bool{"time.time": true, "time.perf_counter": true, "time.monotonic": true, "time.perf_counter_ns": true,
-	"time.time_ns": true, "time.monotonic_ns": true}
+	"time.time_ns": true, "time.monotonic_ns": true, "timeit.default_timer": true}
 
 // gpuCallees are callee names that launch GPU work when a model or tensor
 // lives there; .cuda() and .to() are checked separately. Pipelines are not
@@ -72,7 +72,7 @@ func checkCD108(p *pylint.Pass) {
 		if f.Loop(start) != f.Loop(end) || bytes.Contains(f.Src[start.EndByte():end.StartByte()], []byte("yield")) {
 			continue
 		}
-		work, synced := timedWork(f, m, int(start.EndByte()), int(end.StartByte()))
+		work, synced := timedWork(f, m, int(start.EndByte()), end)
 		if work == nil || synced {
 			continue
 		}
@@ -86,12 +86,21 @@ func checkCD108(p *pylint.Pass) {
 // whether anything there waits for the GPU: a synchronising call, a
 // function of this file that synchronises (directly or through its
 // callees), or generation (which reads each token back).
-func timedWork(f *pylint.File, m *pylint.Model, start, end int) (work *pylint.Node, synced bool) {
+func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node) (work *pylint.Node, synced bool) {
+	end := int(endClock.StartByte())
+	scope := f.Scope(endClock)
+	// An explicit synchronize() next to the second clock counts only when
+	// it runs on every path to it (not just when a flag asks for exact
+	// timing). One inside a loop the timed region runs, and incidental
+	// syncs (.item(), a helper that reads a result) count as they are.
+	syncs := func(c *pylint.Node) bool {
+		return pylint.LastName(f.Callee(c)) != "synchronize" || f.Loop(c) != f.Loop(endClock) || dominatesOnGPU(f, c, endClock, scope)
+	}
 	for _, c := range f.Calls(start, end) {
 		callee := f.Callee(c)
 		last := pylint.LastName(callee)
 		if s := m.Summary(c); s != nil {
-			if s.Syncs {
+			if s.Syncs && syncs(c) {
 				return work, true
 			}
 			if s.RunsCUDA && work == nil {
@@ -99,7 +108,7 @@ func timedWork(f *pylint.File, m *pylint.Model, start, end int) (work *pylint.No
 			}
 			continue
 		}
-		if m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event") {
+		if (m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event")) && syncs(c) {
 			return work, true
 		}
 		if work != nil {
@@ -112,13 +121,40 @@ func timedWork(f *pylint.File, m *pylint.Model, start, end int) (work *pylint.No
 			work = c
 		case gpuCallees[last] && !strings.HasPrefix(callee, "np.") && !strings.HasPrefix(callee, "numpy."):
 			work = c
+		case takesCUDAValue(f, c, scope):
+			work = c
 		}
 	}
 	return work, false
 }
 
-// clockStart finds the clock read that end is measured against: in
-// `end_call - t0` or `t1 = end_call; ...; t1 - t0`, the read assigned to t0.
+// takesCUDAValue: a call is given a name that this function put on the
+// GPU (x = x.cuda(), x.to("cuda"), torch.randn(..., device="cuda")).
+func takesCUDAValue(f *pylint.File, c, scope *pylint.Node) bool {
+	for _, a := range pylint.PositionalArgs(c) {
+		a = unparen(a)
+		if a.Type() != "identifier" {
+			continue
+		}
+		rhs := lastAssignment(f, scope, f.Text(a), int(c.StartByte()))
+		if rhs == nil || rhs.Type() != "call" {
+			continue
+		}
+		switch pylint.LastName(f.Callee(rhs)) {
+		case "cuda":
+			return true
+		case "to":
+			if t := f.Compact(rhs.ChildByFieldName("arguments")); strings.HasPrefix(t, `("cuda`) || strings.HasPrefix(t, `('cuda`) {
+				return true
+			}
+		}
+		if v, ok := stringValue(f, f.Keyword(rhs, "device")); ok && strings.HasPrefix(v, "cuda") {
+			return true
+		}
+	}
+	return false
+}
+
 func clockStart(f *pylint.File, m *pylint.Model, end *pylint.Node) *pylint.Node {
 	var start *pylint.Node
 	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
@@ -131,10 +167,20 @@ func clockStart(f *pylint.File, m *pylint.Model, end *pylint.Node) *pylint.Node 
 			}
 		}
 	}
-	if start == nil || start.Type() != "identifier" {
+	if start == nil || !isPlace(f, start) {
 		return nil
 	}
-	rhs := lastAssignment(f, f.Scope(end), f.Text(start), int(end.StartByte()))
+	var rhs *pylint.Node
+	if start.Type() == "identifier" {
+		rhs = lastAssignment(f, f.Scope(end), f.Text(start), int(end.StartByte()))
+	} else {
+		scope := f.Scope(end)
+		for _, n := range placeOccurrences(f, scope, start, int(scope.StartByte()), int(end.StartByte())) {
+			if placeRebound(n) {
+				rhs = n.Parent().ChildByFieldName("right")
+			}
+		}
+	}
 	if rhs == nil || rhs.Type() != "call" || !clockFuncs[m.QualifiedCallee(rhs)] {
 		return nil
 	}

@@ -15,7 +15,7 @@ var CD109 = &pylint.Rule{
 	Code:     "CD109",
 	Name:     "inplace-on-saved-output",
 	Severity: report.Warning,
-	Anchors:  []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt("},
+	Anchors:  []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt(", "Sigmoid(", "Tanh(", "Softmax(", "ReLU("},
 	// gradsInPlay needs one of these in the function.
 	AlsoAnchors: []string{"def forward", "loss", "train", "requires_grad", ".backward(", "autograd.grad("},
 	Doc: pylint.Doc{
@@ -42,6 +42,9 @@ torch.no_grad() the write is fine.`,
 var savesOutput = map[string]bool{"sigmoid": true, "tanh": true, "exp": true, "softmax": true, "log_softmax": true, "relu": true,
 	"sqrt": true, "rsqrt": true}
 
+// savesOutputModules are the nn layers whose backward reads their output.
+var savesOutputModules = map[string]string{"Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax", "LogSoftmax": "log_softmax", "ReLU": "relu"}
+
 func checkCD109(p *pylint.Pass) {
 	f := p.File
 	seen := map[uint32]bool{}
@@ -52,41 +55,92 @@ func checkCD109(p *pylint.Pass) {
 				continue
 			}
 			seen[call.StartByte()] = true
-			// torch.sigmoid(x), F.relu(x), x.sigmoid(); not math.exp or np.exp.
 			if strings.HasPrefix(callee, "math.") || strings.HasPrefix(callee, "np.") || strings.HasPrefix(callee, "numpy.") || callee == name {
 				continue
 			}
 			if kw := f.Keyword(call, "inplace"); f.IsTrue(kw) {
 				continue
 			}
-			out := assignedName(call)
-			if out == nil || f.ContextOf(call)&pylint.CtxNoGrad != 0 {
+			checkSavedOutput(p, call, name)
+		}
+	}
+	// Module forms: self.act = nn.Sigmoid() ... out = self.act(h)
+	for cls, fn := range savesOutputModules {
+		for _, ctor := range f.CallsAt(cls+"(", 0, len(f.Src)) {
+			if q := f.Model().QualifiedCallee(ctor); q != "torch.nn."+cls && q != "nn."+cls || f.IsTrue(f.Keyword(ctor, "inplace")) {
 				continue
 			}
-			scope := f.Scope(call)
-			if !gradsInPlay(f, scope) {
+			target := assignedPlace(f, ctor)
+			if target == nil || target.Type() != "attribute" {
 				continue
 			}
-			for _, use := range usesAfter(f, scope, f.Text(out), int(pylint.Statement(call).EndByte())) {
-				n, what := mutation(f, use)
-				if n == nil {
-					continue
+			cl := pylint.Ancestor(ctor, "class_definition")
+			if cl == nil {
+				continue
+			}
+			for _, call := range f.CallsAt(f.Text(target)+"(", int(cl.StartByte()), int(cl.EndByte())) {
+				if f.Callee(call) == f.Text(target) && !seen[call.StartByte()] {
+					seen[call.StartByte()] = true
+					checkSavedOutput(p, call, fn)
 				}
-				if f.ContextOf(n)&pylint.CtxNoGrad != 0 {
-					break
-				}
-				line, _ := f.LineCol(int(call.StartByte()))
-				p.Report(n, fmt.Sprintf("%s modifies %s in place, but %s (line %d) saved it for backward: backward() will raise \"modified by an inplace operation\"",
-					what, f.Text(out), name, line))
-				break
 			}
 		}
 	}
 }
 
-// gradsInPlay: the function is a forward() or a loss/training step, or its
-// code asks for gradients. Elsewhere (schedulers, pre- and post-processing)
-// tensors rarely require grad and the write is harmless.
+func checkSavedOutput(p *pylint.Pass, call *pylint.Node, name string) {
+	f := p.File
+	out := assignedPlace(f, call)
+	if out == nil || f.ContextOf(call)&pylint.CtxNoGrad != 0 {
+		return
+	}
+	// sigmoid(x.detach()): no graph, nothing saved.
+	if args := pylint.PositionalArgs(call); len(args) > 0 && strings.HasSuffix(f.Compact(args[0]), ".detach()") ||
+		strings.HasSuffix(f.Compact(receiver(call)), ".detach()") {
+		return
+	}
+	scope := f.Scope(call)
+	if !gradsInPlay(f, scope) && !calledWithGrads(f, scope) {
+		return
+	}
+	for _, use := range placeUsesAfter(f, scope, out, int(pylint.Statement(call).EndByte())) {
+		n, what := mutation(f, use)
+		if n == nil {
+			continue
+		}
+		if f.ContextOf(n)&pylint.CtxNoGrad != 0 {
+			break
+		}
+		line, _ := f.LineCol(int(call.StartByte()))
+		p.Report(n, fmt.Sprintf("%s modifies %s in place, but %s (line %d) saved it for backward: backward() will raise \"modified by an inplace operation\"",
+			what, f.Text(out), name, line))
+		break
+	}
+}
+
+// calledWithGrads: a function of this file called from forward, a loss
+// or a training step, by their names (a whole main() that also trains
+// calls helpers that never see gradients).
+func calledWithGrads(f *pylint.File, scope *pylint.Node) bool {
+	if scope.Type() != "function_definition" {
+		return false
+	}
+	name := f.Text(scope.ChildByFieldName("name"))
+	for _, c := range f.CallsAt(name+"(", 0, len(f.Src)) {
+		callee := f.Callee(c)
+		if callee != name && callee != "self."+name {
+			continue
+		}
+		if caller := f.Scope(c); caller.Type() == "function_definition" {
+			cn := f.Text(caller.ChildByFieldName("name"))
+			if cn == "forward" || strings.Contains(cn, "loss") || strings.Contains(cn, "train") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func gradsInPlay(f *pylint.File, scope *pylint.Node) bool {
 	if scope.Type() == "function_definition" {
 		name := f.Text(scope.ChildByFieldName("name"))

@@ -12,7 +12,7 @@ var CD110 = &pylint.Rule{
 	Code:     "CD110",
 	Name:     "sync-in-graph-capture",
 	Severity: report.Error,
-	Anchors:  []string{"graph("},
+	Anchors:  []string{"graph(", "capture_begin("},
 	Doc: pylint.Doc{
 		Title:   "Host synchronisation inside CUDA graph capture",
 		Summary: "Inside `with torch.cuda.graph(...)`, code calls `.item()`, `.cpu()`, `.tolist()`, `.numpy()`, `torch.cuda.synchronize()` or prints a tensor: each waits for the GPU, which capture forbids.",
@@ -35,11 +35,19 @@ g.replay() and a synchronisation.`,
 	Check: checkCD110,
 }
 
-var captureSyncs = []string{".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize(", "print("}
+// captureSyncs are calls that wait for the GPU (or, like nonzero, read a
+// result's size on the host) and so cannot be captured.
+var captureSyncs = []string{".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize(", "print(", "nonzero(", "masked_select(", ".unique("}
 
 func checkCD110(p *pylint.Pass) {
 	f := p.File
+	m := f.Model()
 	done := map[uint32]bool{}
+	type region struct {
+		at         *pylint.Node // the with statement or capture_begin call
+		start, end int
+	}
+	var regions []region
 	for _, off := range f.Find("graph(", 0, len(f.Src)) {
 		n := f.NodeAt(off, off+len("graph"))
 		if n == nil {
@@ -55,26 +63,105 @@ func checkCD110(p *pylint.Pass) {
 		}
 		done[w.StartByte()] = true
 		inner := f.NodeAt(int(body.StartByte()), int(body.StartByte())+1)
-		if inner == nil || f.ContextOf(inner)&pylint.CtxGraphCapture == 0 {
-			continue
+		capture := inner != nil && f.ContextOf(inner)&pylint.CtxGraphCapture != 0
+		if call := pylint.Ancestor(n, "call"); !capture && call != nil {
+			// from torch.cuda import graph as cuda_graph
+			switch m.QualifiedCallee(call) {
+			case "torch.cuda.graph", "torch.cuda.graphs.graph":
+				capture = true
+			}
 		}
+		if capture {
+			regions = append(regions, region{w, int(body.StartByte()), int(body.EndByte())})
+		}
+	}
+	// g.capture_begin() ... g.capture_end() in one function.
+	for _, b := range f.CallsAt("capture_begin(", 0, len(f.Src)) {
+		scope := f.Scope(b)
+		obj := f.Text(receiver(b))
+		for _, e := range f.CallsAt("capture_end(", int(b.EndByte()), int(scope.EndByte())) {
+			if f.Text(receiver(e)) == obj && same(f.Scope(e), scope) {
+				regions = append(regions, region{b, int(pylint.Statement(b).EndByte()), int(e.StartByte())})
+				break
+			}
+		}
+	}
+	for _, r := range regions {
 		var hits []*pylint.Node
+		seen := map[uint32]bool{}
+		add := func(c *pylint.Node) {
+			if !seen[c.StartByte()] {
+				seen[c.StartByte()] = true
+				hits = append(hits, c)
+			}
+		}
 		for _, needle := range captureSyncs {
-			for _, c := range f.CallsAt(needle, int(body.StartByte()), int(body.EndByte())) {
-				if !sameFn(c, w) {
+			for _, c := range f.CallsAt(needle, r.start, r.end) {
+				if !sameFn(c, r.at) {
 					continue
 				}
 				if needle == "print(" && !printsNonLiteral(f, c) {
 					continue
 				}
-				hits = append(hits, c)
+				add(c)
+			}
+		}
+		for _, c := range f.Calls(r.start, r.end) {
+			if !sameFn(c, r.at) {
+				continue
+			}
+			// A helper of this file that waits for the GPU.
+			if s := m.Summary(c); s != nil && s.Syncs {
+				add(c)
+				continue
+			}
+			// float(loss), int(n), bool(flag) of a tensor computed in the capture.
+			switch f.Callee(c) {
+			case "float", "int", "bool":
+				if args := pylint.PositionalArgs(c); len(args) == 1 && capturedValue(f, args[0], r.start) {
+					add(c)
+				}
+			}
+		}
+		// if/while on a tensor's value: Python asks the GPU for it.
+		for _, kw := range []string{"if ", "while "} {
+			for _, off := range f.Find(kw, r.start, r.end) {
+				st := f.NodeAt(off, off+len(kw)-1)
+				if st == nil || (st.Type() != "if_statement" && st.Type() != "while_statement") || int(st.StartByte()) != off || !sameFn(st, r.at) {
+					continue
+				}
+				cond := st.ChildByFieldName("condition")
+				if cond == nil {
+					continue
+				}
+				for _, c := range f.Calls(int(cond.StartByte()), int(cond.EndByte())) {
+					if last := pylint.LastName(f.Callee(c)); (last == "any" || last == "all") && receiver(c) != nil {
+						add(cond)
+						break
+					}
+				}
 			}
 		}
 		sortNodes(hits)
 		for _, c := range hits {
-			p.Report(c, fmt.Sprintf("%s inside torch.cuda.graph capture synchronises with the GPU and invalidates the capture (cudaErrorStreamCaptureInvalidated)", shorten(f.Callee(c))+"()"))
+			what := shorten(f.Callee(c)) + "()"
+			if c.Type() != "call" {
+				what = "a condition on a tensor's value (" + shorten(f.Compact(c)) + ")"
+			}
+			p.Report(c, fmt.Sprintf("%s inside torch.cuda.graph capture synchronises with the GPU and invalidates the capture (cudaErrorStreamCaptureInvalidated)", what))
 		}
 	}
+}
+
+// capturedValue: n is a name assigned a call's result after offset start
+// (a tensor computed inside the capture).
+func capturedValue(f *pylint.File, n *pylint.Node, start int) bool {
+	n = unparen(n)
+	if n.Type() != "identifier" {
+		return false
+	}
+	rhs := lastAssignment(f, f.Scope(n), f.Text(n), int(n.StartByte()))
+	return rhs != nil && int(rhs.StartByte()) >= start && rhs.Type() == "call"
 }
 
 func sameFn(a, b *pylint.Node) bool {

@@ -53,39 +53,115 @@ func checkCD111(p *pylint.Pass) {
 			continue
 		}
 		start, end := int(fn.StartByte()), int(fn.EndByte())
-		for _, fac := range factories {
-			for _, call := range f.CallsAt("torch."+fac+"(", start, end) {
-				if f.Callee(call) != "torch."+fac || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
+		var m *pylint.Model
+		var modules map[string]bool
+		for _, call := range f.Calls(start, end) {
+			// A cheap look at the called name before resolving it.
+			callee := call.ChildByFieldName("function")
+			if callee == nil {
+				continue
+			}
+			if callee.Type() == "attribute" {
+				callee = callee.ChildByFieldName("attribute")
+			}
+			if callee == nil || callee.Type() != "identifier" || !isFactory[f.Text(callee)] {
+				continue
+			}
+			if m == nil {
+				m = f.Model()
+				modules = submodules(f, pylint.Ancestor(fn, "class_definition"))
+			}
+			q := m.QualifiedCallee(call)
+			fac := strings.TrimPrefix(q, "torch.")
+			if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
+				continue
+			}
+			if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
+				continue
+			}
+			// torch.triu(torch.ones(t, t), 1), .bool(): the same CPU tensor.
+			val := call
+			for {
+				up := upParen(val)
+				if pr := up.Parent(); pr != nil && pr.Type() == "argument_list" {
+					if outer := pr.Parent(); outer != nil && outer.Type() == "call" && sameDeviceWrappers[m.QualifiedCallee(outer)] {
+						val = outer
+						continue
+					}
+				}
+				if mname, c := methodCallOn(f, up); c != nil && keepsDevice[mname] {
+					val = c
 					continue
 				}
-				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
-					continue
+				break
+			}
+			if moved(f, val) {
+				continue
+			}
+			if n := combinedUse(f, val, modules); n != nil {
+				p.Report(call, fmt.Sprintf("torch.%s() without device= creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", fac, line(f, n)),
+					fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
+				continue
+			}
+			name := assignedName(val)
+			if name == nil {
+				continue
+			}
+			for _, use := range usesAfter(f, fn, f.Text(name), int(pylint.Statement(val).EndByte())) {
+				if m, c := methodCallOn(f, use); c != nil && (m == "to" || m == "cuda" || m == "type_as") {
+					break
 				}
-				if moved(f, call) {
-					continue
-				}
-				if n := combinedUse(f, call); n != nil {
-					p.Report(call, fmt.Sprintf("torch.%s() without device= creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", fac, line(f, n)),
+				if n := combinedUse(f, use, modules); n != nil {
+					p.Report(call, fmt.Sprintf("torch.%s() without device= creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", fac, f.Text(name), line(f, n)),
 						fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
-					continue
-				}
-				name := assignedName(call)
-				if name == nil {
-					continue
-				}
-				for _, use := range usesAfter(f, fn, f.Text(name), int(pylint.Statement(call).EndByte())) {
-					if m, c := methodCallOn(f, use); c != nil && (m == "to" || m == "cuda" || m == "type_as") {
-						break
-					}
-					if n := combinedUse(f, use); n != nil {
-						p.Report(call, fmt.Sprintf("torch.%s() without device= creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", fac, f.Text(name), line(f, n)),
-							fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
-						break
-					}
+					break
 				}
 			}
 		}
 	}
+}
+
+var isFactory = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range factories {
+		m[f] = true
+	}
+	return m
+}()
+
+// sameDeviceWrappers return a tensor on their argument's device.
+var sameDeviceWrappers = map[string]bool{"torch.triu": true, "torch.tril": true, "torch.diag": true, "torch.diag_embed": true, "torch.flip": true}
+
+// keepsDevice are methods whose result stays on the tensor's device.
+var keepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true, "view": true,
+	"reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true}
+
+// submodules are the attributes a class assigns nn.* layers to in its
+// methods (self.lstm = nn.LSTM(...)): their weights live with the model.
+func submodules(f *pylint.File, cls *pylint.Node) map[string]bool {
+	out := map[string]bool{}
+	if cls == nil {
+		return out
+	}
+	m := f.Model()
+	for _, off := range f.Find("self.", int(cls.StartByte()), int(cls.EndByte())) {
+		n := f.NodeAt(off, off+len("self"))
+		if n == nil || n.Type() != "identifier" {
+			continue
+		}
+		a := n.Parent()
+		if a == nil || a.Type() != "attribute" || !placeRebound(a) {
+			continue
+		}
+		rhs := unparen(a.Parent().ChildByFieldName("right"))
+		if rhs == nil || rhs.Type() != "call" {
+			continue
+		}
+		if q := m.QualifiedCallee(rhs); strings.HasPrefix(q, "torch.nn.") || strings.HasPrefix(q, "nn.") {
+			out[f.Text(a)] = true
+		}
+	}
+	return out
 }
 
 func line(f *pylint.File, n *pylint.Node) int {
@@ -116,7 +192,7 @@ func moved(f *pylint.File, call *pylint.Node) bool {
 }
 
 // combinedUse is the expression that mixes n with other tensors, or nil.
-func combinedUse(f *pylint.File, n *pylint.Node) *pylint.Node {
+func combinedUse(f *pylint.File, n *pylint.Node, modules map[string]bool) *pylint.Node {
 	cur := upParen(n)
 	// Indexing keeps the device: pos[None] is still on the CPU.
 	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
@@ -146,6 +222,10 @@ func combinedUse(f *pylint.File, n *pylint.Node) *pylint.Node {
 		}
 		callee := f.Callee(call)
 		if combiners[pylint.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
+			return call
+		}
+		// self.lstm(x, (h0, c0)), self.pos(positions): a layer of the model.
+		if modules[callee] {
 			return call
 		}
 

@@ -14,7 +14,9 @@ var CD112 = &pylint.Rule{
 	// Info: on real code most loads read a checkpoint the same program wrote,
 	// or one saved from the CPU; the rule cannot see where a file came from.
 	Severity: report.Info,
-	Anchors:  []string{"torch.load("},
+	Anchors:  []string{"torch.load(", "load("},
+	// torch.load under another name needs an import that renames it.
+	AlsoAnchors: []string{"torch.load(", "import torch as", "from torch import load"},
 	Doc: pylint.Doc{
 		Title:   "torch.load without map_location",
 		Summary: "`torch.load` is called without `map_location`, so tensors come back on the device they were saved from.",
@@ -35,8 +37,9 @@ model.load_state_dict(state) / .to(device), or map_location=device.`,
 
 func checkCD112(p *pylint.Pass) {
 	f := p.File
-	for _, call := range f.CallsAt("torch.load(", 0, len(f.Src)) {
-		if f.Callee(call) != "torch.load" {
+	for _, call := range f.CallsAt("load(", 0, len(f.Src)) {
+		// torch.load, th.load (import torch as th), load (from torch import load)
+		if callee := f.Callee(call); callee != "torch.load" && (pylint.LastName(callee) != "load" || f.Model().QualifiedCallee(call) != "torch.load") {
 			continue
 		}
 		if f.Keyword(call, "map_location") != nil || len(pylint.PositionalArgs(call)) >= 2 {

@@ -14,7 +14,7 @@ var CD113 = &pylint.Rule{
 	Code:     "CD113",
 	Name:     "hardcoded-cuda-index",
 	Severity: report.Warning,
-	Anchors:  []string{"cuda:", ".cuda(", "set_device("},
+	Anchors:  []string{"cuda:", ".cuda(", "set_device(", `device("cuda",`, `device('cuda',`},
 	Doc: pylint.Doc{
 		Title:   "Hard-coded CUDA device index",
 		Summary: "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs.",
@@ -64,9 +64,26 @@ func checkCD113(p *pylint.Pass) {
 			p.Report(n, fmt.Sprintf("hard-coded device %q fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", v, idx+1))
 		}
 	}
+	for _, call := range f.CallsAt("device(", 0, len(f.Src)) {
+		// torch.device("cuda", 1): the index as its own argument.
+		args := pylint.PositionalArgs(call)
+		if len(args) != 2 || args[1].Type() != "integer" || f.Model().QualifiedCallee(call) != "torch.device" {
+			continue
+		}
+		if v, ok := stringValue(f, args[0]); !ok || v != "cuda" {
+			continue
+		}
+		if idx, err := strconv.Atoi(f.Text(args[1])); err == nil && idx >= 1 && !guarded(f, call) {
+			p.Report(call, fmt.Sprintf("hard-coded device index %d fails with \"invalid device ordinal\" where fewer than %d GPUs are visible", idx, idx+1))
+		}
+	}
 	for _, needle := range []string{".cuda(", "set_device("} {
 		for _, call := range f.CallsAt(needle, 0, len(f.Src)) {
 			args := pylint.PositionalArgs(call)
+			// x.cuda(device=2) spells the index as a keyword.
+			if kw := f.Keyword(call, "device"); len(args) == 0 && kw != nil {
+				args = []*pylint.Node{kw}
+			}
 			if len(args) != 1 || args[0].Type() != "integer" {
 				continue
 			}
@@ -92,6 +109,10 @@ func guarded(f *pylint.File, n *pylint.Node) bool {
 				return true
 			}
 		case "decorator":
+			return true
+		case "assert_statement", "comparison_operator":
+			// A device string compared or asserted is data (a parser's
+			// expected output), not a device the program opens.
 			return true
 		case "if_statement":
 			if strings.Contains(f.Text(p.ChildByFieldName("condition")), "device_count") {

@@ -120,6 +120,10 @@ func mutation(f *pylint.File, id *pylint.Node) (*pylint.Node, string) {
 				return g, "slice assignment"
 			}
 		}
+		// id[i].fill_(v) writes a view of id's storage.
+		if m, call := methodCallOn(f, p); call != nil && isInplaceMethod(m) {
+			return call, "[...]." + m + "()"
+		}
 	}
 	return nil, ""
 }
@@ -247,4 +251,154 @@ func same(a, b *pylint.Node) bool {
 
 func sortNodes(ns []*pylint.Node) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i].StartByte() < ns[j].StartByte() })
+}
+
+// A place is where a value lives: a name, an attribute chain on a name
+// (`self.staging`), or a constant-key element of such a place
+// (`stats["loss"]`). Rules follow values through places, not just names.
+func isPlace(f *pylint.File, n *pylint.Node) bool {
+	n = unparen(n)
+	if n == nil {
+		return false
+	}
+	switch n.Type() {
+	case "identifier":
+		return true
+	case "attribute":
+		return isPlace(f, n.ChildByFieldName("object"))
+	case "subscript":
+		k := n.ChildByFieldName("subscript")
+		if k == nil || (k.Type() != "string" && k.Type() != "integer") {
+			return false
+		}
+		return isPlace(f, n.ChildByFieldName("value"))
+	}
+	return false
+}
+
+// assignedPlace is the place an expression is assigned to (`p = expr`), or nil.
+func assignedPlace(f *pylint.File, n *pylint.Node) *pylint.Node {
+	cur := upParen(n)
+	p := cur.Parent()
+	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("right"), cur) {
+		return nil
+	}
+	if l := p.ChildByFieldName("left"); l != nil && isPlace(f, l) {
+		return l
+	}
+	return nil
+}
+
+// placeRebound reports whether n is the target of a plain assignment.
+func placeRebound(n *pylint.Node) bool {
+	if n.Type() == "identifier" {
+		return isRebinding(n)
+	}
+	p := n.Parent()
+	return p != nil && p.Type() == "assignment" && same(p.ChildByFieldName("left"), n)
+}
+
+// placeOccurrences lists the nodes spelling place in [start, end) within scope.
+func placeOccurrences(f *pylint.File, scope, place *pylint.Node, start, end int) []*pylint.Node {
+	if place.Type() == "identifier" {
+		var out []*pylint.Node
+		for _, id := range f.Names(f.Text(place), start, end) {
+			if same(f.Scope(id), scope) {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	text := f.Text(place)
+	var out []*pylint.Node
+	for _, off := range f.Find(text, start, end) {
+		n := f.NodeAt(off, off+len(text))
+		if n == nil || n.Type() != place.Type() || int(n.StartByte()) != off || int(n.EndByte()) != off+len(text) {
+			continue
+		}
+		if scope != nil && !same(f.Scope(n), scope) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// placeUsesAfter lists the uses of place in scope after offset, up to the
+// first rebinding; like usesAfter, for attributes and elements too.
+func placeUsesAfter(f *pylint.File, scope, place *pylint.Node, after int) []*pylint.Node {
+	var out []*pylint.Node
+	for _, n := range placeOccurrences(f, scope, place, after, int(scope.EndByte())) {
+		if placeRebound(n) {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// dominates reports whether a, which comes before b in the same function,
+// runs on every path that reaches b: no branch or conditional holding a
+// leaves b out. Bodies of with and try always run, and a loop body is taken
+// to run (a loop that times or copies does work in it).
+func dominates(a, b, scope *pylint.Node) bool { return dominatesIf(a, b, scope, nil) }
+
+// dominatesOnGPU is dominates on a machine with a GPU: a branch taken when
+// CUDA is there (`if torch.cuda.is_available():`, `if device.type ==
+// "cuda":`) counts as taken.
+func dominatesOnGPU(f *pylint.File, a, b, scope *pylint.Node) bool {
+	return dominatesIf(a, b, scope, func(n *pylint.Node) bool {
+		cond := f.Text(n)
+		return strings.Contains(cond, "is_available") || strings.Contains(cond, "cuda") && !strings.Contains(cond, "not")
+	})
+}
+
+func dominatesIf(a, b, scope *pylint.Node, taken func(cond *pylint.Node) bool) bool {
+	for p := a.Parent(); p != nil && !same(p, scope); p = p.Parent() {
+		switch p.Type() {
+		case "block":
+			if par := p.Parent(); par != nil {
+				switch par.Type() {
+				case "with_statement", "try_statement", "for_statement", "while_statement", "function_definition", "module":
+					continue
+				case "if_statement":
+					if taken != nil && same(par.ChildByFieldName("consequence"), p) && taken(par.ChildByFieldName("condition")) {
+						continue
+					}
+				}
+			}
+			if !pylint.Within(b, p) {
+				return false
+			}
+		case "conditional_expression", "boolean_operator", "list_comprehension", "generator_expression", "lambda":
+			if !pylint.Within(b, p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hostSyncBefore reports whether a call that waits for the GPU
+// (synchronize(), or a function of this file or a name that does) runs
+// after offset from and before use on every path to use.
+func hostSyncBefore(f *pylint.File, scope *pylint.Node, from int, use *pylint.Node) bool {
+	m := f.Model()
+	for _, c := range f.Calls(from, int(use.StartByte())) {
+		if !same(f.Scope(c), scope) || f.IsTrue(f.Keyword(c, "non_blocking")) {
+			continue
+		}
+		syncs := pylint.LastName(f.Callee(c)) == "synchronize"
+		if !syncs {
+			if s := m.Summary(c); s != nil && s.Syncs {
+				syncs = true
+			} else if fn := c.ChildByFieldName("function"); fn != nil && fn.Type() == "identifier" {
+				syncs = m.CallSyncs(c)
+			}
+		}
+		if syncs && dominatesOnGPU(f, c, use, scope) {
+			return true
+		}
+	}
+	return false
 }

@@ -58,3 +58,36 @@ def closure(model, x):
         loss = model(x).mean()
         losses.append(loss)
     return torch.stack(losses).mean()
+
+
+def regulariser_over_layers(model, loader, opt, crit, lam):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        reg_loss = 0
+        for layer in model.layers:
+            layer_loss = layer.weight.pow(2).sum()
+            reg_loss += layer_loss
+        (loss + lam * reg_loss).backward()
+        opt.step()
+
+
+def chunks_of_one_batch(model, batch, opt, n_chunks):
+    opt.zero_grad()
+    chunk_losses = []
+    for chunk in batch.chunk(n_chunks):
+        loss = model(chunk).mean()
+        chunk_losses.append(loss)
+    torch.stack(chunk_losses).sum().backward()
+    opt.step()
+
+
+def regulariser_into_dict(model, loader, opt, crit):
+    for x, y in loader:
+        terms = {"l2": 0}
+        for p in model.parameters():
+            reg_loss = p.pow(2).sum()
+            terms["l2"] += reg_loss
+        loss = crit(model(x), y) + terms["l2"]
+        loss.backward()
+        opt.step()

@@ -30,3 +30,9 @@ def test_two():
 
 if torch.cuda.device_count() > 1:
     second = torch.device("cuda:1")
+
+
+def test_parse_devices(parse):
+    assert parse(["cuda:0", "cuda:1"]) == ("cuda:0", [0, 1])
+    if parse("cuda:0,1")[0] == "cuda:1":
+        raise ValueError("primary device must come first")

@@ -1,0 +1,15 @@
+import numpy as np
+import torch
+
+
+class Recon:
+    def __init__(self, data):
+        self.data = data
+
+    def host_copy(self):
+        return self.data.to("cpu", non_blocking=True)
+
+
+def export(recon, path):
+    img = recon.host_copy()
+    np.save(path, img.numpy())  # want CD101

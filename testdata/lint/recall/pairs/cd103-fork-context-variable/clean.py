@@ -1,0 +1,11 @@
+import multiprocessing
+
+import torch
+
+
+def launch(worker, n):
+    torch.cuda.set_device(0)
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=worker, args=(i,)) for i in range(n)]
+    for p in procs:
+        p.start()

@@ -1,0 +1,7 @@
+import torch
+import torch.nn.functional as F
+
+
+@torch.autocast("cuda", dtype=torch.bfloat16)
+def pair_loss(scores, labels):
+    return F.binary_cross_entropy(torch.sigmoid(scores), labels)  # want CD105

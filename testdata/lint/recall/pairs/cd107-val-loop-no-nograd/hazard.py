@@ -1,0 +1,16 @@
+import torch
+
+
+def validate(model, loader, crit):
+    val_loss = 0
+    for x, y in loader:
+        loss = crit(model(x), y)
+        val_loss += loss  # want CD107
+    return val_loss / len(loader)
+
+
+def train_step(model, x, y, crit, opt):
+    opt.zero_grad()
+    loss = crit(model(x), y)
+    loss.backward()
+    opt.step()

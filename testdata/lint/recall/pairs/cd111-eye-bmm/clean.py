@@ -1,0 +1,12 @@
+import torch
+from torch import nn
+
+
+class Regularised(nn.Module):
+    def __init__(self, eps):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, cov):
+        eye = torch.eye(cov.size(-1), device=cov.device, dtype=cov.dtype)
+        return cov + self.eps * eye

@@ -1,0 +1,6 @@
+import torch
+
+
+def read_checkpoint(path):
+    with open(path, "rb") as fh:
+        return torch.load(fh)  # want CD112

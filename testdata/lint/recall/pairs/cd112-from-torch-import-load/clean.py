@@ -1,0 +1,5 @@
+from torch import load
+
+
+def pretrained(path):
+    return load(path, map_location="cpu")

@@ -1,0 +1,6 @@
+import torch
+
+
+def restore(model, path):
+    state = torch.load(path)  # want CD112
+    model.load_state_dict(state)

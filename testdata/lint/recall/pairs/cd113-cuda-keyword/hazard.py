@@ -1,0 +1,5 @@
+import torch
+
+
+def shard(x):
+    return x.cuda(device=2)  # want CD113

@@ -1,0 +1,5 @@
+import torch
+
+
+def load_generator(builder, path):
+    return builder(path).half().cuda(1)  # want CD113
