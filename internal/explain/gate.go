@@ -24,8 +24,9 @@ const tailKeep = 4 << 10
 const maxLossLine = 1 << 10
 
 // tracker counts an input's lines, remembers its last line that speaks of
-// a loss, and keeps its last bytes. Its cost is one bytes.Count and two
-// bytes.LastIndex per read.
+// a loss, and keeps its last bytes. Its cost is one bytes.Count and one
+// vectorised search per read, and one backward search in a read that
+// speaks of a loss.
 type tracker struct {
 	r     io.Reader
 	lines int // newlines seen so far
@@ -57,7 +58,7 @@ func (t *tracker) see(b []byte) {
 			t.lossText = append(t.lossText, part[:min(room, len(part))]...)
 		}
 	}
-	at := max(bytes.LastIndex(b, []byte("loss")), bytes.LastIndex(b, []byte("Loss")))
+	at := lastLoss(b)
 	if at >= 0 {
 		start := bytes.LastIndexByte(b[:at], '\n') + 1
 		var prefix []byte
@@ -77,9 +78,33 @@ func (t *tracker) see(b []byte) {
 		t.lossLine = t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
 	}
 	t.lines += bytes.Count(b, []byte{'\n'})
+	if len(b) >= tailKeep {
+		// Copy only what the tail keeps, not every byte of the input.
+		t.tail = append(t.tail[:0], b[len(b)-tailKeep:]...)
+		return
+	}
 	t.tail = append(t.tail, b...)
 	if len(t.tail) > tailKeep {
 		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailKeep:]...)
+	}
+}
+
+// lastLoss is the offset of the last "loss" or "Loss" in b, or -1. A
+// forward search (vectorised) rules most reads out; only a read that
+// holds the word is searched backwards, once, for "oss".
+func lastLoss(b []byte) int {
+	if bytes.Index(b, []byte("oss")) < 0 {
+		return -1
+	}
+	for end := len(b); ; {
+		i := bytes.LastIndex(b[:end], []byte("oss"))
+		if i < 0 {
+			return -1
+		}
+		if i > 0 && (b[i-1] == 'l' || b[i-1] == 'L') {
+			return i - 1
+		}
+		end = i // no "oss" starts at i-1 or i-2, since b[i] is 'o'
 	}
 }
 

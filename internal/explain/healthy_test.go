@@ -78,3 +78,18 @@ func TestGateKeepsRealFailures(t *testing.T) {
 		t.Errorf("caught exception: want one info finding that says the run finished, got %+v", out)
 	}
 }
+
+func TestLastLoss(t *testing.T) {
+	for in, want := range map[string]int{
+		"":                              -1,
+		"no such word; boss moss":       -1,
+		"loss 1\nLoss 2\nstep":          7,
+		"train_loss=0.1 val_loss=0.2 x": 19,
+		"lossloss":                      4,
+		"glossary: loss of a gloss":     21,
+	} {
+		if got := lastLoss([]byte(in)); got != want {
+			t.Errorf("lastLoss(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
