@@ -115,31 +115,16 @@ func readAnomaly(out []byte) anomalyResult {
 func (o *Options) rerunAnomaly(ctx context.Context, rep *report.Report, first *runner.Result, firstOutput []byte) {
 	info := &report.RerunInfo{Mode: ModeAnomaly, Argv: o.Argv, Env: []string{"torch.autograd.set_detect_anomaly(True)"}}
 	rep.Run.Rerun = info
+	timeout := o.rerunTimeout(first.Duration)
 	env, cleanup, err := anomalyEnv(o.Env)
 	if err != nil {
-		info.Skipped = err.Error()
-		fmt.Fprintf(o.Messages, "cudadoctor: the re-run could not start: %v\n", err)
+		o.rerunOutcome(info, nil, err, timeout, "")
 		return
 	}
 	defer cleanup()
-	timeout := o.rerunTimeout(first.Duration)
 	sc := newScanner()
 	res, err := o.rerun(ctx, "autograd anomaly detection", o.Argv, o.Argv, env, timeout, sc)
-	if err != nil {
-		info.Skipped = err.Error()
-		fmt.Fprintf(o.Messages, "cudadoctor: the re-run could not start: %v\n", err)
-		return
-	}
-	info.ExitCode, info.DurationS, info.TimedOut = res.ExitCode, res.Duration.Seconds(), res.TimedOut
-	switch {
-	case res.TimedOut:
-		fmt.Fprintf(o.Messages, "cudadoctor: the re-run did not finish within %s and was stopped; the origin stays unknown\n", roundDur(timeout))
-		return
-	case res.Interrupts > 0 || res.Killed:
-		fmt.Fprintln(o.Messages, "cudadoctor: the re-run was interrupted; the origin stays unknown")
-		return
-	case res.ExitCode == 0:
-		fmt.Fprintln(o.Messages, "cudadoctor: the re-run succeeded: the failure did not reproduce, so its origin stays unknown")
+	if !o.rerunOutcome(info, res, err, timeout, "") {
 		return
 	}
 	if len(rep.Findings) == 0 {

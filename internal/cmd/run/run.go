@@ -375,13 +375,10 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 	rep.Run.Rerun = info
 	sc := newScanner()
 	res, err := o.rerun(ctx, "CUDA_LAUNCH_BLOCKING=1", append([]string{"CUDA_LAUNCH_BLOCKING=1"}, o.Argv...), o.Argv, env, timeout, sc)
-	headline := firstScan.cudaError
-	if err != nil {
-		info.Skipped = err.Error()
-		fmt.Fprintf(o.Messages, "cudadoctor: the re-run could not start: %v\n", err)
+	if !o.rerunOutcome(info, res, err, timeout, " (it may depend on data order or timing)") {
 		return
 	}
-	info.ExitCode, info.DurationS, info.TimedOut = res.ExitCode, res.Duration.Seconds(), res.TimedOut
+	headline := firstScan.cudaError
 	var primary *report.Finding
 	var reported *report.Location
 	if len(rep.Findings) > 0 {
@@ -392,17 +389,6 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 		}
 	} else {
 		reported = lastUserFrame(firstOutput)
-	}
-	switch {
-	case res.TimedOut:
-		fmt.Fprintf(o.Messages, "cudadoctor: the re-run did not finish within %s and was stopped; the origin stays unknown\n", roundDur(timeout))
-		return
-	case res.Interrupts > 0 || res.Killed:
-		fmt.Fprintln(o.Messages, "cudadoctor: the re-run was interrupted; the origin stays unknown")
-		return
-	case res.ExitCode == 0:
-		fmt.Fprintln(o.Messages, "cudadoctor: the re-run succeeded: the failure did not reproduce, so its origin stays unknown (it may depend on data order or timing)")
-		return
 	}
 	input := sc.diagnosisInput(res.Tail, res.Dropped, res.Lines)
 	again, err := o.diagnoseOutput(ctx, "output (CUDA_LAUNCH_BLOCKING=1)", input)
@@ -443,6 +429,30 @@ func (o *Options) rerunBlocking(ctx context.Context, rep *report.Report, first *
 		primary = &rep.Findings[0]
 	}
 	o.setOrigin(primary, reported, origin, "the blocking re-run")
+}
+
+// rerunOutcome records in info how a localisation re-run ended and says
+// whether its output can name the origin; when it cannot (it did not start,
+// timed out, was interrupted, or succeeded), it tells the user why.
+// unreproduced ends the message for a re-run that succeeded.
+func (o *Options) rerunOutcome(info *report.RerunInfo, res *runner.Result, err error, timeout time.Duration, unreproduced string) bool {
+	if err != nil {
+		info.Skipped = err.Error()
+		fmt.Fprintf(o.Messages, "cudadoctor: the re-run could not start: %v\n", err)
+		return false
+	}
+	info.ExitCode, info.DurationS, info.TimedOut = res.ExitCode, res.Duration.Seconds(), res.TimedOut
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(o.Messages, "cudadoctor: the re-run did not finish within %s and was stopped; the origin stays unknown\n", roundDur(timeout))
+	case res.Interrupts > 0 || res.Killed:
+		fmt.Fprintln(o.Messages, "cudadoctor: the re-run was interrupted; the origin stays unknown")
+	case res.ExitCode == 0:
+		fmt.Fprintln(o.Messages, "cudadoctor: the re-run succeeded: the failure did not reproduce, so its origin stays unknown"+unreproduced)
+	default:
+		return true
+	}
+	return false
 }
 
 // setOrigin records the localisation and tells the user about it.
