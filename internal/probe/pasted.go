@@ -121,7 +121,7 @@ func FromText(lines []string) *Pasted {
 			}
 		}
 		if gpuContextRE.MatchString(l) {
-			l := gpuCountRE.ReplaceAllStringFunc(l, func(m string) string { return " " + m[len(m)-len(gpuCountRE.FindStringSubmatch(m)[1]):] })
+			l := gpuCountRE.ReplaceAllString(l, " $1")
 			for _, m := range gpuNameRE.FindAllString(l, -1) {
 				name := strings.Join(strings.Fields(m), " ")
 				// "RTX3090" is written "RTX 3090" in the capability table.
