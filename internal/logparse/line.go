@@ -290,6 +290,35 @@ func escapedLines(s string) []string {
 	return parts
 }
 
+// paddedLines splits a line that holds several terminal lines whose breaks
+// were lost in the copy: some consoles pad each line with spaces to the
+// window's width, so the pasted text is one long line with wide gaps where
+// the breaks were. Two gaps of minPadGap spaces in a long line are that
+// shape; one gap is a table or an aligned column.
+func paddedLines(s string) []string {
+	if len(s) < 200 || !strings.Contains(s, padGap) {
+		return nil
+	}
+	var parts []string
+	for rest := s; ; {
+		i := strings.Index(rest, padGap)
+		if i < 0 {
+			parts = append(parts, rest)
+			break
+		}
+		parts = append(parts, strings.TrimRight(rest[:i], " "))
+		rest = strings.TrimLeft(rest[i:], " ")
+	}
+	if len(parts) < 3 {
+		return nil
+	}
+	return parts
+}
+
+const minPadGap = 16
+
+var padGap = strings.Repeat(" ", minPadGap)
+
 // escapedLogRE: the string reports a failure (a Windows path with three
 // directories starting with "n" does not).
 var escapedLogRE = regexp.MustCompile(`Error|error|Traceback|Exception|WARN|FAIL|fault|Killed`)

@@ -321,7 +321,11 @@ func (p *parser) chunk(buf []byte, cands []int) {
 
 func (p *parser) line(n int, raw []byte, cand bool) {
 	text := cleanLine(raw)
-	if parts := escapedLines(text); parts != nil {
+	parts := escapedLines(text)
+	if parts == nil {
+		parts = paddedLines(text)
+	}
+	if parts != nil {
 		for _, s := range parts {
 			p.text(n, s, cand, true)
 		}

@@ -399,3 +399,45 @@ func TestLoggerPrefixes(t *testing.T) {
 		}
 	}
 }
+
+func TestLabelledTracebackHeader(t *testing.T) {
+	// torchrun's failure summary puts the traceback behind "traceback : ",
+	// so the header's depth says nothing; the exception line is the one left
+	// of the frames.
+	log := "traceback : Traceback (most recent call last):\n" +
+		"    File \"/w/train.py\", line 162, in main\n" +
+		"      torch.cuda.set_device(device)\n" +
+		"  RuntimeError: CUDA error: invalid device ordinal\n" +
+		"  For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	e := evs[0].Chain[0]
+	if e.Type != "RuntimeError" || e.Message != "CUDA error: invalid device ordinal" || len(e.Frames) != 1 || e.Frames[0].Code != "torch.cuda.set_device(device)" {
+		t.Errorf("events: %s", summarize(evs))
+	}
+	// A code line that happens to look like "name.attr" stays code.
+	log = "Traceback (most recent call last):\n  File \"/w/a.py\", line 3, in <module>\n    torch.cuda.synchronize\nRuntimeError: boom\n"
+	evs = parseString(t, log)
+	if len(evs) != 1 || evs[0].Chain[0].Type != "RuntimeError" || evs[0].Chain[0].Frames[0].Code != "torch.cuda.synchronize" {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
+
+func TestPaddedPaste(t *testing.T) {
+	// A terminal copy that lost its line breaks but kept each line's
+	// padding to the window width.
+	pad := strings.Repeat(" ", 40)
+	log := "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 899505 closing signal SIGTERM" + pad +
+		"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 4 (pid: 899509) of binary: /usr/bin/python" + pad +
+		"Traceback (most recent call last):\n"
+	got := paddedLines(strings.TrimRight(log, "\n"))
+	if len(got) != 3 || !strings.HasPrefix(got[1], "ERROR:torch.distributed") || got[2] != "Traceback (most recent call last):" {
+		t.Errorf("padded lines: %q", got)
+	}
+	// One wide gap is an aligned column, not lost breaks.
+	if got := paddedLines("| 0  NVIDIA H100 80GB HBM3" + pad + "On | 00000000:18:00.0 Off |" + strings.Repeat("x", 200)); got != nil {
+		t.Errorf("a table row was split: %q", got)
+	}
+}

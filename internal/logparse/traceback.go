@@ -32,6 +32,11 @@ type tbBlock struct {
 	// indent is the header's indentation: a traceback pasted indented (in
 	// an issue, an email) has its exception line at that depth, not at 0.
 	indent int
+	// frameIndent is the first frame's indentation plus one, 0 before any.
+	// A header behind a label (torchrun's "traceback : Traceback ...")
+	// says nothing of the block's depth; the frames do: the exception
+	// line sits left of them.
+	frameIndent int
 }
 
 func (b *tbBlock) inherits() bool { return false }
@@ -67,6 +72,9 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 	case tbFrames:
 		if fr, ok := parseFrame(msg, l.N); ok {
 			b.ipython = !frameRE.MatchString(msg)
+			if b.frameIndent == 0 {
+				b.frameIndent = indentOf(msg) + 1
+			}
 			e := b.cur()
 			if len(e.Frames) < maxFrames {
 				e.Frames = append(e.Frames, fr)
@@ -100,7 +108,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		if strings.HasPrefix(trim, "-----") {
 			break
 		}
-		if indentOf(msg) > b.indent {
+		if in := indentOf(msg); in > b.indent && !(in < b.frameIndent-1 && excRE.MatchString(trim)) {
 			e := b.cur()
 			if caretRE.MatchString(msg) || strings.HasPrefix(trim, "[Previous line repeated") {
 				break
@@ -177,6 +185,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			b.state = tbFrames
 			b.blanks = 0
 			b.indent = indentOf(msg)
+			b.frameIndent = 0
 		case strings.HasSuffix(trim, "RemoteTraceback:"):
 			b.state = tbRemote
 		default:
