@@ -1,8 +1,10 @@
 package explain
 
 import (
+	"fmt"
 	"sort"
 
+	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -75,7 +77,7 @@ func sourceLines(s *source) []logparse.Line {
 // output: the environment checks run on those facts, and a failing check
 // whose root stands behind the finding's surface class becomes its class,
 // with the pasted lines as evidence and the surface kept as an alternative.
-func applyContext(all []*source, fs []report.Finding) {
+func applyContext(k *kb.KB, all []*source, fs []report.Finding) {
 	for _, s := range all {
 		lines := sourceLines(s)
 		if len(lines) == 0 {
@@ -85,6 +87,7 @@ func applyContext(all []*source, fs []report.Finding) {
 		for i, l := range lines {
 			texts[i] = l.Text
 		}
+		refineByWords(k, s.name, lines, texts, fs)
 		p := probe.FromText(texts)
 		if p == nil {
 			continue
@@ -134,5 +137,41 @@ func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name str
 		if _, ok := f.Facts[k]; !ok {
 			f.Facts[k] = v
 		}
+	}
+}
+
+// refineByWords applies the knowledge base's context refinements: a bare
+// finding (no kernel assertion, no refinement of its own) becomes the
+// class the words around it point to, with that line as evidence and the
+// surface kept as the first alternative.
+func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string, fs []report.Finding) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Location == nil || f.Location.Path != name || f.Severity < report.Warning {
+			continue
+		}
+		if _, known := f.Facts["assertion"]; known {
+			continue
+		}
+		to, _, at := k.RefineByContext(f.Class, texts)
+		if to == nil {
+			continue
+		}
+		surface := f.Class
+		facts := map[string]string{}
+		for key, v := range f.Facts {
+			facts[key] = fmt.Sprint(v)
+		}
+		v := kb.Verdict{Class: to, Surface: to, Facts: facts}
+		alts := []string{surface}
+		for _, a := range f.Alternatives {
+			if a != to.ID && a != surface {
+				alts = append(alts, a)
+			}
+		}
+		f.Rule, f.Class, f.Alternatives = to.ID, to.ID, alts
+		f.Message = v.Message()
+		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
+		f.Remedies = append(v.Remedies(nil), f.Remedies...)
 	}
 }

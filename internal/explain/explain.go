@@ -56,7 +56,7 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), fatalTriggers, contextTriggers)
+		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), fatalTriggers, contextTriggers, e.KB.ContextWords())
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").
@@ -127,7 +127,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	findings = gate(findings)
 	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
-	applyContext(all, out)
+	applyContext(e.KB, all, out)
 	return out, nil
 }
 

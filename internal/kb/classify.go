@@ -365,6 +365,9 @@ func (k *KB) refineOnce(c *Class, lines []string, facts map[string]string) (*Cla
 			}
 			continue
 		}
+		if r.Evidence == "" {
+			continue
+		}
 		var ev []int
 		for j, l := range lines {
 			if r.EvidenceMatches(l) {
@@ -471,4 +474,38 @@ func Fill(text string, vals map[string]string) (string, bool) {
 		return h
 	})
 	return s, ok
+}
+
+// ContextWords are the fixed texts that let the lines context refinements
+// read reach the parser.
+func (k *KB) ContextWords() []string {
+	var out []string
+	for _, c := range k.Classes {
+		for _, r := range c.Refine {
+			out = append(out, r.Words...)
+		}
+	}
+	return out
+}
+
+// RefineByContext tries the context refinements of class id against every
+// line of an input (prose included) and returns the class it refines to,
+// why, and the index of the line that showed it.
+func (k *KB) RefineByContext(id string, lines []string) (*Class, string, int) {
+	c, ok := k.byID[id]
+	if !ok {
+		return nil, "", -1
+	}
+	for i := range c.Refine {
+		r := &c.Refine[i]
+		if r.contextRE == nil {
+			continue
+		}
+		for j, l := range lines {
+			if r.contextRE.MatchString(l) {
+				return k.byID[r.To], r.Why, j
+			}
+		}
+	}
+	return nil, "", -1
 }

@@ -78,10 +78,19 @@ type Refinement struct {
 	To       string `yaml:"to"`
 	When     string `yaml:"when,omitempty"`
 	Evidence string `yaml:"evidence,omitempty"`
+	// Context is an RE2 regex that any line of the same input may match,
+	// prose included: what the user wrote around a bare error ("4 labels",
+	// "num_classes"). Such lines reach the parser only through Words, the
+	// fixed texts (6 bytes or more, case-sensitive) one of which every
+	// line Context matches contains. Context refinements are weaker than
+	// the failure's own lines and run after them.
+	Context string   `yaml:"context,omitempty"`
+	Words   []string `yaml:"context_words,omitempty"`
 	// Why is shown to the user: the sentence that justifies the refinement.
 	Why string `yaml:"why"`
 
 	evidenceRE *regexp.Regexp
+	contextRE  *regexp.Regexp
 }
 
 // Remedy is one concrete fix. Text may hold {fact} placeholders filled from
@@ -347,8 +356,29 @@ func (c *Class) compile() error {
 	}
 	for i := range c.Refine {
 		r := &c.Refine[i]
-		if (r.When == "") == (r.Evidence == "") {
-			return fmt.Errorf("refinement to %s: exactly one of when and evidence is required", r.To)
+		n := 0
+		for _, x := range []string{r.When, r.Evidence, r.Context} {
+			if x != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("refinement to %s: exactly one of when, evidence and context is required", r.To)
+		}
+		if (r.Context == "") != (len(r.Words) == 0) {
+			return fmt.Errorf("refinement to %s: context and context_words go together", r.To)
+		}
+		for _, w := range r.Words {
+			if len(w) < 6 {
+				return fmt.Errorf("refinement to %s: context word %q is shorter than 6 bytes", r.To, w)
+			}
+		}
+		if r.Context != "" {
+			re, err := regexp.Compile(r.Context)
+			if err != nil {
+				return fmt.Errorf("refinement to %s: %w", r.To, err)
+			}
+			r.contextRE = re
 		}
 		if r.Why == "" {
 			return fmt.Errorf("refinement to %s: why is required", r.To)

@@ -1,0 +1,42 @@
+package explain
+
+import (
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// A bare device assert says nothing of its kernel; the words around it can.
+func TestContextWordsRefineABareAssert(t *testing.T) {
+	e := New(kb.MustDefault())
+	bare := "RuntimeError: CUDA error: device-side assert triggered\n" +
+		"CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+
+	fs := explainText(t, e, "I have got 4 labels and it fails; binary worked.\n"+bare)
+	if len(fs) != 1 || fs[0].Class != "device-assert-target" {
+		t.Fatalf("with a label count: %+v", fs)
+	}
+	if len(fs[0].Alternatives) == 0 || fs[0].Alternatives[0] != "device-assert-other" {
+		t.Errorf("the surface class is not the first alternative: %v", fs[0].Alternatives)
+	}
+	found := false
+	for _, ev := range fs[0].Evidence {
+		if ev.Line == 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the line that showed it is not evidence: %+v", fs[0].Evidence)
+	}
+
+	if fs := explainText(t, e, "training my language model\n"+bare); len(fs) != 1 || fs[0].Class != "device-assert-other" {
+		t.Errorf("without such words: %+v", fs)
+	}
+
+	// A custom kernel's own assertion is known: prose does not override it.
+	withKernel := "model_args.num_labels = 3\n" +
+		"/w/kernels/topk.cu:41: void topk_kernel(float *): block: [0,0,0], thread: [3,0,0] Assertion `k <= 1024` failed.\n" + bare
+	if fs := explainText(t, e, withKernel); len(fs) != 1 || fs[0].Class != "device-assert-other" {
+		t.Errorf("a known custom assertion was refined by prose: %+v", fs)
+	}
+}
