@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -64,11 +65,35 @@ def build_binary(goarch, out, version, commit, date):
 
 
 def glibc_needed(binary):
-    """The newest GLIBC_2.N symbol version the binary's dynamic section names."""
+    """The newest GLIBC_2.N version the binary's dynamic linking needs, read
+    from its version-needs section (.gnu.version_r): a string that merely
+    mentions a glibc version (an error message the knowledge base matches)
+    must not change the tag."""
     data = open(binary, "rb").read()
-    versions = [(int(a), int(b)) for a, b in re.findall(rb"GLIBC_(\d+)\.(\d+)", data)]
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise RuntimeError(f"{binary} is not a little-endian 64-bit ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + k * shentsize) for k in range(shnum)]
+    versions = []
+    for _name, typ, _flags, _addr, off, _size, link, info, _align, _entsize in sections:
+        if typ != 0x6FFFFFFE:  # SHT_GNU_verneed; info counts its entries
+            continue
+        strtab = sections[link][4]
+        pos = off
+        for _ in range(info):
+            _ver, cnt, _file, aux, nxt = struct.unpack_from("<HHIII", data, pos)
+            apos = pos + aux
+            for _ in range(cnt):
+                _hash, _aflags, _other, name, anext = struct.unpack_from("<IHHII", data, apos)
+                end = data.index(b"\0", strtab + name)
+                m = re.fullmatch(rb"GLIBC_(\d+)\.(\d+)(?:\.\d+)?", data[strtab + name:end])
+                if m:
+                    versions.append((int(m.group(1)), int(m.group(2))))
+                apos += anext
+            pos += nxt
     if not versions:
-        raise RuntimeError(f"{binary} names no glibc symbol versions: not a dynamically linked glibc binary?")
+        raise RuntimeError(f"{binary} needs no glibc symbol versions: not a dynamically linked glibc binary?")
     # manylinux tags start at glibc 2.17 (manylinux2014).
     return max(max(versions), (2, 17))
 

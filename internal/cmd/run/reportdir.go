@@ -15,21 +15,52 @@ import (
 
 // hostAndRanks names this node and the ranks its report covers: the
 // process's own rank when a scheduler or launcher set one, else the ranks
-// its output showed (a torchrun of several local ranks).
+// its output showed (a torchrun of several local ranks). Under Slurm the
+// node is named as Slurm names it (SLURMD_NODENAME), which is what sinfo,
+// sacct and the job's node list show and may differ from the host name.
 func (o *Options) hostAndRanks(sc *scanner) (string, []int) {
-	host, err := o.Hostname()
-	if err != nil || host == "" {
-		host = "unknown-host"
+	host := envValue(o.Env, "SLURMD_NODENAME")
+	if host == "" {
+		var err error
+		if host, err = o.Hostname(); err != nil || host == "" {
+			host = "unknown-host"
+		}
 	}
-	for _, k := range []string{"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"} {
-		if isDistributedLauncher(o.Argv) && k != "RANK" {
-			break // a launcher's ranks are its children's, seen in its output
-		}
-		if r, err := strconv.Atoi(envValue(o.Env, k)); err == nil && r >= 0 {
-			return host, []int{r}
-		}
+	if r, ok := o.processRank(); ok {
+		return host, []int{r}
 	}
 	return host, sc.rankList()
+}
+
+// processRank is the distributed rank a scheduler or launcher gave this
+// process through the environment. A launcher's own ranks are its
+// children's, seen in its output, so only RANK counts for one: Slurm's
+// SLURM_PROCID of a per-node torchrun numbers nodes, not ranks.
+func (o *Options) processRank() (int, bool) {
+	for _, k := range []string{"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"} {
+		if isDistributedLauncher(o.Argv) && k != "RANK" {
+			break
+		}
+		if r, err := strconv.Atoi(envValue(o.Env, k)); err == nil && r >= 0 {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// stampRank gives findings that name no rank the rank of the process, so
+// a report read alone or merged by `explain DIR` says which task failed.
+// A launcher's findings are left as its output placed them.
+func (o *Options) stampRank(fs []report.Finding) {
+	r, ok := o.processRank()
+	if !ok || isDistributedLauncher(o.Argv) {
+		return
+	}
+	for i := range fs {
+		if fs[i].Rank == nil {
+			fs[i].Rank = report.IntPtr(r)
+		}
+	}
 }
 
 // reportName is cudadoctor-<host>[-rank<R>|-ranks<a>-<b>|-ranks<a>_<b>_...]-<pid>.json:

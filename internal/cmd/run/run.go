@@ -190,6 +190,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if o.MemorySnapshot != "" {
 		o.analyzeSnapshot(rep, started)
 	}
+	o.stampRank(rep.Findings)
 	if o.ReportDir != "" {
 		rep.Run.Host, rep.Run.Ranks = o.hostAndRanks(sc)
 		if path, err := o.writeReportDir(rep); err != nil {

@@ -510,6 +510,74 @@ func TestReportDir(t *testing.T) {
 	}
 }
 
+// Under Slurm each task's wrapper names the node as Slurm does and its rank
+// from SLURM_PROCID, in the file name and in the findings, so that the
+// reports of one job merged by `explain DIR` say which task failed.
+func TestReportDirUnderSlurm(t *testing.T) {
+	dir := t.TempDir()
+	out := "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n" +
+		"torch.AcceleratorError: CUDA error: device-side assert triggered\n" +
+		"CUDA kernel errors might be asynchronously reported at some other API call\n"
+	slurm := []string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "SLURMD_NODENAME=gpu-a17"}
+	h := newHarness([]string{"python3", "t.py"}, fakeRun{output: out, code: 1, dur: time.Second})
+	h.opts.Env = append(h.opts.Env, slurm...)
+	h.opts.ReportDir = dir
+	o, err := h.run(t)
+	if code := exitCode(t, err); code != 1 {
+		t.Errorf("exit %d, want the task's 1", code)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cudadoctor-gpu-a17-rank1-4242.json"))
+	if err != nil {
+		t.Fatalf("%v; messages:\n%s", err, h.msgs.String())
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Run.Host != "gpu-a17" || !cmp.Equal(rep.Run.Ranks, []int{1}) {
+		t.Errorf("run host %q ranks %v, want gpu-a17 [1]", rep.Run.Host, rep.Run.Ranks)
+	}
+	for _, fs := range [][]report.Finding{rep.Findings, o.Report.Findings} {
+		if len(fs) != 1 || fs[0].Rank == nil || *fs[0].Rank != 1 {
+			t.Fatalf("findings %+v, want one of rank 1", fs)
+		}
+	}
+
+	// A finding that names its rank keeps it.
+	h = newHarness([]string{"python3", "t.py"}, fakeRun{output: out, code: 1, dur: time.Second})
+	h.opts.Env = append(h.opts.Env, "RANK=3")
+	fs := []report.Finding{{Rank: report.IntPtr(0)}, {}}
+	h.opts.stampRank(fs)
+	if *fs[0].Rank != 0 || fs[1].Rank == nil || *fs[1].Rank != 3 {
+		t.Errorf("ranks %v %v, want 0 and 3", fs[0].Rank, fs[1].Rank)
+	}
+
+	// A torchrun started once per node: SLURM_PROCID numbers the node, and
+	// the ranks are its children's, from its output.
+	h = newHarness([]string{"torchrun", "--nproc-per-node=2", "t.py"}, fakeRun{output: "[rank3]: " + strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", "\n[rank3]: ") + "\n", code: 1, dur: time.Second})
+	h.opts.Env = append(h.opts.Env, slurm...)
+	h.opts.ReportDir = dir
+	o, _ = h.run(t)
+	if _, err := os.Stat(filepath.Join(dir, "cudadoctor-gpu-a17-rank3-4242.json")); err != nil {
+		entries, _ := os.ReadDir(dir)
+		t.Errorf("%v; the directory holds %v", err, entries)
+	}
+	for _, f := range o.Report.Findings {
+		if f.Rank != nil && *f.Rank == 1 {
+			t.Errorf("a launcher's finding was given the node's SLURM_PROCID: %+v", f)
+		}
+	}
+
+	// Outside Slurm the host name is used.
+	h = newHarness([]string{"python3", "t.py"}, fakeRun{output: "ok\n", code: 0})
+	h.opts.Env = append(h.opts.Env, "RANK=2")
+	h.opts.ReportDir = dir
+	h.run(t)
+	if _, err := os.Stat(filepath.Join(dir, "cudadoctor-node-a-rank2-4242.json")); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestReportName(t *testing.T) {
 	for _, tc := range []struct {
 		host  string
