@@ -42,6 +42,7 @@ func Triggers() []string {
 		"=========",
 		"Some NCCL operations have failed",
 		"Exception ignored in",
+		ownTriggers[0], ownTriggers[1],
 	}
 }
 
@@ -432,6 +433,9 @@ var (
 // start decides what a line that no open structure took begins.
 func (p *parser) start(l pline) {
 	msg := l.Msg
+	if p.ownLine(l) {
+		return
+	}
 	if isAssert(msg) {
 		if a, ok := parseAssert(msg); ok {
 			p.addAssert(l, a)
@@ -588,7 +592,7 @@ func addLine(ev *Event, l pline, text string) {
 func startsStructure(l pline) bool {
 	m := l.Msg
 	return l.C10 || strings.Contains(m, "Traceback (most recent call last):") || strings.HasPrefix(m, "Exception raised from ") ||
-		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========")
+		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========") || isOwn(m)
 }
 
 // msgBlock is a log message with its continuation lines (and, after

@@ -441,3 +441,39 @@ func TestPaddedPaste(t *testing.T) {
 		t.Errorf("a table row was split: %q", got)
 	}
 }
+
+func TestOwnOutputIsNotEvidence(t *testing.T) {
+	// cudadoctor run prints its diagnosis into the same stream as the
+	// program; read again, it quotes the assertion a second time.
+	log := "/w/k.cu:5: k: block: [0,0,0], thread: [1,0,0] Assertion `i < n` failed.\n" +
+		"RuntimeError: CUDA error: device-side assert triggered\n" +
+		"cudadoctor: re-running with CUDA_LAUNCH_BLOCKING=1 (stops after 1m10s) ...\n" +
+		"error[device-assert-other] kernel k failed its assertion `i < n` (1 threads)\n" +
+		"  --> output:1\n" +
+		"  evidence:\n" +
+		"    output:1: /w/k.cu:5: k: block: [0,0,0], thread: [1,0,0] Assertion `i < n` failed.\n" +
+		"    output:2: RuntimeError: CUDA error: device-side assert triggered\n" +
+		"\n" +
+		"warning[other] something else\n" +
+		"  fix:\n" +
+		"    1. do this\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"/w/a.py\", line 3, in <module>\n" +
+		"RuntimeError: later\n"
+	evs := parseString(t, log)
+	asserts, tbs := 0, 0
+	for _, ev := range evs {
+		if ev.Line >= 3 && ev.Line <= 12 {
+			t.Errorf("an event from cudadoctor's own lines: %s", summarize([]Event{ev}))
+		}
+		switch ev.Kind {
+		case KindAssert:
+			asserts++
+		case KindTraceback:
+			tbs++
+		}
+	}
+	if asserts != 1 || tbs != 1 {
+		t.Errorf("want the program's assert and the traceback after the block: %s", summarize(evs))
+	}
+}
