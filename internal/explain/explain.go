@@ -215,6 +215,16 @@ type failure struct {
 
 func (f *failure) firstLine() int { return f.events[0].Line }
 
+// srun says the failure's rank came from srun --label's prefix.
+func (f *failure) srun() bool {
+	for _, ev := range f.events {
+		if ev.Rank == f.rank && ev.SrunLabel {
+			return true
+		}
+	}
+	return false
+}
+
 // localRank says the failure's rank is a node-local one, from a
 // "[default0]:" prefix: the job's global rank is not known from it.
 func (f *failure) localRank() bool {

@@ -194,6 +194,9 @@ func ensure(m map[string]any) map[string]any {
 // finish fills the remedies once the job's command is known.
 func (b *built) finish(cmd string, ranks int) {
 	command := cmd
+	// wrapped is the command under cudadoctor run; srun starts one wrapper
+	// per task, so there the wrapper goes inside srun.
+	wrapped := ""
 	if command == "" {
 		script := "your_script.py"
 		if b.script != "" {
@@ -204,10 +207,19 @@ func (b *built) finish(cmd string, ranks int) {
 			if n < 2 {
 				n = 2
 			}
-			command = fmt.Sprintf("torchrun --nproc_per_node=%d %s", n, script)
+			if b.fail != nil && b.fail.srun() {
+				// srun --label numbered the tasks: srun started them.
+				command = fmt.Sprintf("srun --label -n %d python %s", n, script)
+				wrapped = fmt.Sprintf("srun --label -n %d cudadoctor run -- python %s", n, script)
+			} else {
+				command = fmt.Sprintf("torchrun --nproc_per_node=%d %s", n, script)
+			}
 		} else {
 			command = "python " + script
 		}
+	}
+	if wrapped == "" {
+		wrapped = "cudadoctor run -- " + command
 	}
 	var rems []string
 	if b.async {
@@ -215,14 +227,14 @@ func (b *built) finish(cmd string, ranks int) {
 		if b.f.Reported != nil {
 			where = fmt.Sprintf("%s:%d", filepath.Base(b.f.Reported.Path), b.f.Reported.Line)
 		}
-		rems = append(rems, fmt.Sprintf("CUDA reports kernel errors asynchronously, so %s is probably not where this one happened. Find the real line with `cudadoctor run -- %s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, command, command))
+		rems = append(rems, fmt.Sprintf("CUDA reports kernel errors asynchronously, so %s is probably not where this one happened. Find the real line with `%s`, or run `CUDA_LAUNCH_BLOCKING=1 %s` and read the new traceback.", where, wrapped, command))
 	}
 	if b.inplace {
 		where := "the line the traceback names"
 		if b.f.Reported != nil {
 			where = fmt.Sprintf("%s:%d", filepath.Base(b.f.Reported.Path), b.f.Reported.Line)
 		}
-		rems = append(rems, fmt.Sprintf("Autograd notices an in-place change only when backward needs the changed tensor, so %s is where it was reported, not the write. Find the write with `cudadoctor run -- %s` (it re-runs once with anomaly detection and names the line), or call torch.autograd.set_detect_anomaly(True) before the forward pass: its warning names the operation that saved the tensor, and the write is there or later.", where, command))
+		rems = append(rems, fmt.Sprintf("Autograd notices an in-place change only when backward needs the changed tensor, so %s is where it was reported, not the write. Find the write with `%s` (it re-runs once with anomaly detection and names the line), or call torch.autograd.set_detect_anomaly(True) before the forward pass: its warning names the operation that saved the tensor, and the write is there or later.", where, wrapped))
 	}
 	if b.class == nil {
 		// No class: what build said would settle it.

@@ -127,6 +127,9 @@ type Event struct {
 	// LocalRank says Rank came from torchrun's --tee/--redirects prefix
 	// ("[default0]:"): a rank on its node, not the job's global rank.
 	LocalRank bool
+	// SrunLabel says the rank came from srun --label's "N: " prefix: the
+	// job was started by srun, not by torchrun.
+	SrunLabel bool
 	// Line and EndLine are the first and last line numbers of the event.
 	Line, EndLine int
 	// Level is the C++ log level (E, W, I) when the event has a log prefix.

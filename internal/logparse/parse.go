@@ -60,9 +60,10 @@ const (
 // chunks ahead of the parser, so the scan uses every core and overlaps the
 // (rare) work on candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
-	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}}
+	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}, srunSeen: map[int]bool{}}
 	p.emit = func(ev Event) {
 		ev.LocalRank = ev.Rank >= 0 && p.localSeen[ev.Rank] && !p.globalSeen[ev.Rank]
+		ev.SrunLabel = ev.Rank >= 0 && p.srunSeen[ev.Rank]
 		emit(ev)
 	}
 	workers := runtime.GOMAXPROCS(0)
@@ -272,6 +273,9 @@ type parser struct {
 	// localSeen and globalSeen record which ranks appeared with a local
 	// ("[default0]:") and which with a global prefix.
 	localSeen, globalSeen map[int]bool
+	// srunSeen records the ranks that appeared behind srun --label's
+	// "N: " prefix.
+	srunSeen map[int]bool
 }
 
 // pline is one line as the structures see it.
@@ -345,6 +349,9 @@ func (p *parser) text(n int, text string, cand, sub bool) {
 			p.localSeen[rank] = true
 		} else {
 			p.globalSeen[rank] = true
+		}
+		if !strings.HasPrefix(strings.TrimLeft(stripStamp(text), " "), "[") {
+			p.srunSeen[rank] = true
 		}
 	}
 	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub}
