@@ -14,6 +14,7 @@ var CD101 = &pylint.Rule{
 	Name:     "nonblocking-copy-read",
 	Severity: report.Error,
 	Anchors:  []string{"non_blocking"},
+	Follows:  func(s *pylint.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
 	Doc: pylint.Doc{
 		Title:   "Result of a non_blocking device-to-host copy read before synchronising",
 		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation.",
