@@ -85,7 +85,7 @@ func (f *File) Find(s string, start, end int) []int {
 	if end > len(f.Src) {
 		end = len(f.Src)
 	}
-	if s == "" {
+	if s == "" || f.cancelled() {
 		return nil // a MISSING node's name: nothing to look for
 	}
 	needle := []byte(s)

@@ -606,8 +606,8 @@ func (f *File) Calls(start, end int) []*Node {
 	t := f.Tree
 	var out []*Node
 	i := sort.Search(len(t.nodes), func(i int) bool { return int(t.nodes[i].start) >= start })
-	for ; i < len(t.nodes) && int(t.nodes[i].start) < end; i++ {
-		if i&0x3fff == 0x3fff && f.cancelled() {
+	for k := 0; i < len(t.nodes) && int(t.nodes[i].start) < end; i, k = i+1, k+1 {
+		if k&0x3fff == 0 && f.cancelled() {
 			return nil
 		}
 		n := &t.nodes[i]

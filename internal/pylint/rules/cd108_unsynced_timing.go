@@ -20,7 +20,7 @@ var CD108 = &pylint.Rule{
 	Follows:     func(s *pylint.FuncSummary) bool { return s.RunsCUDA },
 	Doc: pylint.Doc{
 		Title:   "GPU work timed with a host clock and no synchronisation",
-		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read.",
+		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
 		Why: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
 run it, so the number is usually far too small (and the next synchronising call gets

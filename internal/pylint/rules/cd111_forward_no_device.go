@@ -17,7 +17,7 @@ var CD111 = &pylint.Rule{
 	Anchors:  []string{"def forward"},
 	Doc: pylint.Doc{
 		Title:   "Tensor created in forward() without device= and combined with the inputs",
-		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU.",
+		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Why: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
 tensors to be on the same device, but got mat1 is on cpu, different from other tensors
