@@ -63,8 +63,8 @@ func (p *Project) add(m *Model) {
 }
 
 // demand adds to the set the modules that the models not yet in seen
-// call into through imports (and, for a package, re-export from), and
-// returns the models seen.
+// reach through imports (the helpers their rules asked about, what those
+// helpers call, what a package re-exports), and returns the models seen.
 func (p *Project) demand(set map[string]bool, seen []*Model) []*Model {
 	done := map[*Model]bool{}
 	for _, m := range seen {
@@ -82,12 +82,22 @@ func (p *Project) demand(set map[string]bool, seen []*Model) []*Model {
 			continue
 		}
 		seen = append(seen, m)
-		for _, s := range m.fns {
-			for _, q := range s.ext {
-				add(m, q)
+		// A checked file demands only the helpers its rules asked about;
+		// a helper, what it calls in turn.
+		if m.firstPhase {
+			for _, a := range m.asked {
+				if a.imported != "" {
+					add(m, a.imported)
+				}
 			}
-			for _, q := range s.retCalls {
-				add(m, q)
+		} else {
+			for _, s := range m.fns {
+				for _, q := range s.ext {
+					add(m, q)
+				}
+				for _, q := range s.retCalls {
+					add(m, q)
+				}
 			}
 		}
 		if m.isPackage {
