@@ -2,6 +2,8 @@ package pylint
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +208,44 @@ func TestCollectAndRead(t *testing.T) {
 	}
 	if err := <-errc; n != 1 || err == nil {
 		t.Errorf("read %d files, err %v", n, err)
+	}
+}
+
+// TestLintCancelledMidFile cancels the run from inside a rule on a large
+// file: the searches the next rules make come back empty, no later rule
+// runs, and Lint returns the cancellation.
+func TestLintCancelledMidFile(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("import torch\n")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&src, "y%d = x.cpu(non_blocking=True)\nprint(y%d.tolist())\n", i, i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var before, after int
+	laterRan := false
+	cancelling := &Rule{Code: "CD901", Name: "cancel-midway", Check: func(p *Pass) {
+		f := p.File
+		half := len(f.Src) / 2
+		before = len(f.Calls(0, half))
+		cancel()
+		after = len(f.Calls(half, len(f.Src))) + len(f.Find("non_blocking", half, len(f.Src)))
+	}}
+	later := &Rule{Code: "CD902", Name: "after-cancel", Check: func(p *Pass) { laterRan = true }}
+	ch := make(chan Source, 1)
+	ch <- Source{Path: "big.py", Src: []byte(src.String())}
+	close(ch)
+	fs, _, err := (&Linter{Rules: []*Rule{cancelling, later}}).Lint(ctx, ch)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lint returned %v (%d findings), want context.Canceled", err, len(fs))
+	}
+	if before == 0 {
+		t.Fatal("the rule saw no calls before cancelling")
+	}
+	if after != 0 {
+		t.Errorf("after cancelling, the second half of the file still gave %d calls and matches", after)
+	}
+	if laterRan {
+		t.Error("a rule ran after the run was cancelled")
 	}
 }

@@ -2,6 +2,7 @@ package pylint
 
 import (
 	"bytes"
+	"context"
 	"sort"
 	"strings"
 )
@@ -17,7 +18,15 @@ type File struct {
 
 	lineStarts []int
 	model      *Model
+	project    *Project
+	// ctx is the run's context: the searches rules make over the whole
+	// file look at it now and then and come back empty once it is
+	// cancelled, so Ctrl-C stops a very large file within one rule.
+	ctx context.Context
 }
+
+// cancelled reports whether the run was cancelled.
+func (f *File) cancelled() bool { return f.ctx != nil && f.ctx.Err() != nil }
 
 func newFile(path string, src []byte, tree *Tree) *File {
 	f := &File{Path: path, Src: src, Tree: tree, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
@@ -76,11 +85,14 @@ func (f *File) Find(s string, start, end int) []int {
 	if end > len(f.Src) {
 		end = len(f.Src)
 	}
-	if s == "" {
+	if s == "" || f.cancelled() {
 		return nil // a MISSING node's name: nothing to look for
 	}
 	needle := []byte(s)
-	for start < end {
+	for k := 0; start < end; k++ {
+		if k&1023 == 1023 && f.cancelled() {
+			return nil
+		}
 		i := bytes.Index(f.Src[start:end], needle)
 		if i < 0 {
 			break
@@ -238,6 +250,9 @@ func (f *File) precompute() {
 	t.scope, t.loop, t.stmt, t.ctx = make([]int32, n), make([]int32, n), make([]int32, n), make([]Context, n)
 	depth := make([]int32, n)
 	for i := range t.nodes {
+		if i&0xffff == 0xffff && f.cancelled() {
+			return // the run stops; what is left is never read
+		}
 		nd := &t.nodes[i]
 		p := nd.parent
 		if p < 0 {

@@ -1,6 +1,7 @@
 package pylint
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -11,8 +12,20 @@ import (
 // through what it calls; does it run CUDA work; does it return a
 // non_blocking device-to-host copy).
 type Model struct {
-	f       *File
-	aliases map[string]string // local name -> qualified name
+	f *File
+	// path, key and isPackage name the module for the project: key is the
+	// dotted name the path stands for (pkg/utils.py: pkg.utils).
+	path      string
+	key       string
+	isPackage bool
+	proj      *Project
+	inProject bool // summarised in the project's first phase
+	// firstPhase: the rules run before the project is linked; imported
+	// summaries are not there yet and local ones may still gain flags, so
+	// every answer is recorded for Project.changed to check.
+	firstPhase bool
+	asked      []asked
+	aliases    map[string]string // local name -> qualified name
 	// syncNames are names bound to a bound method that waits for the GPU.
 	syncNames map[string]bool
 	// fns are the file's functions and methods by name; a name defined
@@ -35,9 +48,21 @@ type FuncSummary struct {
 	// ReturnsNonBlockingD2H: it returns the result of a non_blocking copy to
 	// the CPU (directly or through a local name).
 	ReturnsNonBlockingD2H bool
+	// ReturnsCPUTensor: it returns a tensor a factory made without
+	// device= (torch.ones(n, n).tril()), so it lives on the CPU.
+	ReturnsCPUTensor bool
 	// Method: defined in a class body, so obj.name() may reach it.
 	Method bool
-	calls  []string
+	// calls are the file's own functions it calls by name; ext the
+	// qualified names (imports resolved) of what it calls through an
+	// import; retCalls the callees whose result it returns.
+	calls    []string
+	ext      []string
+	retCalls []string
+	// nbReturn: it returns a non_blocking copy, complete unless one of
+	// nbGuards (called between copy and return) synchronises.
+	nbReturn bool
+	nbGuards []callRef
 }
 
 // commonMethods are method names too widely shared (by tensors, modules,
@@ -60,10 +85,16 @@ var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cp
 	"elapsed_time": true, "wait": true, "all_reduce": true, "barrier": true}
 
 func buildModel(f *File) *Model {
-	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}}
+	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, path: f.Path, key: moduleKey(f.Path),
+		proj: f.project}
+	base := filepath.Base(f.Path)
+	m.isPackage = base == "__init__.py" || base == "__init__.pyi"
 	t := f.Tree
 	var defs, assigns []*Node
 	for i := range t.nodes {
+		if i&0xffff == 0xffff && f.cancelled() {
+			break
+		}
 		n := &t.nodes[i]
 		switch n.Type() {
 		case "import_statement":
@@ -82,9 +113,9 @@ func buildModel(f *File) *Model {
 			for _, c := range n.ChildrenByFieldName("name") {
 				switch c.Type() {
 				case "dotted_name":
-					m.aliases[f.Text(c)] = mod + "." + f.Compact(c)
+					m.aliases[f.Text(c)] = joinModule(mod, f.Compact(c))
 				case "aliased_import":
-					m.aliases[f.Text(c.ChildByFieldName("alias"))] = mod + "." + f.Compact(c.ChildByFieldName("name"))
+					m.aliases[f.Text(c.ChildByFieldName("alias"))] = joinModule(mod, f.Compact(c.ChildByFieldName("name")))
 				}
 			}
 		case "function_definition":
@@ -114,10 +145,27 @@ func buildModel(f *File) *Model {
 	return m
 }
 
-// funcs summarises the file's functions on first use.
+// joinModule names what `from mod import name` binds; `from . import x`
+// has the module ".".
+func joinModule(mod, name string) string {
+	if strings.HasSuffix(mod, ".") {
+		return mod + name
+	}
+	return mod + "." + name
+}
+
+// funcs summarises the file's functions on first use. In a project the
+// first phase summarises every file and links them; a file parsed again
+// for its rules takes those summaries over.
 func (m *Model) funcs() map[string]*FuncSummary {
 	if m.fns != nil {
 		return m.fns
+	}
+	if m.proj != nil && !m.firstPhase {
+		if prior := m.proj.byPath[m.path]; prior != nil && prior != m && prior.fns != nil {
+			m.fns = prior.fns
+			return m.fns
+		}
 	}
 	m.fns = map[string]*FuncSummary{}
 	f := m.f
@@ -129,9 +177,13 @@ func (m *Model) funcs() map[string]*FuncSummary {
 		if old := m.fns[s.Name]; old != nil {
 			old.Syncs = old.Syncs || s.Syncs
 			old.RunsCUDA = old.RunsCUDA || s.RunsCUDA
-			old.ReturnsNonBlockingD2H = old.ReturnsNonBlockingD2H || s.ReturnsNonBlockingD2H
+			old.nbReturn = old.nbReturn || s.nbReturn
+			old.nbGuards = append(old.nbGuards, s.nbGuards...)
+			old.ReturnsCPUTensor = old.ReturnsCPUTensor || s.ReturnsCPUTensor
 			old.Method = old.Method && s.Method
 			old.calls = append(old.calls, s.calls...)
+			old.ext = append(old.ext, s.ext...)
+			old.retCalls = append(old.retCalls, s.retCalls...)
 			continue
 		}
 		m.fns[s.Name] = s
@@ -155,7 +207,59 @@ func (m *Model) funcs() map[string]*FuncSummary {
 			}
 		}
 	}
+	// Within the file alone; in a project, linking settles it once every
+	// file's Syncs is known.
+	if m.inProject {
+		return m.fns
+	}
+	m.settle(func(r callRef) *FuncSummary {
+		if r.ext {
+			return nil
+		}
+		return m.fns[r.name]
+	})
 	return m.fns
+}
+
+// settle decides ReturnsNonBlockingD2H once Syncs is known everywhere: a
+// function returns an unfinished copy when it returns one with no
+// synchronising call between, or returns what such a function returns.
+func (m *Model) settle(resolve func(callRef) *FuncSummary) {
+	var queue []*FuncSummary
+	for _, s := range m.fns {
+		if !s.nbReturn || s.ReturnsNonBlockingD2H {
+			continue
+		}
+		synced := false
+		for _, g := range s.nbGuards {
+			if t := resolve(g); t != nil && t.Syncs {
+				synced = true
+				break
+			}
+		}
+		if !synced {
+			s.ReturnsNonBlockingD2H = true
+			queue = append(queue, s)
+		}
+	}
+	if len(queue) == 0 {
+		return
+	}
+	// return helper(x) within the file: what the helper returns.
+	for changed := true; changed; {
+		changed = false
+		for _, s := range m.fns {
+			if s.ReturnsNonBlockingD2H {
+				continue
+			}
+			for _, c := range s.retCalls {
+				if t := m.fns[c]; t != nil && t != s && t.ReturnsNonBlockingD2H {
+					s.ReturnsNonBlockingD2H, changed = true, true
+					break
+				}
+			}
+		}
+	}
 }
 
 // summarise reads one function's own body (nested functions included: a
@@ -169,6 +273,9 @@ func (m *Model) summarise(s *FuncSummary) {
 		end++
 	}
 	for i := d.Index() + 1; i < end; i++ {
+		if i&0x3fff == 0x3fff && f.cancelled() {
+			return
+		}
 		n := &t.nodes[i]
 		switch n.Type() {
 		case "call":
@@ -180,30 +287,119 @@ func (m *Model) summarise(s *FuncSummary) {
 			if SyncCalls[callee] && fn.Type() == "attribute" {
 				s.Syncs = true
 			}
-			if callee == "cuda" || callee == "to" && strings.Contains(f.Text(n.ChildByFieldName("arguments")), "cuda") {
+			// .to(device, non_blocking=True) only makes sense for a copy
+			// to or from the GPU.
+			if callee == "cuda" || callee == "to" && (strings.Contains(f.Text(n.ChildByFieldName("arguments")), "cuda") ||
+				f.IsTrue(f.Keyword(n, "non_blocking"))) {
 				s.RunsCUDA = true
 			}
-			if fn.Type() == "identifier" || fn.Type() == "attribute" && f.Text(fn.ChildByFieldName("object")) == "self" {
+			switch {
+			case m.viaImport(fn):
+				s.ext = append(s.ext, m.Qualified(fn))
+			case fn.Type() == "identifier" || fn.Type() == "attribute" && f.Text(fn.ChildByFieldName("object")) == "self":
 				s.calls = append(s.calls, callee)
 			}
 		case "return_statement":
-			if r := n.NamedChild(0); r != nil && m.isNonBlockingD2H(r, d) {
-				s.ReturnsNonBlockingD2H = true
+			r := n.NamedChild(0)
+			if r == nil {
+				continue
+			}
+			if nb, guards := m.isNonBlockingD2H(r, d); nb {
+				s.nbReturn = true
+				s.nbGuards = append(s.nbGuards, guards...)
+			}
+			if m.isCPUFactory(r) {
+				s.ReturnsCPUTensor = true
+			}
+			// return helper(x): what the helper returns, this returns.
+			if r.Type() == "call" {
+				if fn := r.ChildByFieldName("function"); m.viaImport(fn) {
+					s.retCalls = append(s.retCalls, m.Qualified(fn))
+				} else if fn != nil && fn.Type() == "identifier" {
+					s.retCalls = append(s.retCalls, f.Text(fn))
+				}
 			}
 		}
 	}
 }
 
+// viaImport reports whether a callee's first name was imported or
+// aliased (u.to_host with `import pkg.utils as u`; to_host with `from
+// .utils import to_host`).
+func (m *Model) viaImport(fn *Node) bool {
+	root := fn
+	for root != nil && root.Type() == "attribute" {
+		root = root.ChildByFieldName("object")
+	}
+	if root == nil || root.Type() != "identifier" {
+		return false
+	}
+	_, ok := m.aliases[m.f.Text(root)]
+	return ok
+}
+
+// cpuFactories are torch functions that allocate on the default device.
+var cpuFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "rand": true, "arange": true, "empty": true,
+	"full": true, "eye": true, "linspace": true, "randint": true, "randperm": true}
+
+// cpuFactoryKeeps are methods whose result stays where the tensor is.
+var cpuFactoryKeeps = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
+	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "triu": true, "tril": true}
+
+// isCPUFactory: e is torch.<factory>(...) without device=, possibly
+// through methods that keep the device (torch.ones(n, n).tril().bool()).
+func (m *Model) isCPUFactory(e *Node) bool {
+	for e != nil && e.Type() == "parenthesized_expression" && e.NamedChildCount() == 1 {
+		e = e.NamedChild(0)
+	}
+	for e != nil && e.Type() == "call" {
+		fn := e.ChildByFieldName("function")
+		if fn == nil || fn.Type() != "attribute" {
+			return false
+		}
+		q := m.Qualified(fn)
+		if name, ok := strings.CutPrefix(q, "torch."); ok && cpuFactories[name] {
+			return m.f.Keyword(e, "device") == nil
+		}
+		// torch.triu(x, 1): x's device.
+		if q == "torch.triu" || q == "torch.tril" {
+			args := PositionalArgs(e)
+			if len(args) == 0 {
+				return false
+			}
+			e = args[0]
+			continue
+		}
+		if !cpuFactoryKeeps[m.f.Text(fn.ChildByFieldName("attribute"))] {
+			return false
+		}
+		e = fn.ChildByFieldName("object")
+	}
+	return false
+}
+
+// release lets go of the syntax tree once the summaries are made, for a
+// file kept in the project only for what it exports.
+func (m *Model) release() {
+	for _, s := range m.fns {
+		s.Node = nil
+	}
+	m.f, m.defs = nil, nil
+}
+
 // isNonBlockingD2H: e is a non_blocking copy to the CPU, or a name in scope
-// assigned one.
-func (m *Model) isNonBlockingD2H(e *Node, scope *Node) bool {
+// assigned one. guards are the functions called between the copy and the
+// return: if one of them waits for the GPU, the copy is complete (known
+// once every summary is in; see settle).
+func (m *Model) isNonBlockingD2H(e *Node, scope *Node) (bool, []callRef) {
 	f := m.f
 	for e != nil && e.Type() == "parenthesized_expression" && e.NamedChildCount() == 1 {
 		e = e.NamedChild(0)
 	}
 	if e == nil {
-		return false
+		return false, nil
 	}
+	var guards []callRef
 	if e.Type() == "identifier" {
 		var rhs *Node
 		for _, id := range f.Names(f.Text(e), int(scope.StartByte()), int(e.StartByte())) {
@@ -212,15 +408,50 @@ func (m *Model) isNonBlockingD2H(e *Node, scope *Node) bool {
 			}
 		}
 		if rhs == nil {
-			return false
+			return false, nil
 		}
 		// A synchronize between the copy and the return completes it.
 		if len(f.CallsAt("synchronize(", int(rhs.EndByte()), int(e.StartByte()))) > 0 {
-			return false
+			return false, nil
+		}
+		for _, c := range f.Calls(int(rhs.EndByte()), int(e.StartByte())) {
+			if r, ok := m.callRef(c); ok {
+				guards = append(guards, r)
+			}
 		}
 		e = rhs
 	}
-	return IsNonBlockingD2H(f, e)
+	if e.Type() == "conditional_expression" {
+		// t.to("cpu", non_blocking=True) if pinned else t.cpu(): one path
+		// returns an unfinished copy.
+		for _, c := range e.NamedChildren() {
+			if IsNonBlockingD2H(f, c) {
+				return true, guards
+			}
+		}
+	}
+	return IsNonBlockingD2H(f, e), guards
+}
+
+// callRef names what a call reaches, for summaries: a function of this
+// file by name, or a project function through an import.
+type callRef struct {
+	name string
+	ext  bool
+}
+
+func (m *Model) callRef(c *Node) (callRef, bool) {
+	fn := c.ChildByFieldName("function")
+	switch {
+	case fn == nil:
+	case m.viaImport(fn):
+		return callRef{m.Qualified(fn), true}, true
+	case fn.Type() == "identifier":
+		return callRef{m.f.Text(fn), false}, true
+	case fn.Type() == "attribute" && m.f.Text(fn.ChildByFieldName("object")) == "self":
+		return callRef{m.f.Text(fn.ChildByFieldName("attribute")), false}, true
+	}
+	return callRef{}, false
 }
 
 // IsNonBlockingD2H: call is `x.cpu(non_blocking=True)` or
@@ -288,13 +519,32 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 	if fn == nil {
 		return nil
 	}
+	s := m.summary(fn)
+	if m.firstPhase {
+		a := asked{local: s, flags: s.flags()}
+		if m.viaImport(fn) {
+			a.imported = m.Qualified(fn)
+		}
+		m.asked = append(m.asked, a)
+	}
+	return s
+}
+
+func (m *Model) summary(fn *Node) *FuncSummary {
 	switch fn.Type() {
 	case "identifier":
-		return m.funcs()[m.f.Text(fn)]
+		if s := m.funcs()[m.f.Text(fn)]; s != nil {
+			return s
+		}
+		return m.importedSummary(fn)
 	case "attribute":
 		name := m.f.Text(fn.ChildByFieldName("attribute"))
 		if m.f.Text(fn.ChildByFieldName("object")) == "self" {
 			return m.funcs()[name]
+		}
+		// u.to_host(x) with `import pkg.utils as u`.
+		if s := m.importedSummary(fn); s != nil {
+			return s
 		}
 		// obj.name(): a method this file defines under a name not shared
 		// with tensors, modules or optimisers.
@@ -303,6 +553,35 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 		}
 	}
 	return nil
+}
+
+// asked is one summary question a rule asked in the first phase: the
+// answer it got (the local summary, or none) and, for a call through an
+// import, the qualified name that may reach a project function.
+type asked struct {
+	local    *FuncSummary
+	imported string
+	flags    uint8
+}
+
+// flags packs what rules read of a summary; no summary reads as none set.
+func (s *FuncSummary) flags() uint8 {
+	if s == nil {
+		return 0
+	}
+	var b uint8
+	for i, on := range []bool{s.Syncs, s.RunsCUDA, s.ReturnsNonBlockingD2H, s.ReturnsCPUTensor, s.Method} {
+		if on {
+			b |= 1 << i
+		}
+	}
+	return b
+}
+
+// CallsImported reports whether a call's callee was imported (so a
+// summary of it, if any, is another module's).
+func (m *Model) CallsImported(call *Node) bool {
+	return m.viaImport(call.ChildByFieldName("function"))
 }
 
 // CallSyncs reports whether a call waits for the GPU: a synchronising
@@ -327,7 +606,10 @@ func (f *File) Calls(start, end int) []*Node {
 	t := f.Tree
 	var out []*Node
 	i := sort.Search(len(t.nodes), func(i int) bool { return int(t.nodes[i].start) >= start })
-	for ; i < len(t.nodes) && int(t.nodes[i].start) < end; i++ {
+	for k := 0; i < len(t.nodes) && int(t.nodes[i].start) < end; i, k = i+1, k+1 {
+		if k&0x3fff == 0 && f.cancelled() {
+			return nil
+		}
 		n := &t.nodes[i]
 		if int(n.start) >= start && int(n.end) <= end && n.Type() == "call" {
 			out = append(out, n)

@@ -35,6 +35,11 @@ type Rule struct {
 	// AlsoAnchors, when set, must match too (one of them): a second cheap
 	// condition for rules whose first anchors are common ("+=").
 	AlsoAnchors []string
+	// Follows, when set, also gives the rule a file that names a project
+	// function whose summary it accepts, in place of AlsoAnchors when the
+	// rule has them and of Anchors otherwise: the anchor is in the helper
+	// (non_blocking=True inside to_host), the hazard in the caller.
+	Follows func(s *FuncSummary) bool
 	// Check inspects one parsed file and reports through the pass.
 	Check func(p *Pass)
 }

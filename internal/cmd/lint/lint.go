@@ -109,9 +109,12 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		sources, errc = pylint.Read(ctx, fsys, files)
 	}
 	l := &pylint.Linter{Rules: rules.All(), Enabled: cfg.Enabled, Workers: opts.Workers}
-	findings, _ := l.Lint(ctx, sources)
+	findings, _, lintErr := l.Lint(ctx, sources)
 	if err := <-errc; err != nil {
 		return nil, err
+	}
+	if lintErr != nil {
+		return nil, lintErr
 	}
 	rep := report.New("lint", "")
 	rep.Inputs = paths

@@ -106,7 +106,11 @@ func benchLint(b *testing.B, parseAll bool) {
 	var st pylint.Stats
 	for i := 0; i < b.N; i++ {
 		var fs []report.Finding
-		fs, st = l.Lint(context.Background(), feed(srcs))
+		var err error
+		fs, st, err = l.Lint(context.Background(), feed(srcs))
+		if err != nil {
+			b.Fatal(err)
+		}
 		n = len(fs)
 		if st.Files != len(srcs) {
 			b.Fatalf("linted %d of %d files", st.Files, len(srcs))

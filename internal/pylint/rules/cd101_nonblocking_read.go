@@ -14,9 +14,10 @@ var CD101 = &pylint.Rule{
 	Name:     "nonblocking-copy-read",
 	Severity: report.Error,
 	Anchors:  []string{"non_blocking"},
+	Follows:  func(s *pylint.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
 	Doc: pylint.Doc{
 		Title:   "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation.",
+		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; a synchronising call, also one inside a helper, counts only where it runs on every path to the read.",
 		Why: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
 before torch.cuda.synchronize(), an event's synchronize() or the stream's synchronize()

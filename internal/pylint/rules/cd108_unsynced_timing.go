@@ -17,9 +17,10 @@ var CD108 = &pylint.Rule{
 	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time", "default_timer"},
 	// Without CUDA in the file there is nothing asynchronous to time.
 	AlsoAnchors: []string{"cuda"},
+	Follows:     func(s *pylint.FuncSummary) bool { return s.RunsCUDA },
 	Doc: pylint.Doc{
 		Title:   "GPU work timed with a host clock and no synchronisation",
-		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read.",
+		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
 		Why: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
 run it, so the number is usually far too small (and the next synchronising call gets
@@ -51,9 +52,10 @@ var gpuCallees = map[string]bool{"model": true, "forward": true, "backward": tru
 
 func checkCD108(p *pylint.Pass) {
 	f := p.File
-	if !bytes.Contains(f.Src, []byte("cuda")) {
-		return
-	}
+	// A file that never names CUDA times GPU work only through a project
+	// helper that runs it (its summary says so); its own calls are taken
+	// as CPU work.
+	helpersOnly := !bytes.Contains(f.Src, []byte("cuda"))
 	m := f.Model()
 	var clocks []*pylint.Node
 	for _, c := range f.Calls(0, len(f.Src)) {
@@ -72,7 +74,7 @@ func checkCD108(p *pylint.Pass) {
 		if f.Loop(start) != f.Loop(end) || bytes.Contains(f.Src[start.EndByte():end.StartByte()], []byte("yield")) {
 			continue
 		}
-		work, synced := timedWork(f, m, int(start.EndByte()), end)
+		work, synced := timedWork(f, m, int(start.EndByte()), end, helpersOnly)
 		if work == nil || synced {
 			continue
 		}
@@ -86,7 +88,7 @@ func checkCD108(p *pylint.Pass) {
 // whether anything there waits for the GPU: a synchronising call, a
 // function of this file that synchronises (directly or through its
 // callees), or generation (which reads each token back).
-func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node) (work *pylint.Node, synced bool) {
+func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node, helpersOnly bool) (work *pylint.Node, synced bool) {
 	end := int(endClock.StartByte())
 	scope := f.Scope(endClock)
 	// An explicit synchronize() next to the second clock counts only when
@@ -99,7 +101,10 @@ func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node
 	for _, c := range f.Calls(start, end) {
 		callee := f.Callee(c)
 		last := pylint.LastName(callee)
-		if s := m.Summary(c); s != nil {
+		// A project helper imported from elsewhere that neither waits nor
+		// runs CUDA work reads as an unknown call (as it does before its
+		// module is summarised).
+		if s := m.Summary(c); s != nil && (s.Syncs || s.RunsCUDA || !m.CallsImported(c)) {
 			if s.Syncs && syncs(c) {
 				return work, true
 			}
@@ -111,7 +116,7 @@ func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node
 		if (m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event")) && syncs(c) {
 			return work, true
 		}
-		if work != nil {
+		if work != nil || helpersOnly {
 			continue
 		}
 		switch {

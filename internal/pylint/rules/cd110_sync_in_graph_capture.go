@@ -15,7 +15,7 @@ var CD110 = &pylint.Rule{
 	Anchors:  []string{"graph(", "capture_begin("},
 	Doc: pylint.Doc{
 		Title:   "Host synchronisation inside CUDA graph capture",
-		Summary: "Inside `with torch.cuda.graph(...)`, code calls `.item()`, `.cpu()`, `.tolist()`, `.numpy()`, `torch.cuda.synchronize()` or prints a tensor: each waits for the GPU, which capture forbids.",
+		Summary: "Inside `with torch.cuda.graph(...)`, code calls `.item()`, `.cpu()`, `.tolist()`, `.numpy()`, `torch.cuda.synchronize()` or prints a tensor: each waits for the GPU, which capture forbids. Helpers that do so, in this file or imported from another module of the project, are found through their summaries.",
 		Why: `During stream capture kernels are recorded, not run, so nothing can wait for their
 results. A synchronising call invalidates the capture: CUDA reports
 cudaErrorStreamCaptureInvalidated ("operation not permitted when stream is capturing")

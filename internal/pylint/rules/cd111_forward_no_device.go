@@ -17,7 +17,7 @@ var CD111 = &pylint.Rule{
 	Anchors:  []string{"def forward"},
 	Doc: pylint.Doc{
 		Title:   "Tensor created in forward() without device= and combined with the inputs",
-		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU.",
+		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Why: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
 tensors to be on the same device, but got mat1 is on cpu, different from other tensors
@@ -64,19 +64,31 @@ func checkCD111(p *pylint.Pass) {
 			if callee.Type() == "attribute" {
 				callee = callee.ChildByFieldName("attribute")
 			}
-			if callee == nil || callee.Type() != "identifier" || !isFactory[f.Text(callee)] {
+			if callee == nil || callee.Type() != "identifier" {
 				continue
 			}
 			if m == nil {
 				m = f.Model()
 				modules = submodules(f, pylint.Ancestor(fn, "class_definition"))
 			}
-			q := m.QualifiedCallee(call)
-			fac := strings.TrimPrefix(q, "torch.")
-			if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
-				continue
-			}
-			if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
+			// what names the maker: torch.zeros(), or a helper (of this file
+			// or imported from the project) that returns such a tensor.
+			var what, remedy string
+			if isFactory[f.Text(callee)] {
+				q := m.QualifiedCallee(call)
+				fac := strings.TrimPrefix(q, "torch.")
+				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
+					continue
+				}
+				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
+					continue
+				}
+				what = "torch." + fac + "() without device="
+				remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
+			} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && !s.Method && same(f.Scope(call), fn) {
+				what = s.Name + "(), which returns a tensor made without device=,"
+				remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
+			} else {
 				continue
 			}
 			// torch.triu(torch.ones(t, t), 1), .bool(): the same CPU tensor.
@@ -99,8 +111,8 @@ func checkCD111(p *pylint.Pass) {
 				continue
 			}
 			if n := combinedUse(f, val, modules); n != nil {
-				p.Report(call, fmt.Sprintf("torch.%s() without device= creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", fac, line(f, n)),
-					fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
+				p.Report(call, fmt.Sprintf("%s creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", what, line(f, n)),
+					remedy)
 				continue
 			}
 			name := assignedName(val)
@@ -112,8 +124,8 @@ func checkCD111(p *pylint.Pass) {
 					break
 				}
 				if n := combinedUse(f, use, modules); n != nil {
-					p.Report(call, fmt.Sprintf("torch.%s() without device= creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", fac, f.Text(name), line(f, n)),
-						fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac))
+					p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
+						remedy)
 					break
 				}
 			}
@@ -227,6 +239,13 @@ func combinedUse(f *pylint.File, n *pylint.Node, modules map[string]bool) *pylin
 		// self.lstm(x, (h0, c0)), self.pos(positions): a layer of the model.
 		if modules[callee] {
 			return call
+		}
+	case "keyword_argument":
+		// self.attn(x, x, x, attn_mask=mask): a layer of the model.
+		if args := p.Parent(); args != nil && args.Type() == "argument_list" && same(p.ChildByFieldName("value"), cur) {
+			if call := args.Parent(); call != nil && call.Type() == "call" && modules[f.Callee(call)] {
+				return call
+			}
 		}
 
 	}

@@ -103,18 +103,55 @@ func runRecall(t testing.TB, pairs []recallPair) []recallResult {
 		if len(wants(clean)) != 0 {
 			t.Fatalf("%s: clean.py has # want lines", p.ID)
 		}
+		// The pair's other files (helper modules, packages) are the rest of
+		// the project both twins are linted with.
+		others := pairHelpers(t, dir)
+		lint := func(name string, src []byte) []report.Finding {
+			fs, err := l.LintSources(append([]pylint.Source{{Path: filepath.Join(dir, name), Src: src}}, others...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fs
+		}
 		res := recallResult{pair: p}
-		for _, f := range l.LintSource(filepath.Join(dir, "hazard.py"), hazard) {
-			if fmt.Sprintf("%d:%s", f.Location.Line, f.Rule) == w[0] {
+		for _, f := range lint("hazard.py", hazard) {
+			if f.Location.Path == filepath.Join(dir, "hazard.py") && fmt.Sprintf("%d:%s", f.Location.Line, f.Rule) == w[0] {
 				res.found = true
 			}
 		}
-		for _, f := range l.LintSource(filepath.Join(dir, "clean.py"), clean) {
+		for _, f := range lint("clean.py", clean) {
 			if f.Severity >= report.Warning {
-				res.cleanAlarms = append(res.cleanAlarms, fmt.Sprintf("%d:%s %s", f.Location.Line, f.Rule, f.Message))
+				res.cleanAlarms = append(res.cleanAlarms, fmt.Sprintf("%s:%d:%s %s", filepath.Base(f.Location.Path), f.Location.Line, f.Rule, f.Message))
 			}
 		}
 		out = append(out, res)
+	}
+	return out
+}
+
+// pairHelpers are the Python files of a pair other than its twins.
+func pairHelpers(t testing.TB, dir string) []pylint.Source {
+	t.Helper()
+	var out []pylint.Source
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return err
+		}
+		if rel, _ := filepath.Rel(dir, p); rel == "hazard.py" || rel == "clean.py" {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if len(wants(src)) != 0 {
+			return fmt.Errorf("%s: only hazard.py may hold a # want line", p)
+		}
+		out = append(out, pylint.Source{Path: p, Src: src})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

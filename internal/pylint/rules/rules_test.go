@@ -108,3 +108,49 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectFixtures lints each directory of testdata/projects as one
+// project (its files import each other) with every rule: findings and
+// `# want` lines must match both ways, in every file.
+func TestProjectFixtures(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "projects", "*"))
+	if len(dirs) == 0 {
+		t.Fatal("no project fixtures")
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var srcs []pylint.Source
+			var want []string
+			err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+					return err
+				}
+				src, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				srcs = append(srcs, pylint.Source{Path: p, Src: src})
+				for _, w := range wants(src) {
+					want = append(want, p+":"+w)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := (&pylint.Linter{Rules: All()}).LintSources(srcs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range fs {
+				got = append(got, fmt.Sprintf("%s:%d:%s", f.Location.Path, f.Location.Line, f.Rule))
+			}
+			sort.Strings(want)
+			sort.Strings(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("findings mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

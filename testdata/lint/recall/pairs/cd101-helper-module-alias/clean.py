@@ -1,0 +1,9 @@
+import numpy as np
+
+import pipeline.transfer as xfer
+
+
+def save_activations(acts, path):
+    host = xfer.offload_one(acts["last"], pinned=True)
+    xfer.drain()
+    np.save(path, host.numpy())
