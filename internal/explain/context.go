@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -15,7 +16,7 @@ import (
 // root behind a surface error can be read from them.
 var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver Version", "driver version", "CUDA Version",
 	"GeForce", "Tesla ", "Quadro", "TITAN ", "torch==", "MiB / ", "torch.__version__", "torch.version.cuda",
-	"get_device_name", "GPU models and configuration", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX",
+	"get_device_name", "GPU models and configuration", "Is CUDA available", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX",
 	// GPUs and CUDA versions as users write them in prose.
 	"RTX 20", "RTX 30", "RTX 40", "RTX 50", "RTX 60", "RTX 80", "rtx 20", "rtx 30", "rtx 40", "rtx 50", "rtx-20", "rtx-30", "rtx-40", "RTX-20", "RTX-30", "RTX-40",
 	"RTX206", "RTX207", "RTX208", "RTX306", "RTX307", "RTX308", "RTX309", "RTX406", "RTX407", "RTX408", "RTX409", "RTX507", "RTX508", "RTX509",
@@ -77,7 +78,7 @@ func sourceLines(s *source) []logparse.Line {
 // output: the environment checks run on those facts, and a failing check
 // whose root stands behind the finding's surface class becomes its class,
 // with the pasted lines as evidence and the surface kept as an alternative.
-func applyContext(k *kb.KB, all []*source, fs []report.Finding) {
+func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding {
 	for _, s := range all {
 		lines := sourceLines(s)
 		if len(lines) == 0 {
@@ -93,6 +94,9 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) {
 			continue
 		}
 		ctx := p.Judge()
+		if f, ok := unavailableFinding(k, s.name, lines, texts, p, fs); ok {
+			fs = append(fs, f)
+		}
 		for i := range fs {
 			f := &fs[i]
 			if f.Location == nil || f.Location.Path != s.name || f.Severity < report.Warning {
@@ -107,6 +111,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) {
 			}
 		}
 	}
+	return fs
 }
 
 func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name string) {
@@ -174,4 +179,39 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
 		f.Remedies = append(v.Remedies(nil), f.Remedies...)
 	}
+}
+
+// unavailableRE is collect_env's verdict that PyTorch sees no GPU.
+var unavailableRE = regexp.MustCompile(`^\s*Is CUDA available:\s*(?:No|False)\s*$`)
+
+// unavailableFinding: a pasted collect_env that says CUDA is unavailable on
+// a machine that lists a GPU is the failure itself when nothing else in the
+// input is; the environment checks that follow may name its root. Without
+// a GPU in the paste (a CPU runner printing its environment) it is not.
+func unavailableFinding(k *kb.KB, name string, lines []logparse.Line, texts []string, p *probe.Pasted, fs []report.Finding) (report.Finding, bool) {
+	for _, f := range fs {
+		if f.Location != nil && f.Location.Path == name && f.Severity >= report.Warning {
+			return report.Finding{}, false
+		}
+	}
+	if _, gpu := p.Lines["gpu"]; !gpu {
+		return report.Finding{}, false
+	}
+	c, ok := k.Class("cuda-unavailable")
+	if !ok {
+		return report.Finding{}, false
+	}
+	for i, t := range texts {
+		if !unavailableRE.MatchString(t) {
+			continue
+		}
+		v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
+		return report.Finding{
+			Rule: c.ID, Class: c.ID, Severity: c.Severity, Message: v.Message(),
+			Location: &report.Location{Path: name, Line: lines[i].N},
+			Evidence: []report.Evidence{{Path: name, Line: lines[i].N, Text: lines[i].Text}},
+			Remedies: v.Remedies(nil),
+		}, true
+	}
+	return report.Finding{}, false
 }

@@ -127,8 +127,7 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 	findings = gate(findings)
 	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
-	applyContext(e.KB, all, out)
-	return out, nil
+	return applyContext(e.KB, all, out), nil
 }
 
 var rankNameRE = regexp.MustCompile(`(?i)rank[_-]?(\d+)`)

@@ -198,6 +198,9 @@ var (
 	// error = 999" and "CUDA Error 700", Numba's "[700] Call to", "code=700".
 	legacyCodeRE = regexp.MustCompile(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
 	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\()`)
+	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
+	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
+	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
 	// errorContext marks a line as speaking of a CUDA error, which a
 	// generic message ("out of memory", "unknown error") needs to count.
 	errorContexts = []string{" cuda error ", " cuda runtime error ", " cuda driver error ", " cuda failure ", " gpuassert ",
@@ -245,6 +248,13 @@ func (k *KB) Statuses(line string) []StatusHit {
 			add(s, strings.TrimSpace(m[0]))
 		}
 	}
+	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
+		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
+			if s, ok := t.byCode[int(n)]; ok {
+				add(s, m[0])
+			}
+		}
+	}
 	norm := normalize(line)
 	ctx := -1
 	for _, p := range t.phrases {
@@ -273,7 +283,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDA driver error"}
+		"CudaAPIError", "CUDA driver error", "cudaError_enum"}
 	if k.status == nil {
 		return out
 	}

@@ -35,6 +35,11 @@ func runDriverVersion(f *Facts) Result {
 	if haveDrv && known && req.Family[0] > 0 && drv.Less(req.Family) && !compat {
 		tooOld = true
 	}
+	// Before CUDA 11 there is no minor-version compatibility: a driver
+	// older than the toolkit's cannot run the build at all.
+	if haveDrv && known && req.Family[0] == 0 && drv.Less(req.Full) && !compat {
+		tooOld = true
+	}
 	if tooOld {
 		msg := fmt.Sprintf("driver %s supports CUDA %s, but %s needs driver >= %s", f.NVML.DriverVersion, cudaVersionString(drvCUDA), label, req.Full)
 		if req.Family[0] > 0 {
@@ -42,11 +47,16 @@ func runDriverVersion(f *Facts) Result {
 		}
 		if !known {
 			msg = fmt.Sprintf("driver %s supports CUDA %s, older than the CUDA %s that %s was built for", f.NVML.DriverVersion, cudaVersionString(drvCUDA), t.CUDA, label)
+		} else if drvCUDA == 0 {
+			// A pasted driver version without nvidia-smi's "CUDA Version".
+			msg = fmt.Sprintf("driver %s is older than the %s that %s needs", f.NVML.DriverVersion, req.Full, label)
 		}
 		fd := finding(report.Error, msg)
 		fd.Evidence = []report.Evidence{ev("driver " + f.NVML.DriverVersion + ", CUDA " + cudaVersionString(drvCUDA)), ev("torch.version.cuda = " + t.CUDA)}
 		fd.Facts["driver"] = f.NVML.DriverVersion
-		fd.Facts["driver_cuda"] = cudaVersionString(drvCUDA)
+		if drvCUDA > 0 {
+			fd.Facts["driver_cuda"] = cudaVersionString(drvCUDA)
+		}
 		fd.Facts["torch_cuda"] = t.CUDA
 		if known {
 			fd.Facts["min_driver"] = req.Full.String()

@@ -27,6 +27,16 @@ Nvidia driver version: 455.23.05`, "no-kernel-image"},
 		{"nvidia-smi: a card already full", `| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |
 |   0  NVIDIA GeForce RTX 3060    Off | 00000000:01:00.0 Off |                  N/A |
 | 30%   45C    P2    40W / 170W |  11980MiB / 12288MiB |    100%      Default |`, "oom"},
+		{"collect_env: driver 410 for a CUDA 10.2 build (no minor-version compatibility before CUDA 11)", `PyTorch version: 1.5.0
+CUDA used to build PyTorch: 10.2
+Is CUDA available: No
+GPU models and configuration:
+GPU 0: Tesla P100-PCIE-16GB
+Nvidia driver version: 410.104`, "driver-too-old"},
+		{"collect_env: driver 440.33 runs a CUDA 10.2 build", `PyTorch version: 1.5.0
+CUDA used to build PyTorch: 10.2
+GPU models and configuration: GPU 0: Tesla P100-PCIE-16GB
+Nvidia driver version: 440.33.01`, ""},
 		{"a supported card", `PyTorch version: 2.1.0+cu121
 GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB
 Nvidia driver version: 535.104.05`, ""},
