@@ -13,6 +13,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/pyshim"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // ModeAnomaly is the re-run that finds the in-place write behind autograd's
@@ -99,7 +100,7 @@ func readAnomaly(out []byte) anomalyResult {
 					}
 					break
 				}
-				if isLibraryPath(fm[1]) || isShimPath(fm[1]) {
+				if !usercode.IsUser(fm[1]) || isShimPath(fm[1]) {
 					continue
 				}
 				n, _ := strconv.Atoi(fm[2])

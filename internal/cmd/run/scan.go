@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // scanner watches the child's output as it streams, so that what the
@@ -203,7 +204,7 @@ func userFrameIn(tb string) *report.Location {
 			}
 			continue
 		}
-		if isLibraryPath(m[1]) {
+		if !usercode.IsUser(m[1]) {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
@@ -224,11 +225,4 @@ func stripRank(l string) string {
 		return strings.TrimPrefix(l[m[1]:], " ")
 	}
 	return l
-}
-
-// isLibraryPath recognises installed and compiled code: packages, the
-// standard library, frozen modules, Cython sources (.pyx).
-func isLibraryPath(p string) bool {
-	return strings.Contains(p, "site-packages/") || strings.Contains(p, "dist-packages/") ||
-		strings.HasPrefix(p, "<") || strings.Contains(p, "/lib/python3") || !strings.HasSuffix(p, ".py")
 }
