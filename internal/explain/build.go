@@ -41,9 +41,6 @@ type lineRef struct {
 
 const maxEvidence = 10
 
-// asyncHintRE is PyTorch's note that a CUDA error may be reported late.
-var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
-
 // torchCUDAErrorRE is PyTorch's own CUDA error exception line.
 var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
 
@@ -166,7 +163,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	dsaHint := false
 	torchCUDA, modern := false, false
 	for _, t := range texts {
-		if asyncHintRE.MatchString(t) {
+		if logparse.HasAsyncHint(t) {
 			asyncHint = true
 		}
 		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
@@ -540,7 +537,7 @@ func (b *built) addEvidence(f *failure, refs []lineRef, async bool) {
 	}
 	if async {
 		for _, r := range refs {
-			if asyncHintRE.MatchString(r.text) {
+			if logparse.HasAsyncHint(r.text) {
 				add(r)
 				break
 			}
