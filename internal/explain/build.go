@@ -11,6 +11,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // built is a finding with what arrange needs to order and merge it.
@@ -39,9 +40,6 @@ type lineRef struct {
 }
 
 const maxEvidence = 10
-
-// asyncHintRE is PyTorch's note that a CUDA error may be reported late.
-var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
 
 // torchCUDAErrorRE is PyTorch's own CUDA error exception line.
 var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
@@ -165,7 +163,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	dsaHint := false
 	torchCUDA, modern := false, false
 	for _, t := range texts {
-		if asyncHintRE.MatchString(t) {
+		if logparse.HasAsyncHint(t) {
 			asyncHint = true
 		}
 		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
@@ -349,32 +347,10 @@ func rootException(f *failure) *logparse.Exception {
 	return nil
 }
 
-// libraryMarkers are path parts of code that is not the user's.
-var libraryMarkers = []string{"site-packages/", "dist-packages/", "/torch/", "/triton/", "/cupy/", "cupy_backends/",
-	"/multiprocessing/", "importlib", "<frozen", "/lib/python", "/lib64/python", "/bin/torchrun", "/bin/accelerate",
-	"/bin/deepspeed", "/_pytest/", "/runpy.py", "/threading.py"}
-
-// IsUserPath reports whether a frame's file is the user's code rather than
-// a library, the interpreter or a launcher.
-func IsUserPath(path string) bool {
-	p := strings.ReplaceAll(path, `\`, "/")
-	for _, m := range libraryMarkers {
-		if strings.Contains(p, m) {
-			return false
-		}
-	}
-	for _, prefix := range []string{"torch/", "triton/", "cupy/", "numpy/", "multiprocessing/"} {
-		if strings.HasPrefix(p, prefix) {
-			return false
-		}
-	}
-	return p != ""
-}
-
 // innermostUser returns the deepest user frame of an exception.
 func innermostUser(frames []logparse.Frame) *logparse.Frame {
 	for i := len(frames) - 1; i >= 0; i-- {
-		if IsUserPath(frames[i].Path) {
+		if usercode.IsUser(frames[i].Path) {
 			return &frames[i]
 		}
 	}
@@ -399,7 +375,7 @@ func (b *built) locate(f *failure, async bool) {
 		}
 		for ci := range ev.Chain {
 			for _, fr := range ev.Chain[ci].Frames {
-				if IsUserPath(fr.Path) {
+				if usercode.IsUser(fr.Path) {
 					userFiles[filepath.Base(fr.Path)] = fr.Path
 				}
 			}
@@ -410,7 +386,7 @@ func (b *built) locate(f *failure, async bool) {
 		if b.script == "" && len(ev.Chain) > 0 {
 			last := ev.Chain[len(ev.Chain)-1]
 			for _, fr := range last.Frames {
-				if IsUserPath(fr.Path) {
+				if usercode.IsUser(fr.Path) {
 					b.script = fr.Path
 					break
 				}
@@ -426,7 +402,7 @@ func (b *built) locate(f *failure, async bool) {
 		case logparse.KindMessage:
 			// "#0 all_reduce from ..." frames are innermost first.
 			for i := range ev.Frames {
-				if IsUserPath(ev.Frames[i].Path) {
+				if usercode.IsUser(ev.Frames[i].Path) {
 					fr := ev.Frames[i]
 					other = &fr
 					break
@@ -561,7 +537,7 @@ func (b *built) addEvidence(f *failure, refs []lineRef, async bool) {
 	}
 	if async {
 		for _, r := range refs {
-			if asyncHintRE.MatchString(r.text) {
+			if logparse.HasAsyncHint(r.text) {
 				add(r)
 				break
 			}

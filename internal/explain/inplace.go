@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // inplaceMessage is autograd's error for a saved tensor that was modified
@@ -56,7 +57,7 @@ func anomalyForward(f *failure) (string, *logparse.Frame) {
 				}
 				// The last test skips the frame of cudadoctor run's own
 				// in-place watch, which wraps every operation.
-				if !IsUserPath(fm[1]) || strings.HasSuffix(fm[1], "sitecustomize.py") {
+				if !usercode.IsUser(fm[1]) || strings.HasSuffix(fm[1], "sitecustomize.py") {
 					continue
 				}
 				n, _ := strconv.Atoi(fm[2])

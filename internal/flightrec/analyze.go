@@ -3,12 +3,12 @@ package flightrec
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // The rules this package reports; both diagnose the class nccl-error.
@@ -523,23 +523,11 @@ func oldestPending(views map[int]*rankView) *Entry {
 // standard library: the line of the program that issued the collective.
 func UserFrame(frames []Frame) (Frame, bool) {
 	for _, f := range frames {
-		if isLibrary(f.File) {
-			continue
+		if usercode.IsUser(f.File) {
+			return f, true
 		}
-		return f, true
 	}
 	return Frame{}, false
-}
-
-func isLibrary(file string) bool {
-	f := filepath.ToSlash(file)
-	switch {
-	case f == "", strings.HasPrefix(f, "<"), strings.Contains(f, "/site-packages/"),
-		strings.Contains(f, "/dist-packages/"), strings.Contains(f, "/torch/"),
-		strings.Contains(f, "/lib/python3"):
-		return true
-	}
-	return false
 }
 
 func keys[V any](m map[int]V) []int {

@@ -6,9 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/nlpodyssey/gopickle/pickle"
-
 	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
+	"github.com/cudadoctor/cudadoctor/internal/pickle"
 )
 
 // syntheticJob64 builds 64 ranks' dumps on the template of the real rank-0
@@ -22,12 +21,12 @@ func syntheticJob64(tb testing.TB) [][]byte {
 		tb.Fatal(err)
 	}
 	// The generic form of the dump, entries as dicts, to copy from.
-	u := pickle.NewUnpickler(bytes.NewReader(data))
-	raw, err := u.Load()
+	d := pickle.NewDecoder(bytes.NewReader(data), nil, pickle.Limits{})
+	raw, err := d.Decode()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	root, err := newConverter().value(raw, 0)
+	root, err := pickle.NewPlain(d, maxDepth).Value(raw, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

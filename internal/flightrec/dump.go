@@ -95,7 +95,7 @@ type Dump struct {
 // IsPickle says whether data starts like a pickle of protocol 2 to 5, the
 // protocols torch writes (2 for Flight Recorder, 4 or 5 for memory snapshots).
 func IsPickle(data []byte) bool {
-	return len(data) >= 2 && data[0] == opProto && data[1] >= 2 && data[1] <= 5
+	return len(data) >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5
 }
 
 // Decode reads one dump, pickle or JSON, and names it path. The rank comes

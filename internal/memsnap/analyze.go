@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // Site is where memory was allocated: the first frame of the user's own
@@ -205,7 +206,7 @@ func UserFrame(frames []Frame, stack []int32) int32 {
 		if fallback < 0 {
 			fallback = fi
 		}
-		if !isLibraryFile(f.Filename) {
+		if usercode.IsUser(f.Filename) {
 			return fi
 		}
 	}
@@ -221,34 +222,6 @@ func isPythonFrame(f *Frame) bool {
 		return false
 	}
 	return true
-}
-
-var libraryMarkers = []string{"/site-packages/", "/dist-packages/", "/lib/python2", "/lib/python3", "/lib64/python3"}
-
-// torchDirs are first-level entries of the torch package; a path through
-// one of them is PyTorch itself even in a source checkout.
-var torchDirs = []string{"nn/", "autograd/", "cuda/", "utils/", "_dynamo/", "_inductor/", "distributed/", "optim/",
-	"amp/", "fx/", "_functorch/", "_higher_order_ops/", "_prims/", "_refs/", "_decomp/", "_tensor.py", "functional.py",
-	"_ops.py", "overrides.py", "random.py", "serialization.py", "_compile.py", "_jit_internal.py", "jit/", "library.py"}
-
-func isLibraryFile(p string) bool {
-	if strings.HasPrefix(p, "<frozen") {
-		return true
-	}
-	for _, m := range libraryMarkers {
-		if strings.Contains(p, m) {
-			return true
-		}
-	}
-	if i := strings.LastIndex(p, "/torch/"); i >= 0 {
-		rest := p[i+len("/torch/"):]
-		for _, d := range torchDirs {
-			if strings.HasPrefix(rest, d) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func isSegmentAdd(a Action) bool    { return a == ActionSegmentAlloc || a == ActionSegmentMap }

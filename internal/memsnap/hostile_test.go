@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cudadoctor/cudadoctor/internal/memsnap/pickle"
+	"github.com/cudadoctor/cudadoctor/internal/pickle"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -29,73 +29,73 @@ func writeHostile(o hostileShape) []byte {
 	var buf bytes.Buffer
 	p := newPickleWriter(&buf)
 	entry := func(i int) {
-		p.value(ordered{{"action", "alloc"}, {"addr", int64(i) * 512}, {"size", 512}, {"stream", 0}, {"time_us", int64(i)}})
+		p.Value(ordered{{"action", "alloc"}, {"addr", int64(i) * 512}, {"size", 512}, {"stream", 0}, {"time_us", int64(i)}})
 	}
 	block := func(i int) {
-		p.value(ordered{{"address", int64(i) * 512}, {"size", 512}, {"requested_size", 512}, {"state", "active_allocated"}})
+		p.Value(ordered{{"address", int64(i) * 512}, {"size", 512}, {"requested_size", 512}, {"state", "active_allocated"}})
 	}
 	// shared writes a list of refs references to one list of n items.
 	shared := func(refs, n int, item func(int), wrap func(ref func())) {
-		p.op(']')
-		p.memoize()
+		p.Op(']')
+		p.Memoize()
 		if refs == 0 {
 			return
 		}
-		p.op('(')
+		p.Op('(')
 		id := -1
-		wrap(func() { id = p.n; p.list(n, item) })
+		wrap(func() { id = p.N; p.List(n, item) })
 		for i := 1; i < refs; i++ {
 			if i%1000 == 0 { // batched as Python's pickler does
-				p.op('e', '(')
+				p.Op('e', '(')
 			}
-			wrap(func() { p.get(id) })
+			wrap(func() { p.Get(id) })
 		}
-		p.op('e')
+		p.Op('e')
 	}
-	p.dict(func() {
-		p.str("segments")
+	p.Dict(func() {
+		p.Str("segments")
 		shared(o.SegmentRefs, o.BlockLen, block, func(blocks func()) {
-			p.dict(func() {
-				p.str("device")
-				p.int(int64(p.n)) // a distinct device for every segment
-				p.str("total_size")
-				p.int(int64(o.BlockLen) * 512)
-				p.str("blocks")
+			p.Dict(func() {
+				p.Str("device")
+				p.Int(int64(p.N)) // a distinct device for every segment
+				p.Str("total_size")
+				p.Int(int64(o.BlockLen) * 512)
+				p.Str("blocks")
 				blocks()
 			})
 		})
-		p.str("device_traces")
+		p.Str("device_traces")
 		shared(o.TraceRefs, o.TraceLen, entry, func(trace func()) { trace() })
-		p.str("allocator_settings")
-		p.dict(func() {
+		p.Str("allocator_settings")
+		p.Dict(func() {
 			if o.SelfRef {
-				p.str("self")
-				p.op(']')
-				p.memoize()
-				p.get(p.n - 1)
-				p.op('a')
+				p.Str("self")
+				p.Op(']')
+				p.Memoize()
+				p.Get(p.N - 1)
+				p.Op('a')
 			}
 			if o.NestDepth > 0 {
-				p.str("nest")
-				p.op(']')
-				p.memoize()
-				p.int(1)
-				p.op('a')
+				p.Str("nest")
+				p.Op(']')
+				p.Memoize()
+				p.Int(1)
+				p.Op('a')
 				for range o.NestDepth {
-					prev := p.n - 1
-					p.op('0') // the previous level is reached through the memo only
-					p.op(']')
-					p.memoize()
-					p.op('(')
+					prev := p.N - 1
+					p.Op('0') // the previous level is reached through the memo only
+					p.Op(']')
+					p.Memoize()
+					p.Op('(')
 					for range max(o.NestFanout, 1) {
-						p.get(prev)
+						p.Get(prev)
 					}
-					p.op('e')
+					p.Op('e')
 				}
 			}
 		})
 	})
-	p.finish()
+	p.Finish()
 	return buf.Bytes()
 }
 

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudadoctor/cudadoctor/internal/memsnap/pickle"
+	"github.com/cudadoctor/cudadoctor/internal/pickle"
 )
 
 // Action is what a trace entry records.

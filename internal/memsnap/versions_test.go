@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudadoctor/cudadoctor/internal/memsnap/pickle"
+	"github.com/cudadoctor/cudadoctor/internal/pickle"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -14,8 +14,8 @@ func encode(t testing.TB, v any) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	p := newPickleWriter(&buf)
-	p.value(v)
-	if err := p.finish(); err != nil {
+	p.Value(v)
+	if err := p.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

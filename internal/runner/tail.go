@@ -183,8 +183,8 @@ func (c *seqCounter) next() uint64 { return c.n.Add(1) }
 // lineSplitter hands complete lines (capped at max bytes), with their
 // number across both streams, to a callback. With a filter, only lines
 // holding one of its keywords are handed over; a chunk holding none of them
-// costs a few vectorised scans instead of a call per line, so plain
-// training output passes at pipe speed. The callback runs under mu, which
+// costs one vectorised byte search per anchor (keywords.go) instead of a
+// call per line, so plain training output passes at pipe speed. The callback runs under mu, which
 // both streams share, never concurrently.
 type lineSplitter struct {
 	max       int
@@ -194,6 +194,8 @@ type lineSplitter struct {
 	count     *int // lines so far, both streams; guarded by mu
 	emit      func(line []byte, n int)
 	filter    [][]byte
+	set       *keywordSet // built from filter on first use
+	starts    []int       // reused by hits
 }
 
 func (l *lineSplitter) write(p []byte) {
@@ -243,22 +245,13 @@ func (l *lineSplitter) eachLine(full []byte) {
 
 // hits hands over the lines of full that hold a keyword, in order.
 func (l *lineSplitter) hits(full []byte) {
-	var starts []int
-	for _, kw := range l.filter {
-		for off := 0; ; {
-			i := bytes.Index(full[off:], kw)
-			if i < 0 {
-				break
-			}
-			at := off + i
-			start := bytes.LastIndexByte(full[:at], '\n') + 1
-			starts = append(starts, start)
-			end := at + bytes.IndexByte(full[at:], '\n')
-			off = end + 1
-		}
+	if l.set == nil {
+		l.set = newKeywordSet(l.filter)
 	}
+	starts, newlines := l.set.scan(full, l.starts[:0])
+	l.starts = starts
 	if len(starts) == 0 {
-		*l.count += bytes.Count(full, []byte{'\n'})
+		*l.count += newlines
 		return
 	}
 	sort.Ints(starts)
@@ -274,7 +267,7 @@ func (l *lineSplitter) hits(full []byte) {
 		end := st + bytes.IndexByte(full[st:], '\n')
 		l.emit(l.capped(full[st:end]), base+1)
 	}
-	*l.count += bytes.Count(full, []byte{'\n'})
+	*l.count += newlines
 }
 
 // binaryChunk says a chunk of output is binary: NUL bytes, which text

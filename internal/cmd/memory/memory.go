@@ -20,7 +20,7 @@ import (
 	engine "github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
-	"github.com/cudadoctor/cudadoctor/internal/memsnap/pickle"
+	"github.com/cudadoctor/cudadoctor/internal/pickle"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 

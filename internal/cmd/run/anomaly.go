@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/pyshim"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // ModeAnomaly is the re-run that finds the in-place write behind autograd's
@@ -35,9 +37,8 @@ const inplaceError = "modified by an inplace operation"
 var (
 	// What the shim prints on the failing backward.
 	inplaceWriteRE = regexp.MustCompile(`cudadoctor: in-place write: File "([^"]+)", line (\d+), in (\S+)`)
-	// PyTorch's anomaly-mode warning and the forward frames under it.
-	anomalyHeadRE  = regexp.MustCompile(`Error detected in (\w+)\. Traceback of forward call that caused the error:`)
-	anomalyFrameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+), in (\S+)`)
+	// PyTorch's anomaly-mode warning, above the forward frames.
+	anomalyHeadRE = regexp.MustCompile(`Error detected in (\w+)\. Traceback of forward call that caused the error:`)
 )
 
 // anomalyEnv returns env with the shim installed and switched on, and the
@@ -92,18 +93,17 @@ func readAnomaly(out []byte) anomalyResult {
 			r.node = m[1]
 			for _, f := range lines[i+1:] {
 				f = stripRank(f)
-				fm := anomalyFrameRE.FindStringSubmatch(f)
-				if fm == nil {
+				fr, ok := logparse.ParseFrame(f)
+				if !ok {
 					if strings.HasPrefix(f, "    ") {
 						continue // the frame's source line
 					}
 					break
 				}
-				if isLibraryPath(fm[1]) || isShimPath(fm[1]) {
+				if !usercode.IsUser(fr.Path) || isShimPath(fr.Path) {
 					continue
 				}
-				n, _ := strconv.Atoi(fm[2])
-				r.forward = &report.Location{Path: fm[1], Line: n, Function: fm[3]}
+				r.forward = &report.Location{Path: fr.Path, Line: fr.Line, Function: fr.Function}
 			}
 		}
 	}

@@ -903,3 +903,33 @@ func TestNoEnvironmentMeansOurs(t *testing.T) {
 		t.Errorf("the child's environment lost the wrapper's: %v", h.child.specs)
 	}
 }
+
+func TestScannerReadsAsTheLogParserDoes(t *testing.T) {
+	sc := newScanner()
+	for i, l := range []string{
+		"[1,3]<stderr>:RuntimeError: CUDA error: an illegal memory access was encountered",
+		"CUDA KERNEL ERRORS MIGHT BE ASYNCHRONOUSLY REPORTED AT SOME OTHER API CALL, so the stacktrace below might be incorrect.",
+		"0: Traceback (most recent call last):",
+		"Root Cause (first observed failure):",
+		"[0]:",
+		"  rank      : 3 (local_rank: 1)",
+	} {
+		sc.line([]byte(l), i+1)
+	}
+	if got := sc.rankList(); len(got) != 2 || got[0] != 0 || got[1] != 3 {
+		t.Errorf("ranks %v, want mpirun's 3 and srun's 0", got)
+	}
+	if r := sc.firstErrRank; r == nil || *r != 3 {
+		t.Errorf("first failing rank %v, want 3", r)
+	}
+	if r := sc.failedRank(); r == nil || *r != 3 {
+		t.Errorf("root cause rank %v, want 3", r)
+	}
+	if !sc.asyncHint {
+		t.Error("PyTorch's note, shouted, was missed")
+	}
+	loc := lastUserFrame([]byte("Traceback (most recent call last):\nCell In[4], line 9, in train_step(batch)\n    loss = model(batch)\nRuntimeError: x\n"))
+	if loc == nil || loc.Path != "In[4]" || loc.Line != 9 || loc.Code != "loss = model(batch)" {
+		t.Errorf("IPython frame: %+v", loc)
+	}
+}

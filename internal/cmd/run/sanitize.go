@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
-	"github.com/cudadoctor/cudadoctor/internal/sanitizer"
 )
 
 // sanitizerLogLimit bounds the sanitizer lines kept from a re-run.
@@ -77,7 +77,7 @@ func (o *Options) sanitize(ctx context.Context, rep *report.Report, first *runne
 		return
 	}
 	info.ExitCode, info.DurationS, info.TimedOut = res.ExitCode, res.Duration.Seconds(), res.TimedOut
-	srep, err := sanitizer.Parse(bytes.NewReader(sc.sanitizer.Bytes()))
+	srep, err := logparse.ParseSanitizer(bytes.NewReader(sc.sanitizer.Bytes()))
 	if err != nil {
 		fmt.Fprintf(o.Messages, "cudadoctor: %v\n", err)
 	}

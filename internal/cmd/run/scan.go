@@ -2,12 +2,13 @@ package run
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
 
 // scanner watches the child's output as it streams, so that what the
@@ -63,10 +64,10 @@ var pinWords = [][]byte{
 }
 
 var (
-	asyncHint     = []byte("might be asynchronously reported")
-	tracebackHead = []byte("Traceback (most recent call last)")
-	rankRE        = regexp.MustCompile(`^\[(?:rank|default)(\d+)\]:`)
-	rootRE        = regexp.MustCompile(`^\s*rank\s*:\s*(\d+)`)
+	// The note's regexp runs only on lines holding this word, in either case.
+	asynchronously, asynchronouslyUpper = []byte("synchronously"), []byte("SYNCHRONOUSLY")
+	tracebackHead                       = []byte(logparse.TracebackHead)
+	rootCauseHead                       = []byte(logparse.RootCauseHead)
 )
 
 func newScanner() *scanner { return &scanner{ranks: map[int]bool{}} }
@@ -81,7 +82,7 @@ func (s *scanner) line(b []byte, n int) {
 			s.sanitizer.WriteByte('\n')
 		}
 	}
-	if !s.asyncHint && bytes.Contains(b, asyncHint) {
+	if !s.asyncHint && (bytes.Contains(b, asynchronously) || bytes.Contains(b, asynchronouslyUpper)) && logparse.HasAsyncHint(string(b)) {
 		s.asyncHint = true
 	}
 	if !s.inplace && bytes.Contains(b, []byte(inplaceError)) {
@@ -95,26 +96,20 @@ func (s *scanner) line(b []byte, n int) {
 			s.cudaError = strings.TrimSpace(string(b[i:]))
 		}
 	}
-	if len(b) > 6 && b[0] == '[' {
-		if m := rankRE.FindSubmatch(b); m != nil {
-			if r, err := strconv.Atoi(string(m[1])); err == nil {
-				if len(s.ranks) < maxRanks {
-					s.ranks[r] = true
-				}
-				if s.firstErrRank == nil && (bytes.Contains(b, []byte("Error")) || bytes.Contains(b, []byte("Traceback"))) {
-					s.firstErrRank = &r
-				}
-			}
+	if r, rest := logparse.StripRank(string(b)); r >= 0 {
+		if len(s.ranks) < maxRanks {
+			s.ranks[r] = true
+		}
+		if s.firstErrRank == nil && (strings.Contains(rest, "Error") || strings.Contains(rest, "Traceback")) {
+			s.firstErrRank = &r
 		}
 	}
-	if bytes.Contains(b, []byte("Root Cause (first observed failure)")) {
+	if bytes.Contains(b, rootCauseHead) {
 		s.rootCauseAt = n
 	} else if s.rootCauseAt > 0 && n-s.rootCauseAt <= 8 && s.rootRank == nil {
 		// "  rank      : 1 (local_rank: 1)", a few lines below the header.
-		if m := rootRE.FindSubmatch(b); m != nil {
-			if r, err := strconv.Atoi(string(m[1])); err == nil {
-				s.rootRank = &r
-			}
+		if r, ok := logparse.SummaryRank(string(b)); ok {
+			s.rootRank = &r
 		}
 	}
 	if len(s.pins) < maxPins && s.pinBytes+len(b) <= maxPinBytes {
@@ -168,8 +163,6 @@ func (s *scanner) diagnosisInput(tail []byte, dropped int64, lines int) []byte {
 	return b.Bytes()
 }
 
-var frameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+), in (.+)$`)
-
 // lastUserFrame finds, in the last Python traceback of out that passes
 // through the user's code, the innermost frame outside installed packages:
 // where the traceback points in the user's code. Tracebacks printed later
@@ -177,7 +170,7 @@ var frameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+), in (.+)$`)
 // is the fallback when the diagnosis names no frame.
 func lastUserFrame(out []byte) *report.Location {
 	text := string(out)
-	const head = "Traceback (most recent call last):"
+	const head = logparse.TracebackHead + ":"
 	for end := len(text); end > 0; {
 		i := strings.LastIndex(text[:end], head)
 		if i < 0 {
@@ -196,22 +189,23 @@ func userFrameIn(tb string) *report.Location {
 	var best *report.Location
 	for j := 1; j < len(lines); j++ {
 		l := stripRank(lines[j])
-		m := frameRE.FindStringSubmatch(l)
-		if m == nil {
+		fr, ok := logparse.ParseFrame(l)
+		if !ok {
 			if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, " ") {
 				break // the exception line ends the frames
 			}
 			continue
 		}
-		if isLibraryPath(m[1]) {
+		if !usercode.IsUser(fr.Path) {
 			continue
 		}
-		n, _ := strconv.Atoi(m[2])
-		loc := &report.Location{Path: m[1], Line: n, Function: m[3]}
+		loc := &report.Location{Path: fr.Path, Line: fr.Line, Function: fr.Function}
 		if j+1 < len(lines) {
 			next := stripRank(lines[j+1])
-			if code := strings.TrimSpace(next); strings.Trim(code, "^~ ") != "" && !frameRE.MatchString(next) {
-				loc.Code = code
+			if _, isFrame := logparse.ParseFrame(next); !isFrame {
+				if code := strings.TrimSpace(next); strings.Trim(code, "^~ ") != "" {
+					loc.Code = code
+				}
 			}
 		}
 		best = loc
@@ -219,16 +213,8 @@ func userFrameIn(tb string) *report.Location {
 	return best
 }
 
+// stripRank drops a launcher's rank prefix, as the log parser does.
 func stripRank(l string) string {
-	if m := rankRE.FindStringIndex(l); m != nil {
-		return strings.TrimPrefix(l[m[1]:], " ")
-	}
-	return l
-}
-
-// isLibraryPath recognises installed and compiled code: packages, the
-// standard library, frozen modules, Cython sources (.pyx).
-func isLibraryPath(p string) bool {
-	return strings.Contains(p, "site-packages/") || strings.Contains(p, "dist-packages/") ||
-		strings.HasPrefix(p, "<") || strings.Contains(p, "/lib/python3") || !strings.HasSuffix(p, ".py")
+	_, rest := logparse.StripRank(l)
+	return rest
 }

@@ -4,139 +4,24 @@
 package frtest
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/pickle/pickletest"
 )
 
 // Tuple is a pickled tuple (process_group is one).
-type Tuple []any
+type Tuple = pickletest.Tuple
 
 // IntList is a list torch's jit Pickler wraps in build_intlist.
-type IntList []any
+type IntList = pickletest.IntList
 
-// pickler writes protocol 2 with memoized strings, as torch::jit::Pickler does.
-type pickler struct {
-	buf  []byte
-	memo map[string]int
-	next int
-}
-
-func EncodePickle(v any) []byte {
-	p := &pickler{memo: map[string]int{}}
-	p.buf = append(p.buf, 0x80, 2)
-	p.value(v)
-	p.buf = append(p.buf, '.')
-	return p.buf
-}
-
-func (p *pickler) put() {
-	if p.next < 256 {
-		p.buf = append(p.buf, 'q', byte(p.next))
-	} else {
-		p.buf = append(p.buf, 'r')
-		p.buf = binary.LittleEndian.AppendUint32(p.buf, uint32(p.next))
-	}
-	p.next++
-}
-
-func (p *pickler) value(v any) {
-	switch x := v.(type) {
-	case nil:
-		p.buf = append(p.buf, 'N')
-	case bool:
-		if x {
-			p.buf = append(p.buf, 0x88)
-		} else {
-			p.buf = append(p.buf, 0x89)
-		}
-	case int:
-		p.int(int64(x))
-	case int64:
-		p.int(x)
-	case float64:
-		p.buf = append(p.buf, 'G')
-		p.buf = binary.BigEndian.AppendUint64(p.buf, math.Float64bits(x))
-	case string:
-		if id, ok := p.memo[x]; ok {
-			if id < 256 {
-				p.buf = append(p.buf, 'h', byte(id))
-			} else {
-				p.buf = append(p.buf, 'j')
-				p.buf = binary.LittleEndian.AppendUint32(p.buf, uint32(id))
-			}
-			return
-		}
-		p.buf = append(p.buf, 'X')
-		p.buf = binary.LittleEndian.AppendUint32(p.buf, uint32(len(x)))
-		p.buf = append(p.buf, x...)
-		p.memo[x] = p.next
-		p.put()
-	case Tuple:
-		if len(x) == 2 {
-			p.value(x[0])
-			p.value(x[1])
-			p.buf = append(p.buf, 0x86)
-			p.put()
-			return
-		}
-		p.buf = append(p.buf, '(')
-		for _, e := range x {
-			p.value(e)
-		}
-		p.buf = append(p.buf, 't')
-		p.put()
-	case IntList:
-		p.buf = append(p.buf, "ctorch.jit._pickle\nbuild_intlist\n"...)
-		p.put()
-		p.value([]any(x))
-		p.buf = append(p.buf, 0x85, 'R')
-		p.put()
-	case []any:
-		p.buf = append(p.buf, ']')
-		p.put()
-		if len(x) > 0 {
-			p.buf = append(p.buf, '(')
-			for _, e := range x {
-				p.value(e)
-			}
-			p.buf = append(p.buf, 'e')
-		}
-	case map[string]any:
-		p.buf = append(p.buf, '}')
-		p.put()
-		if len(x) > 0 {
-			p.buf = append(p.buf, '(')
-			for _, k := range sortedKeys(x) {
-				p.value(k)
-				p.value(x[k])
-			}
-			p.buf = append(p.buf, 'u')
-		}
-	default:
-		panic(fmt.Sprintf("cannot pickle %T", v))
-	}
-}
-
-func (p *pickler) int(n int64) {
-	switch {
-	case n >= 0 && n < 256:
-		p.buf = append(p.buf, 'K', byte(n))
-	case n >= 0 && n < 65536:
-		p.buf = append(p.buf, 'M')
-		p.buf = binary.LittleEndian.AppendUint16(p.buf, uint16(n))
-	case n >= math.MinInt32 && n <= math.MaxInt32:
-		p.buf = append(p.buf, 'J')
-		p.buf = binary.LittleEndian.AppendUint32(p.buf, uint32(int32(n)))
-	default:
-		p.buf = append(p.buf, 0x8a, 8)
-		p.buf = binary.LittleEndian.AppendUint64(p.buf, uint64(n))
-	}
-}
+// EncodePickle writes v as torch::jit::Pickler does: protocol 2, memoized
+// strings.
+func EncodePickle(v any) []byte { return pickletest.Encode(v, 2) }
 
 // encodeJSON writes the JSON form: no stacks, 0 for unknown times, pg_status
 // numbers as strings, as _dump_nccl_trace_json does.

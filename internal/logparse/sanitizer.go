@@ -1,7 +1,10 @@
-// Package sanitizer reads the reports of NVIDIA compute-sanitizer's memcheck
-// tool: which kernel accessed what memory, where in its source, how far out
-// of bounds, and which host frame launched it.
-package sanitizer
+package logparse
+
+// ParseSanitizer reads the reports of NVIDIA compute-sanitizer's memcheck
+// tool in detail: which kernel accessed what memory, where in its source,
+// how far out of bounds, and which host frame launched it. `run` reads its
+// sanitizer re-run with it; the log parser folds the same records into
+// KindSanitizer events.
 
 import (
 	"bufio"
@@ -13,18 +16,18 @@ import (
 	"sync"
 )
 
-// Prefix starts every line compute-sanitizer writes.
-const Prefix = "========="
+// SanitizerPrefix starts every line compute-sanitizer writes.
+const SanitizerPrefix = "========="
 
-// MaxErrors bounds how many distinct errors a report keeps; the rest are
+// MaxSanitizerErrors bounds how many distinct errors a report keeps; the rest are
 // only counted, so huge reports cost bounded memory.
-const MaxErrors = 64
+const MaxSanitizerErrors = 64
 
-// Report is a parsed compute-sanitizer log.
-type Report struct {
+// SanitizerReport is a parsed compute-sanitizer log.
+type SanitizerReport struct {
 	// Errors are the distinct errors in the order first seen; identical
 	// errors (same kind, kernel, source and distance) are folded into Count.
-	Errors []Error
+	Errors []SanitizerError
 	// Total counts every error record seen, folded or not.
 	Total int
 	// Summary is the "ERROR SUMMARY: N errors" count, -1 when absent.
@@ -33,8 +36,8 @@ type Report struct {
 	Tool string
 }
 
-// Error is one memcheck error.
-type Error struct {
+// SanitizerError is one memcheck error.
+type SanitizerError struct {
 	// Kind is the headline as printed: "Invalid __global__ write of size 4 bytes".
 	Kind string
 	// Space is the memory space (global, shared, local) when named; Access is
@@ -46,7 +49,7 @@ type Error struct {
 	Kernel string
 	PC     string
 	// Source is the kernel's source position, when the binary carries line info.
-	Source *Frame
+	Source *SanitizerFrame
 	Thread string
 	Block  string
 	// Address is the faulting address; Detail the sentence about it
@@ -61,13 +64,13 @@ type Error struct {
 	Allocation string
 	AllocSize  int64
 	// HostFrames is the host backtrace at launch, innermost first.
-	HostFrames []Frame
+	HostFrames []SanitizerFrame
 	// Count is how many times this error was reported.
 	Count int
 }
 
-// Frame is one backtrace frame or source position.
-type Frame struct {
+// SanitizerFrame is one backtrace frame or source position.
+type SanitizerFrame struct {
 	Function string
 	File     string
 	Line     int
@@ -75,7 +78,7 @@ type Frame struct {
 	Offset   string
 }
 
-func (f Frame) String() string {
+func (f SanitizerFrame) String() string {
 	if f.File != "" {
 		s := f.File
 		if f.Line > 0 {
@@ -89,10 +92,10 @@ func (f Frame) String() string {
 	return strings.TrimSpace(f.Function + " " + f.Module)
 }
 
-// The patterns are compiled on first use: the package is linked into
+// The sanitizerPatterns are compiled on first use: the package is linked into
 // every cudadoctor start, and most never parse a sanitizer report.
-var patterns = sync.OnceValue(func() *pats {
-	return &pats{
+var sanitizerPatterns = sync.OnceValue(func() *sanitizerPats {
+	return &sanitizerPats{
 		head:    regexp.MustCompile(`^Invalid (?:__(\w+)__ )?(read|write|atomic)\w* of size (\d+) bytes?`),
 		generic: regexp.MustCompile(`^(?:Misaligned|Out-of-range|Invalid|Cuda API error|Program hit|Malloc|Free|Leaked|Uninitialized|Race)`),
 		pc:      regexp.MustCompile(`^(.*?)\+(0x[0-9a-fA-F]+)$`),
@@ -109,18 +112,18 @@ var patterns = sync.OnceValue(func() *pats {
 	}
 })
 
-type pats struct {
+type sanitizerPats struct {
 	head, generic, pc, fileLn, by, addr, dist, host, summary, native, py, tool *regexp.Regexp
 }
 
-// Parse reads a log holding compute-sanitizer output, possibly interleaved
+// ParseSanitizer reads a log holding compute-sanitizer output, possibly interleaved
 // with the program's own output, which it skips.
-func Parse(r io.Reader) (*Report, error) {
-	p := patterns()
-	rep := &Report{Summary: -1}
+func ParseSanitizer(r io.Reader) (*SanitizerReport, error) {
+	p := sanitizerPatterns()
+	rep := &SanitizerReport{Summary: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var cur *Error
+	var cur *SanitizerError
 	seen := map[string]int{}
 	finish := func() {
 		if cur == nil {
@@ -130,7 +133,7 @@ func Parse(r io.Reader) (*Report, error) {
 		key := fmt.Sprintf("%s|%s|%v|%d|%s", cur.Kind, cur.Kernel, cur.Source, cur.Distance, cur.Direction)
 		if i, ok := seen[key]; ok {
 			rep.Errors[i].Count++
-		} else if len(rep.Errors) < MaxErrors {
+		} else if len(rep.Errors) < MaxSanitizerErrors {
 			cur.Count = 1
 			seen[key] = len(rep.Errors)
 			rep.Errors = append(rep.Errors, *cur)
@@ -139,11 +142,11 @@ func Parse(r io.Reader) (*Report, error) {
 	}
 	for sc.Scan() {
 		line := sc.Text()
-		i := strings.Index(line, Prefix)
+		i := strings.Index(line, SanitizerPrefix)
 		if i < 0 {
 			continue
 		}
-		body := line[i+len(Prefix):]
+		body := line[i+len(SanitizerPrefix):]
 		// The indentation says whether a line continues an error record.
 		trimmed := strings.TrimSpace(body)
 		indented := strings.HasPrefix(body, "  ")
@@ -162,9 +165,9 @@ func Parse(r io.Reader) (*Report, error) {
 			finish()
 			if m := p.head.FindStringSubmatch(trimmed); m != nil {
 				size, _ := strconv.Atoi(m[3])
-				cur = &Error{Kind: trimmed, Space: m[1], Access: m[2], Size: size, Distance: -1}
+				cur = &SanitizerError{Kind: trimmed, Space: m[1], Access: m[2], Size: size, Distance: -1}
 			} else if p.generic.MatchString(trimmed) {
-				cur = &Error{Kind: trimmed, Distance: -1}
+				cur = &SanitizerError{Kind: trimmed, Distance: -1}
 			} else if m := p.tool.FindStringSubmatch(trimmed); m != nil && rep.Tool == "" {
 				rep.Tool = m[1]
 			}
@@ -175,7 +178,7 @@ func Parse(r io.Reader) (*Report, error) {
 		}
 		switch {
 		case strings.HasPrefix(trimmed, "at ") && cur.Kernel == "":
-			parseAt(cur, strings.TrimPrefix(trimmed, "at "))
+			parseSanitizerAt(cur, strings.TrimPrefix(trimmed, "at "))
 		case p.by.MatchString(trimmed):
 			m := p.by.FindStringSubmatch(trimmed)
 			cur.Thread, cur.Block = m[1], m[2]
@@ -184,13 +187,13 @@ func Parse(r io.Reader) (*Report, error) {
 			cur.Address, cur.Detail = m[1], m[2]
 		case p.dist.MatchString(trimmed):
 			m := p.dist.FindStringSubmatch(trimmed)
-			cur.Distance = parseNum(m[1])
+			cur.Distance = parseSanitizerNum(m[1])
 			cur.Direction = m[2]
 			cur.Allocation = m[3]
-			cur.AllocSize = parseNum(m[4])
+			cur.AllocSize = parseSanitizerNum(m[4])
 		case p.host.MatchString(trimmed):
 			if len(cur.HostFrames) < 256 {
-				cur.HostFrames = append(cur.HostFrames, parseFrame(p.host.FindStringSubmatch(trimmed)[1]))
+				cur.HostFrames = append(cur.HostFrames, parseSanitizerFrame(p.host.FindStringSubmatch(trimmed)[1]))
 			}
 		}
 	}
@@ -201,11 +204,11 @@ func Parse(r io.Reader) (*Report, error) {
 	return rep, nil
 }
 
-// parseAt reads the kernel position. Current form: "KERNEL+0xPC in
+// parseSanitizerAt reads the kernel position. Current form: "KERNEL+0xPC in
 // FILE:LINE" (the file part only with line info); older tools wrote
 // "0xPC in FILE:LINE:KERNEL" or "0xPC in KERNEL".
-func parseAt(e *Error, s string) {
-	p := patterns()
+func parseSanitizerAt(e *SanitizerError, s string) {
+	p := sanitizerPatterns()
 	left, right := s, ""
 	if i := strings.LastIndex(s, " in "); i >= 0 {
 		left, right = s[:i], s[i+4:]
@@ -215,7 +218,7 @@ func parseAt(e *Error, s string) {
 		if m := p.fileLn.FindStringSubmatch(right); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			e.Kernel = m[3]
-			e.Source = &Frame{Function: m[3], File: m[1], Line: n}
+			e.Source = &SanitizerFrame{Function: m[3], File: m[1], Line: n}
 		} else {
 			e.Kernel = right
 		}
@@ -227,11 +230,11 @@ func parseAt(e *Error, s string) {
 	}
 	if m := p.fileLn.FindStringSubmatch(right); m != nil && m[3] == "" {
 		n, _ := strconv.Atoi(m[2])
-		e.Source = &Frame{Function: e.Kernel, File: m[1], Line: n}
+		e.Source = &SanitizerFrame{Function: e.Kernel, File: m[1], Line: n}
 	}
 }
 
-func parseNum(s string) int64 {
+func parseSanitizerNum(s string) int64 {
 	n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
 	if err != nil {
 		return -1
@@ -239,24 +242,24 @@ func parseNum(s string) int64 {
 	return n
 }
 
-func parseFrame(s string) Frame {
-	p := patterns()
+func parseSanitizerFrame(s string) SanitizerFrame {
+	p := sanitizerPatterns()
 	s = strings.TrimSpace(s)
 	if m := p.native.FindStringSubmatch(s); m != nil {
-		return Frame{Function: m[1], Offset: m[2], Module: m[3]}
+		return SanitizerFrame{Function: m[1], Offset: m[2], Module: m[3]}
 	}
 	if m := p.py.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[3])
-		return Frame{Function: m[1], File: m[2], Line: n}
+		return SanitizerFrame{Function: m[1], File: m[2], Line: n}
 	}
-	return Frame{Function: s}
+	return SanitizerFrame{Function: s}
 }
 
 // Launch picks the host frame that launched the kernel from the user's
 // code: the innermost source frame isUser accepts, else the innermost
 // source frame of all (nil when the backtrace holds none).
-func (e *Error) Launch(isUser func(file string) bool) *Frame {
-	var first *Frame
+func (e *SanitizerError) Launch(isUser func(file string) bool) *SanitizerFrame {
+	var first *SanitizerFrame
 	for i := range e.HostFrames {
 		f := &e.HostFrames[i]
 		if f.File == "" {
@@ -273,7 +276,7 @@ func (e *Error) Launch(isUser func(file string) bool) *Frame {
 }
 
 // Describe is a one-line account of the error for people.
-func (e *Error) Describe() string {
+func (e *SanitizerError) Describe() string {
 	var b strings.Builder
 	switch {
 	case e.Access != "":
@@ -292,14 +295,14 @@ func (e *Error) Describe() string {
 		fmt.Fprintf(&b, " at %s:%d", e.Source.File, e.Source.Line)
 	}
 	if e.Distance >= 0 {
-		fmt.Fprintf(&b, ", %s bytes %s an allocation of %s bytes", groupDigits(e.Distance), e.Direction, groupDigits(e.AllocSize))
+		fmt.Fprintf(&b, ", %s bytes %s an allocation of %s bytes", groupDigits3(e.Distance), e.Direction, groupDigits3(e.AllocSize))
 	} else if e.Detail != "" && e.Address != "" {
 		fmt.Fprintf(&b, ", address %s %s", e.Address, e.Detail)
 	}
 	return b.String()
 }
 
-func groupDigits(n int64) string {
+func groupDigits3(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -1,4 +1,4 @@
-package sanitizer
+package logparse
 
 import (
 	"os"
@@ -9,15 +9,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const s09Log = "../../testdata/gpu/logs/h100/s09_triton_illegal.sanitizer.log"
+const s09SanitizerLog = "../../testdata/gpu/logs/h100/s09_triton_illegal.sanitizer.log"
 
 func TestParseRealTritonReport(t *testing.T) {
-	f, err := os.Open(s09Log)
+	f, err := os.Open(s09SanitizerLog)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := Parse(f)
+	rep, err := ParseSanitizer(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +33,10 @@ func TestParseRealTritonReport(t *testing.T) {
 	}
 	first := rep.Errors[0]
 	first.HostFrames = nil
-	want := Error{
+	want := SanitizerError{
 		Kind: "Invalid __global__ write of size 4 bytes", Space: "global", Access: "write", Size: 4,
 		Kernel: "scale_kernel", PC: "0x410",
-		Source: &Frame{Function: "scale_kernel", File: "s09_triton_illegal.py", Line: 9},
+		Source: &SanitizerFrame{Function: "scale_kernel", File: "s09_triton_illegal.py", Line: 9},
 		Thread: "97,0,0", Block: "0,0,0",
 		Address: "0x7faca4804000", Detail: "is out of bounds",
 		Distance: 4055907841, Direction: "after", Allocation: "0x7fabb2c00000", AllocSize: 512,
@@ -56,7 +56,7 @@ func TestParseRealTritonReport(t *testing.T) {
 	if n := len(e.HostFrames); n != 25 {
 		t.Errorf("%d host frames, want 25", n)
 	}
-	if got := e.HostFrames[0]; got != (Frame{Function: "launch", Offset: "0x1dbe", Module: "__triton_launcher.cpython-312-x86_64-linux-gnu.so"}) {
+	if got := e.HostFrames[0]; got != (SanitizerFrame{Function: "launch", Offset: "0x1dbe", Module: "__triton_launcher.cpython-312-x86_64-linux-gnu.so"}) {
 		t.Errorf("innermost frame %+v", got)
 	}
 	launch := e.Launch(func(file string) bool { return file == "s09_triton_illegal.py" })
@@ -78,7 +78,7 @@ func TestParseVariants(t *testing.T) {
 	tests := []struct {
 		name string
 		log  string
-		want []Error
+		want []SanitizerError
 	}{
 		{
 			name: "shared read without line info, interleaved with program output",
@@ -91,7 +91,7 @@ loss 0.3
 =========
 ========= ERROR SUMMARY: 1 error
 `,
-			want: []Error{{Kind: "Invalid __shared__ read of size 16 bytes", Space: "shared", Access: "read", Size: 16,
+			want: []SanitizerError{{Kind: "Invalid __shared__ read of size 16 bytes", Space: "shared", Access: "read", Size: 16,
 				Thread: "0,0,0", Block: "3,0,0", Address: "0x400", Detail: "is out of bounds", Distance: -1, Count: 1,
 				Kernel: "my_kernel(float *)", PC: "0x1a0"}},
 		},
@@ -101,8 +101,8 @@ loss 0.3
 =========     at vec_kernel+0x90 in kern.cu:17
 =========     by thread (5,0,0) in block (0,0,0)
 `,
-			want: []Error{{Kind: "Misaligned Shared or Local Address", Kernel: "vec_kernel", PC: "0x90",
-				Source: &Frame{Function: "vec_kernel", File: "kern.cu", Line: 17}, Thread: "5,0,0", Block: "0,0,0", Distance: -1, Count: 1}},
+			want: []SanitizerError{{Kind: "Misaligned Shared or Local Address", Kernel: "vec_kernel", PC: "0x90",
+				Source: &SanitizerFrame{Function: "vec_kernel", File: "kern.cu", Line: 17}, Thread: "5,0,0", Block: "0,0,0", Distance: -1, Count: 1}},
 		},
 		{
 			name: "api error",
@@ -110,15 +110,15 @@ loss 0.3
 =========     Saved host backtrace up to driver entry point at error
 =========         Host Frame: cudaMemcpy [0x5a0] in libcudart.so.13
 `,
-			want: []Error{{Kind: `Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to cudaMemcpy.`,
-				Distance: -1, Count: 1, HostFrames: []Frame{{Function: "cudaMemcpy", Offset: "0x5a0", Module: "libcudart.so.13"}}}},
+			want: []SanitizerError{{Kind: `Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to cudaMemcpy.`,
+				Distance: -1, Count: 1, HostFrames: []SanitizerFrame{{Function: "cudaMemcpy", Offset: "0x5a0", Module: "libcudart.so.13"}}}},
 		},
 		{name: "no sanitizer output", log: "Traceback (most recent call last):\nRuntimeError: x\n"},
 		{name: "empty", log: ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := Parse(strings.NewReader(tc.log))
+			rep, err := ParseSanitizer(strings.NewReader(tc.log))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,27 +136,27 @@ func TestParseBoundsMemory(t *testing.T) {
 		b.WriteString("=========     at k+0x10 in a.cu:" + strings.Repeat("1", 1+i%3) + "\n")
 		b.WriteString("=========     and is " + strconv.Itoa(i) + " bytes after the nearest allocation at 0x10 of size 4 bytes\n=========\n")
 	}
-	rep, err := Parse(strings.NewReader(b.String()))
+	rep, err := ParseSanitizer(strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Errors) != MaxErrors || rep.Total != 500 {
+	if len(rep.Errors) != MaxSanitizerErrors || rep.Total != 500 {
 		t.Errorf("%d errors kept, %d total", len(rep.Errors), rep.Total)
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	if b, err := os.ReadFile(s09Log); err == nil {
+func FuzzParseSanitizer(f *testing.F) {
+	if b, err := os.ReadFile(s09SanitizerLog); err == nil {
 		f.Add(string(b[:4000]))
 	}
 	f.Add("========= Invalid __global__ write of size 4 bytes\n=========     at k+0x1 in a.py:9\n=========     and is 1 bytes before the nearest allocation at 0x1 of size 9 bytes\n")
 	f.Add("=========         Host Frame: x [0x1] in y\n========= ERROR SUMMARY: 3 errors\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		rep, err := Parse(strings.NewReader(s))
+		rep, err := ParseSanitizer(strings.NewReader(s))
 		if err != nil {
 			return
 		}
-		if len(rep.Errors) > MaxErrors {
+		if len(rep.Errors) > MaxSanitizerErrors {
 			t.Fatalf("%d errors kept", len(rep.Errors))
 		}
 		n := 0
@@ -182,8 +182,8 @@ func TestParseAtForms(t *testing.T) {
 		{"0x00000148 in /src/k.cu:12:add(int*)", "add(int*)", "0x00000148", "/src/k.cu", 12},
 		{"0x148 in add(int*)", "add(int*)", "0x148", "", 0},
 	} {
-		var e Error
-		parseAt(&e, tc.in)
+		var e SanitizerError
+		parseSanitizerAt(&e, tc.in)
 		file, line := "", 0
 		if e.Source != nil {
 			file, line = e.Source.File, e.Source.Line

@@ -1,5 +1,7 @@
 // Package pickle decodes Python pickle streams (protocols 2 to 5) into plain
-// data without executing anything, compactly enough for gigabyte inputs.
+// data without executing anything, compactly enough for gigabyte inputs. It is
+// the one reader of untrusted pickles: memory snapshots and Flight Recorder
+// dumps both go through it.
 //
 // Only data opcodes are accepted: None, booleans, integers, floats, strings,
 // bytes, tuples, lists, dicts and sets, with the memo. Anything that would
@@ -20,6 +22,8 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"strconv"
+	"strings"
 )
 
 // Kind says what a Value holds.
@@ -30,8 +34,8 @@ const (
 	KindNone
 	KindBool
 	KindInt
-	// KindBigInt is an integer that does not fit in int64; its value is not
-	// kept (N is 0). Snapshots never need one.
+	// KindBigInt is an integer that does not fit in int64; only its nearest
+	// float64 is kept (Float reads it). Neither snapshots nor dumps need one.
 	KindBigInt
 	KindFloat
 	KindStr
@@ -242,7 +246,7 @@ func (d *Decoder) Int(v Value) (int64, bool) {
 // Float returns a float or integer value as float64.
 func (d *Decoder) Float(v Value) (float64, bool) {
 	switch v.Kind {
-	case KindFloat:
+	case KindFloat, KindBigInt:
 		return d.floats[v.N], true
 	case KindInt, KindBool:
 		return float64(v.N), true
@@ -704,7 +708,11 @@ func (d *Decoder) run() (Value, error) {
 			if err2 != nil {
 				return Value{}, err2
 			}
-			err = d.push(decodeLong(b))
+			if v := decodeLong(b); v.Kind == KindBigInt {
+				err = d.pushBig(bigLongFloat(b))
+			} else {
+				err = d.push(v)
+			}
 		case opInt, opLong:
 			line, err2 := r.line(64)
 			if err2 != nil {
@@ -714,7 +722,12 @@ func (d *Decoder) run() (Value, error) {
 			if !ok {
 				return Value{}, d.fail(off, "bad text integer %q", truncate(line))
 			}
-			err = d.push(v)
+			if v.Kind == KindBigInt {
+				f, _ := strconv.ParseFloat(strings.TrimSuffix(string(line), "L"), 64)
+				err = d.pushBig(f)
+			} else {
+				err = d.push(v)
+			}
 		case opFloat:
 			line, err2 := r.line(64)
 			if err2 != nil {
@@ -966,7 +979,7 @@ func (d *Decoder) run() (Value, error) {
 			}
 			err = d.push(items[0])
 		case opPersID, opBinPersID:
-			return Value{}, d.fail(off, "pickle refers to persistent objects (a tensor file?), not a memory snapshot")
+			return Value{}, d.fail(off, "pickle refers to persistent objects (a tensor file?), which plain data never holds")
 		case opBuild, opInst, opObj, opNewObj, opNewObjEx, opExt1, opExt2, opExt4:
 			return Value{}, d.fail(off, "pickle builds Python objects (opcode 0x%02x); only plain data is accepted", op)
 		case opNextBuffer, opReadOnlyBuffer:
@@ -996,6 +1009,28 @@ func (d *Decoder) global(mod, name string, off int64) error {
 func (d *Decoder) pushFloat(f float64) error {
 	d.floats = append(d.floats, f)
 	return d.push(Value{Kind: KindFloat, N: int64(len(d.floats) - 1)})
+}
+
+// pushBig keeps an integer beyond int64 as its nearest float64, which is all
+// a consumer could do with it.
+func (d *Decoder) pushBig(f float64) error {
+	d.floats = append(d.floats, f)
+	return d.push(Value{Kind: KindBigInt, N: int64(len(d.floats) - 1)})
+}
+
+// bigLongFloat converts a little-endian two's-complement integer of any
+// length to the nearest float64.
+func bigLongFloat(b []byte) float64 {
+	be := make([]byte, len(b))
+	for i, c := range b {
+		be[len(b)-1-i] = c
+	}
+	n := new(big.Int).SetBytes(be)
+	if len(b) > 0 && b[len(b)-1]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	f, _ := new(big.Float).SetInt(n).Float64()
+	return f
 }
 
 func (d *Decoder) pushString(op byte, n int64, off int64) error {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/pickle/pickletest"
 )
 
 // toPlain converts a decoded value into the shape testdata/*.json uses
@@ -227,6 +229,12 @@ func TestSealerReplacesFinishedContainers(t *testing.T) {
 	}
 }
 
+// FuzzDecode is the one fuzz target of the decoder: its corpus holds the
+// sample pickles (written by Python), real Flight Recorder dumps, and
+// hostile shapes (a list inside itself, memo-shared nests, one long list
+// named from everywhere; kept small, as the fuzzer mutates better small
+// inputs). Each input is read both ways consumers read it:
+// through a Sealer walk, and converted whole by Plain under a work budget.
 func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"sample_p2", "sample_p4", "extra_p5", "global"} {
 		b, err := os.ReadFile("testdata/" + name + ".pickle")
@@ -235,22 +243,98 @@ func FuzzDecode(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	for _, path := range []string{
+		"../../testdata/gpu/artifacts/n1_flight_recorder_rank_0.pickle",
+		"../../testdata/gpu/dist/n8_group_desync/fr_rank_1",
+	} {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, b := range hostileSeeds() {
+		f.Add(b)
+	}
 	f.Add([]byte("\x80\x04}(Nu."))
 	f.Add([]byte("\x80\x02ctorch.jit._pickle\nbuild_intlist\n(K\x01l\x85R."))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d := NewDecoder(bytes.NewReader(b), &countingSealer{}, Limits{MaxString: 1 << 16, MaxStack: 1 << 12})
+		lim := Limits{MaxString: 1 << 16, MaxStack: 1 << 12, WorkPerByte: 8, BaseWork: 1 << 16}
+		d := NewDecoder(bytes.NewReader(b), &countingSealer{}, lim)
 		v, err := d.Decode()
 		if err != nil {
-			var pe *Error
-			var le *LimitError
-			if !errors.As(err, &pe) && !errors.As(err, &le) {
-				t.Fatalf("error %v is neither a *pickle.Error nor a *pickle.LimitError", err)
-			}
+			checkErr(t, err)
 			return
 		}
 		budget := 10000
 		walkBounded(d, v, &budget)
+
+		d = NewDecoder(bytes.NewReader(b), nil, lim)
+		if v, err = d.Decode(); err != nil {
+			checkErr(t, err)
+			return
+		}
+		if _, err := NewPlain(d, 32).Value(v, 0); err != nil {
+			checkErr(t, err)
+		}
 	})
+}
+
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	var pe *Error
+	var le *LimitError
+	if !errors.As(err, &pe) && !errors.As(err, &le) {
+		t.Fatalf("error %v is neither a *pickle.Error nor a *pickle.LimitError", err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error spans lines: %q", err)
+	}
+}
+
+// hostileSeeds are the shapes that made earlier readers crash or grow
+// without bound: L = [L]; x = [x]*10 nine levels deep (297 bytes standing
+// for 10^9 values); one 2,000-item list named 2,000 times.
+func hostileSeeds() [][]byte {
+	var out [][]byte
+	var buf bytes.Buffer
+	p := pickletest.NewWriter(&buf, 4)
+	p.Op(']')
+	p.Memoize()
+	p.Get(p.N - 1)
+	p.Op('a')
+	p.Finish()
+	out = append(out, bytes.Clone(buf.Bytes()))
+
+	buf.Reset()
+	p = pickletest.NewWriter(&buf, 4)
+	p.Op(']')
+	p.Memoize()
+	p.Int(1)
+	p.Op('a')
+	for range 9 {
+		prev := p.N - 1
+		p.Op('0', ']')
+		p.Memoize()
+		p.Op('(')
+		for range 10 {
+			p.Get(prev)
+		}
+		p.Op('e')
+	}
+	p.Finish()
+	out = append(out, bytes.Clone(buf.Bytes()))
+
+	buf.Reset()
+	p = pickletest.NewWriter(&buf, 2)
+	p.List(2000, func(i int) {
+		if i == 0 {
+			p.List(2000, func(j int) { p.Int(int64(j)) })
+			return
+		}
+		p.Get(1)
+	})
+	p.Finish()
+	out = append(out, bytes.Clone(buf.Bytes()))
+	return out
 }
 
 // walkBounded visits at most budget values, whatever the input's sharing.
@@ -320,4 +404,56 @@ func (intListSealer) SealList(_ *Decoder, items []Value) (Value, bool) {
 		return Value{}, false
 	}
 	return Value{Kind: KindSealed, N: int64(len(items))}, true
+}
+
+func TestPlainBudgets(t *testing.T) {
+	seeds := hostileSeeds()
+	plain := func(b []byte, lim Limits) (any, error) {
+		d := NewDecoder(bytes.NewReader(b), nil, lim)
+		v, err := d.Decode()
+		if err != nil {
+			return nil, err
+		}
+		return NewPlain(d, 32).Value(v, 0)
+	}
+	var le *LimitError
+	if _, err := plain(seeds[0], Limits{}); !errors.As(err, &le) || le.Limit != "self-reference" {
+		t.Errorf("L = [L]: got %v, want the self-reference limit", err)
+	}
+	// The nest converts each level once: ten references to the level
+	// below share its one Go value, so the work stays small.
+	v, err := plain(seeds[1], Limits{WorkPerByte: 1, BaseWork: 1000})
+	if err != nil {
+		t.Fatalf("memo-shared nest: %v", err)
+	}
+	top := v.([]any)
+	if len(top) != 10 || &top[0].([]any)[0] != &top[9].([]any)[0] {
+		t.Errorf("shared levels were copied: %v", top[:1])
+	}
+	// Depth: 40 nested lists.
+	deep := append([]byte("\x80\x04"), bytes.Repeat([]byte("]"), 40)...)
+	deep = append(deep, bytes.Repeat([]byte("a"), 39)...)
+	deep = append(deep, '.')
+	if _, err := plain(deep, Limits{}); !errors.As(err, &le) || le.Limit != "depth" {
+		t.Errorf("40 levels: got %v, want the depth limit", err)
+	}
+	// 2,000 references to one 2,000-item list convert it once: within
+	// one unit of work per byte.
+	if _, err := plain(seeds[2], Limits{WorkPerByte: 1, BaseWork: 10}); err != nil {
+		t.Errorf("shared long list: %v", err)
+	}
+	// Every value converted is charged: 31 values (a list of 30 Nones,
+	// 35 bytes) on top of 10 units a consumer spent exceed 1 + 1 per byte.
+	nones := append(append([]byte("\x80\x04("), bytes.Repeat([]byte("N"), 30)...), 'l', '.')
+	d := NewDecoder(bytes.NewReader(nones), nil, Limits{BaseWork: 1, WorkPerByte: 1})
+	nv, err := d.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Charge(10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewPlain(d, 32).Value(nv, 0); !errors.As(err, &le) || le.Limit != "work" {
+		t.Errorf("31 values over a budget of 36 less 10: got %v, want the work limit", err)
+	}
 }

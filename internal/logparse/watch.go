@@ -1,0 +1,49 @@
+package logparse
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Readers of one line at a time, for `run`, which watches a child's output
+// as it streams and must read rank prefixes, traceback frames, torchrun's
+// root cause and PyTorch's asynchronous-error note as the parser does.
+
+// TracebackHead opens a Python traceback.
+const TracebackHead = "Traceback (most recent call last)"
+
+// RootCauseHead opens the root-cause entry of torchrun's failure summary.
+const RootCauseHead = "Root Cause (first observed failure)"
+
+// asyncHintRE is PyTorch's note that a CUDA error may be reported at a
+// later API call than the one that caused it.
+var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
+
+// HasAsyncHint says whether line carries PyTorch's note that the CUDA error
+// may have been reported asynchronously.
+func HasAsyncHint(line string) bool { return asyncHintRE.MatchString(line) }
+
+// StripRank removes a launcher's rank prefix (torchrun's "[rank1]:" and
+// "[default0]:", mpirun's "[1,0]<stderr>:", srun's "0: ") and a leading
+// timestamp, returning the rank, -1 when there is none.
+func StripRank(line string) (rank int, rest string) { return stripRank(line) }
+
+// ParseFrame reads a Python traceback frame line, in CPython's or IPython's
+// form; LogLine is 0.
+func ParseFrame(line string) (Frame, bool) {
+	return parseFrame(strings.TrimLeft(line, " \t"), 0)
+}
+
+// SummaryRank reads the "rank : N (local_rank: L)" field of an entry of
+// torchrun's failure summary.
+func SummaryRank(line string) (int, bool) {
+	m := kvRE.FindStringSubmatch(line)
+	if m == nil || m[1] != "rank" {
+		return 0, false
+	}
+	r := rankRE.FindStringSubmatch(strings.TrimSpace(m[2]))
+	if r == nil {
+		return 0, false
+	}
+	return atoi(r[1]), true
+}
