@@ -130,13 +130,14 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 		}
 	}
 	parsed := 0
+	copyDirs := copyHelperDirs(jobs)
 	demand := map[string]bool{}
 	var seen []*Model
 	for len(pending) > 0 && ctx.Err() == nil {
 		seen = proj.demand(demand, seen)
 		var now, later []*job
 		for _, j := range pending {
-			if demanded(demand, moduleKey(j.src.Path)) || alwaysSummarised(j.src.Path, j.src.Src) {
+			if demanded(demand, moduleKey(j.src.Path)) || alwaysSummarised(j.src.Path, j.src.Src, copyDirs) {
 				now = append(now, j)
 			} else {
 				later = append(later, j)
@@ -172,15 +173,36 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 	return parsed
 }
 
-// alwaysSummarised: a helper that copies without blocking or synchronises
-// is summarised whoever imports it, since a caller may have no anchor of
-// its own to be parsed for (h = to_host(x); h.tolist() names nothing);
-// so is a package's __init__ that re-exports from its modules.
-func alwaysSummarised(path string, src []byte) bool {
+// alwaysSummarised: a helper that copies without blocking is summarised
+// whoever imports it, since a caller may have no anchor of its own to be
+// parsed for (h = to_host(x); h.tolist() names nothing) and is found only
+// through the helper's summary; so is a package __init__ that re-exports
+// from such a helper's directory or above it. Other helpers are parsed when
+// a demanded name reaches them (see Project.demand).
+func alwaysSummarised(path string, src []byte, copyDirs map[string]bool) bool {
 	if base := filepath.Base(path); base == "__init__.py" || base == "__init__.pyi" {
-		return bytes.Contains(src, []byte("from ."))
+		return copyDirs[filepath.Dir(path)] && bytes.Contains(src, []byte("from ."))
 	}
-	return bytes.Contains(src, []byte("non_blocking")) || bytes.Contains(src, []byte("synchronize"))
+	return bytes.Contains(src, []byte("non_blocking"))
+}
+
+// copyHelperDirs are the directories, and their parents, of the files
+// that copy without blocking (checked or not: a checked file's functions
+// are helpers to its importers too).
+func copyHelperDirs(jobs []*job) map[string]bool {
+	dirs := map[string]bool{}
+	for _, j := range jobs {
+		if !bytes.Contains(j.src.Src, []byte("non_blocking")) {
+			continue
+		}
+		for d := filepath.Dir(j.src.Path); !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
+			if d == "." || d == "/" || d == filepath.Dir(d) {
+				break
+			}
+		}
+	}
+	return dirs
 }
 
 // demanded reports whether a module key ends with a name some file

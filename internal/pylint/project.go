@@ -15,6 +15,8 @@ import (
 type Project struct {
 	mu     sync.Mutex
 	byPath map[string]*Model
+	// wanted are the qualified names some model demanded (see demand).
+	wanted map[string]bool
 	// bySuffix maps every dotted suffix of a module's path-derived name
 	// (a/b/pkg/utils.py: "a.b.pkg.utils", "b.pkg.utils", "pkg.utils",
 	// "utils") to the modules that end so: an import names a module from
@@ -62,47 +64,59 @@ func (p *Project) add(m *Model) {
 	}
 }
 
-// demand adds to the set the modules that the models not yet in seen
-// reach through imports (the helpers their rules asked about, what those
-// helpers call, what a package re-exports), and returns the models seen.
+// demand adds to the set the modules that the models reach through
+// imports, and returns the checked (first-phase) models seen. A checked
+// file demands only the helpers its rules asked about; a helper or a
+// package leads further only through the names demanded of it (what an
+// asked function calls or returns, what an asked re-export points to), so
+// a package __init__ that re-exports a whole library does not pull the
+// library in. Helpers are looked at again on every wave, as the names
+// demanded of them grow.
 func (p *Project) demand(set map[string]bool, seen []*Model) []*Model {
 	done := map[*Model]bool{}
 	for _, m := range seen {
 		done[m] = true
 	}
+	if p.wanted == nil {
+		p.wanted = map[string]bool{}
+	}
 	add := func(m *Model, q string) {
 		q = m.absolute(q)
 		set[q] = true
+		p.wanted[q] = true
 		if i := strings.LastIndexByte(q, '.'); i > 0 {
 			set[q[:i]] = true
 		}
 	}
 	for _, m := range p.byPath {
-		if done[m] {
-			continue
-		}
-		seen = append(seen, m)
-		// A checked file demands only the helpers its rules asked about;
-		// a helper, what it calls in turn.
 		if m.firstPhase {
+			if done[m] {
+				continue
+			}
+			seen = append(seen, m)
 			for _, a := range m.asked {
 				if a.imported != "" {
 					add(m, a.imported)
 				}
 			}
-		} else {
-			for _, s := range m.fns {
-				for _, q := range s.ext {
-					add(m, q)
-				}
-				for _, q := range s.retCalls {
-					add(m, q)
-				}
+			continue
+		}
+		for name, s := range m.fns {
+			if !demanded(p.wanted, m.key+"."+name) {
+				continue
+			}
+			for _, q := range s.ext {
+				add(m, q)
+			}
+			for _, q := range s.retCalls {
+				add(m, q)
 			}
 		}
 		if m.isPackage {
-			for _, q := range m.aliases {
-				add(m, q)
+			for name, q := range m.aliases {
+				if demanded(p.wanted, m.key+"."+name) {
+					add(m, q)
+				}
 			}
 		}
 	}
