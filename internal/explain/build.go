@@ -157,7 +157,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	case f.rank >= 0:
 		b.f.Rank = report.IntPtr(f.rank)
 	}
-	if _, ok := facts["collective"]; ok {
+	if fingerprintMismatch(facts) {
 		// Both ranks' fingerprints are in the log: the mismatch is the cause.
 		b.f.Alternatives = nil
 	}
@@ -270,6 +270,7 @@ func typed(s string) any {
 // eventFacts adds what the parser measured: the assertion, the collective,
 // torchrun's exit status.
 func (e *Engine) eventFacts(f *failure, facts map[string]any) {
+	workSeen := false
 	for _, ev := range f.events {
 		switch {
 		case ev.Assert != nil:
@@ -286,17 +287,20 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 				facts["failed_threads"] = ev.Count
 			}
 		case ev.Work != nil:
-			if _, ok := facts["seq_num"]; !ok {
+			if !workSeen {
+				// The knowledge base's signature may have named some of
+				// these already, under the same names: fill the rest.
+				workSeen = true
 				w := ev.Work
-				facts["seq_num"] = w.SeqNum
-				facts["op_type"] = w.OpType
+				setDefault(facts, "seq", w.SeqNum)
+				setDefault(facts, "nccl_op", w.OpType)
 				if w.NumelIn > 0 || w.NumelOut > 0 {
-					facts["numel_in"] = w.NumelIn
-					facts["numel_out"] = w.NumelOut
+					setDefault(facts, "numel_in", w.NumelIn)
+					setDefault(facts, "numel_out", w.NumelOut)
 				}
-				facts["timeout_ms"] = w.TimeoutMs
+				setDefault(facts, "timeout_ms", w.TimeoutMs)
 				if w.RanForMs > 0 {
-					facts["ran_for_ms"] = w.RanForMs
+					setDefault(facts, "ran_ms", w.RanForMs)
 				}
 			}
 		case ev.Kind == logparse.KindSanitizer:
@@ -319,8 +323,8 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 			if m := fingerprintRE.FindAllStringSubmatch(l.Text, -1); len(m) == 2 {
 				ranks := rankRunningRE.FindAllStringSubmatch(l.Text, -1)
 				if len(ranks) == 2 {
-					facts["collective"] = m[0][2]
-					facts["seq_num"] = typed(m[0][1])
+					facts["nccl_op"] = m[0][2]
+					facts["seq"] = typed(m[0][1])
 					facts["rank_"+ranks[0][1]+"_shape"] = "[" + m[0][3] + "]"
 					facts["rank_"+ranks[1][1]+"_shape"] = "[" + m[1][3] + "]"
 					if m[0][4] != m[1][4] {
@@ -332,6 +336,18 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 			}
 		}
 	}
+}
+
+// fingerprintMismatch reports whether the facts hold two ranks'
+// fingerprints of one collective (rank_<r>_shape), which settles the cause.
+func fingerprintMismatch(facts map[string]any) bool {
+	n := 0
+	for k := range facts {
+		if strings.HasPrefix(k, "rank_") && strings.HasSuffix(k, "_shape") {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 var (

@@ -51,14 +51,14 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 	}
 	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
 		// Skip what the knowledge base's sentence already says.
-		c, mismatch := vals["collective"]
+		c, mismatch := vals["nccl_op"], fingerprintMismatch(facts)
 		if mismatch && strings.HasPrefix(d, c+" #") && strings.Contains(msg, c) {
 			// "ALLREDUCE #0: rank 0 has ...": the sentence names the collective.
 			if i := strings.Index(d, ": "); i > 0 {
 				d = d[i+2:]
 			}
 		}
-		if op, ok := vals["op_type"]; mismatch || !ok || !strings.Contains(msg, op) {
+		if op, ok := vals["nccl_op"]; mismatch || !ok || !strings.Contains(msg, op) {
 			detail = append(detail, d)
 		}
 	}
@@ -136,14 +136,14 @@ func collectiveDetail(facts map[string]any) string {
 		r0 := strings.TrimSuffix(strings.TrimPrefix(shapes[0], "rank_"), "_shape")
 		r1 := strings.TrimSuffix(strings.TrimPrefix(shapes[1], "rank_"), "_shape")
 		s0, s1 := fmt.Sprint(facts[shapes[0]]), fmt.Sprint(facts[shapes[1]])
-		d := fmt.Sprintf("%v #%v: rank %s has shape %s, rank %s has %s", facts["collective"], facts["seq_num"], r0, s0, r1, s1)
+		d := fmt.Sprintf("%v #%v: rank %s has shape %s, rank %s has %s", facts["nccl_op"], facts["seq"], r0, s0, r1, s1)
 		if n0, n1 := numel(s0), numel(s1); n0 >= 0 && n1 >= 0 && n0 != n1 {
 			d += fmt.Sprintf(": %d vs %d elements", n0, n1)
 		}
 		return d
 	}
-	if op, ok := facts["op_type"]; ok {
-		d := fmt.Sprintf("%v SeqNum=%v", op, facts["seq_num"])
+	if op, ok := facts["nccl_op"]; ok {
+		d := fmt.Sprintf("%v SeqNum=%v", op, facts["seq"])
 		if n, ok := facts["numel_in"]; ok {
 			d += fmt.Sprintf(", %v elements", n)
 		}
