@@ -157,10 +157,6 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	case f.rank >= 0:
 		b.f.Rank = report.IntPtr(f.rank)
 	}
-	if fingerprintMismatch(facts) {
-		// Both ranks' fingerprints are in the log: the mismatch is the cause.
-		b.f.Alternatives = nil
-	}
 	asyncHint := false
 	dsaHint := false
 	torchCUDA, modern := false, false
