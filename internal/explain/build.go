@@ -15,10 +15,13 @@ import (
 
 // built is a finding with what arrange needs to order and merge it.
 type built struct {
-	f       report.Finding
-	fail    *failure
-	class   *kb.Class
-	victim  bool // only a consequence of another rank's failure: a timeout or a kill
+	f      report.Finding
+	fail   *failure
+	class  *kb.Class
+	victim bool // only a consequence of another rank's failure: a timeout or a kill
+	// suspect is the rank the evidence says this one waited for (it never
+	// published what was waited on), or -1.
+	suspect int
 	time    string
 	script  string // the script of the traceback's outermost frame
 	async   bool   // reported asynchronously, origin unknown
@@ -192,9 +195,15 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		b.f.Facts = facts
 	}
 	b.victim = isVictim(b, f)
+	b.suspect = -1
 	if b.class != nil {
 		b.f.Message = e.message(b, v, facts)
 		b.asyncHint(classAsync, asyncHint, dsaHint)
+		reporter := -1
+		if f.rank >= 0 && !f.localRank() {
+			reporter = f.rank
+		}
+		b.nameSuspect(reporter)
 	}
 	return b
 }

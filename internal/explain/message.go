@@ -210,6 +210,9 @@ func (b *built) finish(cmd string, ranks int) {
 		}
 	}
 	var rems []string
+	if b.suspect >= 0 {
+		rems = append(rems, suspectRemedy(b.suspect))
+	}
 	if b.async {
 		where := "the line the traceback names"
 		if b.f.Reported != nil {
