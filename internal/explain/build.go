@@ -81,6 +81,17 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		}
 	}
 	v, ok := c.v, c.ok
+	if ok && (v.Class.ID == "oom" || v.Class.ID == "oom-fragmentation") {
+		if g, grew := f.src.track.memoryGrowth(f.firstLine()); grew {
+			// The verdict is shared through the cache: copy its facts.
+			vf := make(map[string]string, len(v.Facts)+1)
+			for k, x := range v.Facts {
+				vf[k] = x
+			}
+			vf["memory_growth"] = g
+			v.Facts = vf
+		}
+	}
 	b := &built{fail: f, time: f.time()}
 	facts := map[string]any{}
 	if !ok {

@@ -77,6 +77,17 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 		}
 		detail = append(detail, k)
 	}
+	if _, ok := vals["memory_growth"]; ok {
+		detail = append(detail, "allocated memory climbed at every logged step before it")
+	}
+	// Say which framework a JAX or TensorFlow log comes from: the fixes
+	// name its settings, not PyTorch's.
+	switch vals["framework"] {
+	case "jax":
+		detail = append(detail, "JAX/XLA")
+	case "tensorflow":
+		detail = append(detail, "TensorFlow")
+	}
 	if len(detail) > 0 {
 		msg += " (" + strings.Join(detail, "; ") + ")"
 	}
