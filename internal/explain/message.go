@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -266,7 +267,9 @@ func (b *built) finish(cmd string, ranks int) {
 			rems = append(rems, r)
 		}
 	}
-	if b.dsa && (b.async || b.launchB) {
+	// Under CUDA_LAUNCH_BLOCKING=1 the traceback line is the origin: the
+	// note on how to find it would send the reader to re-run what ran.
+	if b.dsa && b.async {
 		rems = append(rems, "PyTorch's hint to compile with TORCH_USE_CUDA_DSA is a build-time option: the pip and conda wheels are built without it, so setting it as an environment variable changes nothing. CUDA_LAUNCH_BLOCKING=1 is the switch that works with them.")
 	}
 	b.f.Remedies = rems
@@ -274,9 +277,15 @@ func (b *built) finish(cmd string, ranks int) {
 
 var _ = report.Error
 
+// firstWords is s's first n words in lower case without punctuation, so
+// that "Re-run with CUDA_LAUNCH_BLOCKING=1 (or ..." and "Re-run with
+// CUDA_LAUNCH_BLOCKING=1: if ..." start alike.
 func firstWords(s string, n int) string {
-	return strings.ToLower(leadingWords(s, n))
+	w := adviceWordRE.FindAllString(strings.ToLower(s), n)
+	return strings.Join(w, " ")
 }
+
+var adviceWordRE = regexp.MustCompile(`[a-z0-9_]+`)
 
 // leadingWords is s's first n words, spacing collapsed, case kept (a quoted
 // error line keeps its spelling).
