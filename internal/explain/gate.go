@@ -38,6 +38,7 @@ type tracker struct {
 	tail []byte
 
 	mem map[string]*memSeries // memory readings by line template
+	key []byte                // scratch for a line's template
 }
 
 func (t *tracker) Read(p []byte) (int, error) {
