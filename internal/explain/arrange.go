@@ -126,8 +126,14 @@ func (e *Engine) arrange(bs []*built, sums []summaryRef, cmd string, inputs int)
 			}
 		}
 	}
+	live := liveRanks(bs, sums)
 	res := make([]report.Finding, 0, len(out))
 	for _, b := range out {
+		if len(b.f.Alternatives) > 0 {
+			if ok, _ := evidenceSettles(&b.f, live); ok {
+				b.f.Alternatives = nil
+			}
+		}
 		res = append(res, b.f)
 	}
 	return res

@@ -16,10 +16,13 @@ import (
 
 // built is a finding with what arrange needs to order and merge it.
 type built struct {
-	f       report.Finding
-	fail    *failure
-	class   *kb.Class
-	victim  bool // only a consequence of another rank's failure: a timeout or a kill
+	f      report.Finding
+	fail   *failure
+	class  *kb.Class
+	victim bool // only a consequence of another rank's failure: a timeout or a kill
+	// suspect is the rank the evidence says this one waited for (it never
+	// published what was waited on), or -1.
+	suspect int
 	time    string
 	script  string // the script of the traceback's outermost frame
 	async   bool   // reported asynchronously, origin unknown
@@ -76,6 +79,17 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		}
 	}
 	v, ok := c.v, c.ok
+	if ok && (v.Class.ID == "oom" || v.Class.ID == "oom-fragmentation") {
+		if g, grew := f.src.track.memoryGrowth(f.firstLine()); grew {
+			// The verdict is shared through the cache: copy its facts.
+			vf := make(map[string]string, len(v.Facts)+1)
+			for k, x := range v.Facts {
+				vf[k] = x
+			}
+			vf["memory_growth"] = g
+			v.Facts = vf
+		}
+	}
 	b := &built{fail: f, time: f.time()}
 	facts := map[string]any{}
 	if !ok {
@@ -155,10 +169,6 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	case f.rank >= 0:
 		b.f.Rank = report.IntPtr(f.rank)
 	}
-	if _, ok := facts["collective"]; ok {
-		// Both ranks' fingerprints are in the log: the mismatch is the cause.
-		b.f.Alternatives = nil
-	}
 	asyncHint := false
 	dsaHint := false
 	torchCUDA, modern := false, false
@@ -194,9 +204,15 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		b.f.Facts = facts
 	}
 	b.victim = isVictim(b, f)
+	b.suspect = -1
 	if b.class != nil {
 		b.f.Message = e.message(b, v, facts)
 		b.asyncHint(classAsync, asyncHint, dsaHint)
+		reporter := -1
+		if f.rank >= 0 && !f.localRank() {
+			reporter = f.rank
+		}
+		b.nameSuspect(reporter)
 	}
 	return b
 }
@@ -268,6 +284,7 @@ func typed(s string) any {
 // eventFacts adds what the parser measured: the assertion, the collective,
 // torchrun's exit status.
 func (e *Engine) eventFacts(f *failure, facts map[string]any) {
+	workSeen := false
 	for _, ev := range f.events {
 		switch {
 		case ev.Assert != nil:
@@ -284,17 +301,20 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 				facts["failed_threads"] = ev.Count
 			}
 		case ev.Work != nil:
-			if _, ok := facts["seq_num"]; !ok {
+			if !workSeen {
+				// The knowledge base's signature may have named some of
+				// these already, under the same names: fill the rest.
+				workSeen = true
 				w := ev.Work
-				facts["seq_num"] = w.SeqNum
-				facts["op_type"] = w.OpType
+				setDefault(facts, "seq", w.SeqNum)
+				setDefault(facts, "nccl_op", w.OpType)
 				if w.NumelIn > 0 || w.NumelOut > 0 {
-					facts["numel_in"] = w.NumelIn
-					facts["numel_out"] = w.NumelOut
+					setDefault(facts, "numel_in", w.NumelIn)
+					setDefault(facts, "numel_out", w.NumelOut)
 				}
-				facts["timeout_ms"] = w.TimeoutMs
+				setDefault(facts, "timeout_ms", w.TimeoutMs)
 				if w.RanForMs > 0 {
-					facts["ran_for_ms"] = w.RanForMs
+					setDefault(facts, "ran_ms", w.RanForMs)
 				}
 			}
 		case ev.Kind == logparse.KindSanitizer:
@@ -317,8 +337,8 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 			if m := fingerprintRE.FindAllStringSubmatch(l.Text, -1); len(m) == 2 {
 				ranks := rankRunningRE.FindAllStringSubmatch(l.Text, -1)
 				if len(ranks) == 2 {
-					facts["collective"] = m[0][2]
-					facts["seq_num"] = typed(m[0][1])
+					facts["nccl_op"] = m[0][2]
+					facts["seq"] = typed(m[0][1])
 					facts["rank_"+ranks[0][1]+"_shape"] = "[" + m[0][3] + "]"
 					facts["rank_"+ranks[1][1]+"_shape"] = "[" + m[1][3] + "]"
 					if m[0][4] != m[1][4] {
@@ -330,6 +350,18 @@ func (e *Engine) eventFacts(f *failure, facts map[string]any) {
 			}
 		}
 	}
+}
+
+// fingerprintMismatch reports whether the facts hold two ranks'
+// fingerprints of one collective (rank_<r>_shape), which settles the cause.
+func fingerprintMismatch(facts map[string]any) bool {
+	n := 0
+	for k := range facts {
+		if strings.HasPrefix(k, "rank_") && strings.HasSuffix(k, "_shape") {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 var (

@@ -36,6 +36,9 @@ type tracker struct {
 	lossOpen bool   // the line continues in the next read
 
 	tail []byte
+
+	mem map[string]*memSeries // memory readings by line template
+	key []byte                // scratch for a line's template
 }
 
 func (t *tracker) Read(p []byte) (int, error) {
@@ -77,6 +80,7 @@ func (t *tracker) see(b []byte) {
 		t.lossText = append(append(t.lossText[:0], prefix...), line[:min(len(line), maxLossLine)]...)
 		t.lossLine = t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
 	}
+	t.seeMemory(b, t.lines+1, len(t.tail) == 0 || t.tail[len(t.tail)-1] == '\n')
 	t.lines += bytes.Count(b, []byte{'\n'})
 	if len(b) >= tailKeep {
 		// Copy only what the tail keeps, not every byte of the input.

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -51,14 +52,14 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 	}
 	if d := collectiveDetail(facts); d != "" && !strings.HasPrefix(v.Class.ID, "device-assert") {
 		// Skip what the knowledge base's sentence already says.
-		c, mismatch := vals["collective"]
+		c, mismatch := vals["nccl_op"], fingerprintMismatch(facts)
 		if mismatch && strings.HasPrefix(d, c+" #") && strings.Contains(msg, c) {
 			// "ALLREDUCE #0: rank 0 has ...": the sentence names the collective.
 			if i := strings.Index(d, ": "); i > 0 {
 				d = d[i+2:]
 			}
 		}
-		if op, ok := vals["op_type"]; mismatch || !ok || !strings.Contains(msg, op) {
+		if op, ok := vals["nccl_op"]; mismatch || !ok || !strings.Contains(msg, op) {
 			detail = append(detail, d)
 		}
 	}
@@ -76,6 +77,17 @@ func (e *Engine) message(b *built, v kb.Verdict, facts map[string]any) string {
 			k = strings.ToLower(vals["sanitizer_error"][:1]) + vals["sanitizer_error"][1:] + " at " + k
 		}
 		detail = append(detail, k)
+	}
+	if _, ok := vals["memory_growth"]; ok {
+		detail = append(detail, "allocated memory climbed at every logged step before it")
+	}
+	// Say which framework a JAX or TensorFlow log comes from: the fixes
+	// name its settings, not PyTorch's.
+	switch vals["framework"] {
+	case "jax":
+		detail = append(detail, "JAX/XLA")
+	case "tensorflow":
+		detail = append(detail, "TensorFlow")
 	}
 	if len(detail) > 0 {
 		msg += " (" + strings.Join(detail, "; ") + ")"
@@ -136,14 +148,14 @@ func collectiveDetail(facts map[string]any) string {
 		r0 := strings.TrimSuffix(strings.TrimPrefix(shapes[0], "rank_"), "_shape")
 		r1 := strings.TrimSuffix(strings.TrimPrefix(shapes[1], "rank_"), "_shape")
 		s0, s1 := fmt.Sprint(facts[shapes[0]]), fmt.Sprint(facts[shapes[1]])
-		d := fmt.Sprintf("%v #%v: rank %s has shape %s, rank %s has %s", facts["collective"], facts["seq_num"], r0, s0, r1, s1)
+		d := fmt.Sprintf("%v #%v: rank %s has shape %s, rank %s has %s", facts["nccl_op"], facts["seq"], r0, s0, r1, s1)
 		if n0, n1 := numel(s0), numel(s1); n0 >= 0 && n1 >= 0 && n0 != n1 {
 			d += fmt.Sprintf(": %d vs %d elements", n0, n1)
 		}
 		return d
 	}
-	if op, ok := facts["op_type"]; ok {
-		d := fmt.Sprintf("%v SeqNum=%v", op, facts["seq_num"])
+	if op, ok := facts["nccl_op"]; ok {
+		d := fmt.Sprintf("%v SeqNum=%v", op, facts["seq"])
 		if n, ok := facts["numel_in"]; ok {
 			d += fmt.Sprintf(", %v elements", n)
 		}
@@ -222,6 +234,9 @@ func (b *built) finish(cmd string, ranks int) {
 		wrapped = "cudadoctor run -- " + command
 	}
 	var rems []string
+	if b.suspect >= 0 {
+		rems = append(rems, suspectRemedy(b.suspect))
+	}
 	if b.async {
 		where := "the line the traceback names"
 		if b.f.Reported != nil {
@@ -264,7 +279,9 @@ func (b *built) finish(cmd string, ranks int) {
 			rems = append(rems, r)
 		}
 	}
-	if b.dsa && (b.async || b.launchB) {
+	// Under CUDA_LAUNCH_BLOCKING=1 the traceback line is the origin: the
+	// note on how to find it would send the reader to re-run what ran.
+	if b.dsa && b.async {
 		rems = append(rems, "PyTorch's hint to compile with TORCH_USE_CUDA_DSA is a build-time option: the pip and conda wheels are built without it, so setting it as an environment variable changes nothing. CUDA_LAUNCH_BLOCKING=1 is the switch that works with them.")
 	}
 	b.f.Remedies = rems
@@ -272,9 +289,15 @@ func (b *built) finish(cmd string, ranks int) {
 
 var _ = report.Error
 
+// firstWords is s's first n words in lower case without punctuation, so
+// that "Re-run with CUDA_LAUNCH_BLOCKING=1 (or ..." and "Re-run with
+// CUDA_LAUNCH_BLOCKING=1: if ..." start alike.
 func firstWords(s string, n int) string {
-	return strings.ToLower(leadingWords(s, n))
+	w := adviceWordRE.FindAllString(strings.ToLower(s), n)
+	return strings.Join(w, " ")
 }
+
+var adviceWordRE = regexp.MustCompile(`[a-z0-9_]+`)
 
 // leadingWords is s's first n words, spacing collapsed, case kept (a quoted
 // error line keeps its spelling).

@@ -256,7 +256,7 @@ func (c *composer) missingClause() string {
 func (c *composer) baseFacts(e *Entry) map[string]any {
 	f := map[string]any{
 		"pg":             e.PGName,
-		"op":             e.Op(),
+		"nccl_op":        e.Op(),
 		"input_sizes":    fmt.Sprint(e.InputSizes),
 		"dtypes":         strings.Join(e.InputDtypes, ","),
 		"timeout_ms":     e.TimeoutMs,
@@ -268,9 +268,9 @@ func (c *composer) baseFacts(e *Entry) map[string]any {
 		f["pg_desc"] = d
 	}
 	if e.IsP2P {
-		f["p2p_seq_id"] = e.P2PSeq
+		f["p2p_seq"] = e.P2PSeq
 	} else {
-		f["collective_seq_id"] = e.CollectiveSeq
+		f["seq"] = e.CollectiveSeq
 	}
 	if len(c.missing) > 0 {
 		f["dumps_missing"] = c.missing
@@ -373,7 +373,7 @@ func (c *composer) divergenceFinding(d *divergence) report.Finding {
 			rep = b.odd[0]
 			f.Location = &report.Location{Path: c.views[rep].dump.Path}
 		}
-		f.Facts["drift_seq_id"] = b.seq
+		f.Facts["drift_seq"] = b.seq
 	}
 	if rep >= 0 && c.views[rep].dump.Rank >= 0 {
 		f.Rank = report.IntPtr(rep)

@@ -210,7 +210,7 @@ func (c *composer) orderFinding(ob *orderBreak) report.Finding {
 	f.Facts["divergence"] = KindOrder
 	f.Facts["other_rank"] = r1
 	f.Facts["other_pg"] = e1.PGName
-	f.Facts["other_collective_seq_id"] = e1.CollectiveSeq
+	f.Facts["other_seq"] = e1.CollectiveSeq
 	f.Facts["postponed"] = ob.postponed
 	if !ob.postponed {
 		f.Facts["ranks_not_entered"] = []int{r1}

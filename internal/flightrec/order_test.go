@@ -59,7 +59,7 @@ func summarizeOrder(t *testing.T, dumps []*Dump) (orderSummary, string) {
 		s.OtherRank = r
 	}
 	s.OtherPG, _ = f.Facts["other_pg"].(string)
-	s.OtherSeq, _ = f.Facts["other_collective_seq_id"].(int64)
+	s.OtherSeq, _ = f.Facts["other_seq"].(int64)
 	s.Postponed, _ = f.Facts["postponed"].(bool)
 	return s, f.Message
 }

@@ -3,6 +3,7 @@ package kb
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,6 +198,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 		addFacts(v.Facts, h, lines)
 	}
 	runtimeErrorFacts(lines, v.Facts)
+	frameworkFact(lines, v.Facts)
 	normaliseFacts(v.Facts)
 	refinedBy := map[int]bool{}
 	for steps := 0; steps < len(k.Classes); steps++ {
@@ -299,6 +301,39 @@ var (
 	cudaErrorTextRE = regexp.MustCompile(`(?:CUDA error|CUDA driver error|cuda runtime error \(\d+\)) ?: ([a-z][^.\n]*?[a-z])(?: at [^ ]*[/\\]| \(|\.|$)`)
 )
 
+// Framework is the framework the failure's log comes from: the framework
+// fact where the lines named JAX or TensorFlow, else PyTorch.
+func (v Verdict) Framework() string {
+	if f := v.Facts["framework"]; f != "" {
+		return f
+	}
+	return "pytorch"
+}
+
+var (
+	// PyTorch/XLA prints XLA's statuses too; it is PyTorch.
+	torchXLARE = regexp.MustCompile(`torch_xla`)
+	// JAX's Python client: its package names, its error type, its
+	// settings, and the old path of XLA's Python client inside TensorFlow's
+	// tree that early jaxlib printed.
+	jaxRE = regexp.MustCompile(`jax(?:lib)?|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/`)
+	// TensorFlow: its package, its exception, its GPU allocator.
+	tensorflowRE = regexp.MustCompile(`tensorflow|ResourceExhaustedError|GPU_\d+_bfc|bfc_allocator|TF_FORCE_GPU_ALLOW_GROWTH`)
+)
+
+// frameworkFact records a JAX or TensorFlow failure as such (framework=jax,
+// framework=tensorflow), so that remedies speak that framework's settings.
+func frameworkFact(lines []string, f map[string]string) {
+	text := strings.Join(lines, "\n")
+	switch {
+	case torchXLARE.MatchString(text):
+	case jaxRE.MatchString(text):
+		f["framework"] = "jax"
+	case tensorflowRE.MatchString(text):
+		f["framework"] = "tensorflow"
+	}
+}
+
 // runtimeErrorFacts records the CUDA error a failure reports: the runtime's
 // name (PyTorch 2.9+ prints "Search for `cudaErrorXxx'") and the error
 // string, whichever class the failure is, so reports can show both.
@@ -398,6 +433,11 @@ func (k *KB) checkPredicates() error {
 					return fmt.Errorf("knowledge base %s: remedy names unknown predicate %q", c.ID, r.When)
 				}
 			}
+			for _, fw := range r.Frameworks {
+				if !slices.Contains(Frameworks, fw) {
+					return fmt.Errorf("knowledge base %s: remedy names unknown framework %q", c.ID, fw)
+				}
+			}
 		}
 	}
 	return nil
@@ -449,8 +489,12 @@ func (v Verdict) Remedies(extra map[string]string) []string {
 		}
 	}
 	var out []string
+	fw := v.Framework()
 	for _, r := range v.Class.Remedies {
 		if r.When != "" && !Holds(r.When, v.Facts) {
+			continue
+		}
+		if len(r.Frameworks) > 0 && !slices.Contains(r.Frameworks, fw) {
 			continue
 		}
 		if s, ok := Fill(r.Text, vals); ok {

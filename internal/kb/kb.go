@@ -99,7 +99,14 @@ type Refinement struct {
 type Remedy struct {
 	Text string `yaml:"text"`
 	When string `yaml:"when,omitempty"`
+	// Frameworks limits a remedy to logs of these frameworks (pytorch,
+	// jax, tensorflow): a PyTorch setting is no fix for a JAX program.
+	Frameworks []string `yaml:"frameworks,omitempty"`
 }
+
+// Frameworks a log can come from, as the framework fact names them; a log
+// that shows none of the others is PyTorch's.
+var Frameworks = []string{"pytorch", "jax", "tensorflow"}
 
 // Example is a real log excerpt with its provenance.
 type Example struct {

@@ -21,7 +21,16 @@ var predicates = map[string]Predicate{
 	// Plain exhaustion: none of the more specific readings above applies.
 	"plain_exhaustion": func(f map[string]string) bool {
 		m, ok := oom.FromFacts(f)
-		return ok && m.CardFull() && !m.RequestExceedsCapacity() && !m.CapApplies() && !m.Fragmented() && !m.OthersHoldMemory()
+		return ok && m.CardFull() && !m.RequestExceedsCapacity() && !m.CapApplies() && !m.Fragmented() && !m.OthersHoldMemory() && f["memory_growth"] == ""
+	},
+	// The log shows the allocated memory climbing reading after reading
+	// (the memory_growth fact): a leak, which a smaller batch only delays.
+	"memory_grows": func(f map[string]string) bool {
+		return f["memory_growth"] != ""
+	},
+	// No growth was seen: whether memory grows is still to be checked.
+	"memory_growth_unseen": func(f map[string]string) bool {
+		return f["memory_growth"] == ""
 	},
 	// The card had no room left: from an OOM message's numbers, or from an
 	// nvidia-smi table pasted next to the failure (95% or more in use).

@@ -24,6 +24,11 @@ const (
 	msgOthers   = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.02 GiB is free. Process 1234 has 14.20 GiB memory in use. Including non-PyTorch memory, this process has 6.30 GiB memory in use. Of the allocated memory 5.80 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated."
 )
 
+func withFact(f map[string]string, k, v string) map[string]string {
+	f[k] = v
+	return f
+}
+
 // TestPredicates checks every registered predicate on facts where it must
 // hold and where it must not.
 func TestPredicates(t *testing.T) {
@@ -46,7 +51,14 @@ func TestPredicates(t *testing.T) {
 			[]map[string]string{oomFacts(t, msgFull), oomFacts(t, msgOthers), {}}},
 		{"plain_exhaustion",
 			[]map[string]string{oomFacts(t, msgFull)},
-			[]map[string]string{oomFacts(t, msgFragment), oomFacts(t, msgTooLarge), oomFacts(t, msgCap), oomFacts(t, msgOthers), {}}},
+			[]map[string]string{oomFacts(t, msgFragment), oomFacts(t, msgTooLarge), oomFacts(t, msgCap), oomFacts(t, msgOthers), {},
+				withFact(oomFacts(t, msgFull), "memory_growth", "1.3 GiB at line 1 to 76.3 GiB at line 13, over 13 readings")}},
+		{"memory_grows",
+			[]map[string]string{withFact(oomFacts(t, msgFull), "memory_growth", "1.3 GiB at line 1 to 76.3 GiB at line 13, over 13 readings")},
+			[]map[string]string{oomFacts(t, msgFull), {}}},
+		{"memory_growth_unseen",
+			[]map[string]string{oomFacts(t, msgFull), {}},
+			[]map[string]string{{"memory_growth": "2 at line 1 to 9 at line 5, over 5 readings"}}},
 		{"card_full",
 			[]map[string]string{oomFacts(t, msgFull), oomFacts(t, msgFragment), {"smi_used_mib": "15900", "smi_total_mib": "16160"}},
 			[]map[string]string{oomFacts(t, msgCap), {"smi_used_mib": "2000", "smi_total_mib": "16160"}, {}}},

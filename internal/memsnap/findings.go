@@ -123,7 +123,7 @@ func (a *DeviceAnalysis) findings(s *Snapshot, source string, multi bool) []repo
 			FormatBytes(o.Requested), FormatBytes(o.Allocated), FormatBytes(o.Reserved))
 		facts := map[string]any{
 			"requested_bytes": o.Requested, "allocated_bytes": o.Allocated, "reserved_bytes": o.Reserved,
-			"device_free_bytes": o.DeviceFree, "oom_events": o.Count,
+			"free_bytes": o.DeviceFree, "oom_events": o.Count,
 		}
 		var rem []string
 		switch {
@@ -171,7 +171,7 @@ func (a *DeviceAnalysis) findings(s *Snapshot, source string, multi bool) []repo
 			rem = append(rem, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before the program starts: segments then grow in place instead of splitting.")
 		}
 		rem = append(rem, "Or set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:<MB> (larger than most requests) so that large cached blocks are not split.")
-		facts := map[string]any{"reserved_bytes": a.Frag.Reserved, "allocated_bytes": a.Frag.Allocated, "unallocated_bytes": unused,
+		facts := map[string]any{"reserved_bytes": a.Frag.Reserved, "allocated_bytes": a.Frag.Allocated, "reserved_unallocated_bytes": unused,
 			"largest_free_block_bytes": a.Frag.LargestFree, "trapped_bytes": a.Frag.Trapped, "trapped_segments": a.Frag.TrappedSegments}
 		out = append(out, base(report.Finding{Rule: RuleFragmentation, Severity: sev, Message: msg, Facts: facts, Remedies: rem}))
 	}

@@ -247,3 +247,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Cached-but-unallocated memory at least as large as the request reads as
+// fragmentation only while the card has room: when the allocation plus
+// the request fill 90% of it, the job simply needs less memory.
+func TestNearlyFullIsNotFragmentation(t *testing.T) {
+	tests := []struct {
+		name             string
+		text             string
+		nearlyFull, frag bool
+	}{
+		{"nearly full", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.40 GiB is free. Including non-PyTorch memory, this process has 22.15 GiB memory in use. Of the allocated memory 20.10 GiB is allocated by PyTorch, and 2.05 GiB is reserved by PyTorch but unallocated.", true, false},
+		{"room left, cache split", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 GiB. GPU 0 has a total capacity of 79.18 GiB of which 12.19 MiB is free. Including non-PyTorch memory, this process has 79.16 GiB memory in use. Of the allocated memory 15.73 GiB is allocated by PyTorch, and 62.92 GiB is reserved by PyTorch but unallocated.", false, true},
+	}
+	for _, tt := range tests {
+		m, ok := Parse(tt.text)
+		if !ok {
+			t.Fatalf("%s: not parsed", tt.name)
+		}
+		if m.NearlyFull() != tt.nearlyFull || m.Fragmented() != tt.frag {
+			t.Errorf("%s: nearly full %v, fragmented %v; want %v, %v", tt.name, m.NearlyFull(), m.Fragmented(), tt.nearlyFull, tt.frag)
+		}
+		if v := Verdict(m); tt.nearlyFull && !strings.Contains(v, "nearly full") {
+			t.Errorf("%s: verdict %q does not say the card is nearly full", tt.name, v)
+		}
+	}
+}

@@ -25,8 +25,15 @@ func (m Message) CapApplies() bool {
 
 // Fragmented: the allocator holds at least the requested amount as cached
 // but unallocated memory, yet found no block for it, and that cache is a
-// noticeable share of the card (5%; 1 GiB when the capacity is unknown).
+// noticeable share of the card, and the card is not nearly full.
 func (m Message) Fragmented() bool {
+	return m.cacheCouldServe() && !m.NearlyFull()
+}
+
+// cacheCouldServe: the cached-but-unallocated memory is at least the
+// request and a noticeable share of the card (5%; 1 GiB when the capacity
+// is unknown).
+func (m Message) cacheCouldServe() bool {
 	if m.ReservedUnallocated == Unknown || m.Requested == Unknown || m.RequestExceedsCapacity() {
 		return false
 	}
@@ -37,6 +44,15 @@ func (m Message) Fragmented() bool {
 		return m.ReservedUnallocated*20 >= m.Capacity
 	}
 	return m.ReservedUnallocated >= 1<<30
+}
+
+// NearlyFull: what PyTorch had allocated plus the request fill at least
+// 90% of the card. Then the cached-but-unallocated memory is no explanation
+// (the allocation would barely fit even unfragmented): the job needs less
+// memory, not another allocator setting.
+func (m Message) NearlyFull() bool {
+	return m.Capacity > 0 && m.Allocated != Unknown && m.Requested != Unknown && m.Requested > 0 &&
+		(m.Allocated+m.Requested)*10 >= m.Capacity*9
 }
 
 // OthersHoldMemory: processes other than the failing one hold at least a
@@ -91,6 +107,11 @@ func Verdict(m Message) string {
 	}
 	var s string
 	switch {
+	case m.NearlyFull() && m.cacheCouldServe():
+		// The cache could hold the request, which invites a fragmentation
+		// reading; the numbers say the card is simply nearly full.
+		return fmt.Sprintf("the card is nearly full: PyTorch has %s allocated of %s and the request needs %s more (%.0f%% of the card); the %s reserved but unallocated is not the problem",
+			Format(m.Allocated), Format(m.Capacity), Format(m.Requested), 100*float64(m.Allocated+m.Requested)/float64(m.Capacity), Format(m.ReservedUnallocated))
 	case m.Allocated != Unknown && m.Capacity > 0:
 		s = fmt.Sprintf("the GPU is full: PyTorch has %s allocated of %s", Format(m.Allocated), Format(m.Capacity))
 	case m.Capacity > 0 && m.Free != Unknown:

@@ -17,7 +17,6 @@ func TestTextFacts(t *testing.T) {
 		{"internal flags hidden", map[string]any{"reported_asynchronously": true, "launch_blocking": true, "oom_form": "2.x", "device": 0}, []string{"device=0"}},
 		{"kernel source with its line", map[string]any{"kernel_src": "Loss.cu", "kernel_line": 90, "block": "0,0,0"}, []string{"kernel_src=Loss.cu:90"}},
 		{"lists and maps stay in JSON", map[string]any{"sites": []any{map[string]any{"site": "a.py:1"}}, "hist": map[string]int{"64": 0}, "n": 2}, []string{"n=2"}},
-		{"aliases shown once when they agree", map[string]any{"seq": 0, "seq_num": 0, "collective": "ALLREDUCE", "nccl_op": "BROADCAST"}, []string{"collective=ALLREDUCE", "nccl_op=BROADCAST", "seq=0"}},
 		{"an order is no size", map[string]any{"rank_by_bytes": 1}, []string{"rank_by_bytes=1"}},
 		{"a non-numeric _bytes fact stays", map[string]any{"x_bytes": "n/a"}, []string{"x_bytes=n/a"}},
 	}

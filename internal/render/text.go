@@ -213,10 +213,6 @@ var hiddenFacts = map[string]bool{
 	"thread":                  true,
 }
 
-// factAliases name facts that two sources of one failure record under two
-// names (the NCCL message and the work record): shown once when they agree.
-var factAliases = map[string]string{"seq_num": "seq", "nccl_op": "collective"}
-
 // textFacts is the readable subset of a finding's facts, sorted by name:
 // sizes in human units, one entry per quantity (a size printed by the log
 // wins over its byte count, which alone is shown as a size), no internal
@@ -225,9 +221,6 @@ func textFacts(facts map[string]any) []string {
 	shown := map[string]string{}
 	for k, v := range facts {
 		if hiddenFacts[k] || compound(v) {
-			continue
-		}
-		if a, ok := factAliases[k]; ok && fmt.Sprint(facts[a]) == fmt.Sprint(v) {
 			continue
 		}
 		// A quantity in bytes, not an order ("rank_by_bytes").
