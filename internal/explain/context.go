@@ -76,7 +76,20 @@ func sourceLines(s *source) []logparse.Line {
 // whose root stands behind the finding's surface class becomes its class,
 // with the pasted lines as evidence and the surface kept as an alternative.
 func applyContext(all []*source, fs []report.Finding) {
+	// Reading the facts costs a dozen regexps per parsed line; a source
+	// no finding can take them from is not read (a directory of thousands
+	// of logs has many such).
+	located := map[string][]int{} // path -> the findings it can refine
+	for i := range fs {
+		if f := &fs[i]; f.Location != nil && f.Severity >= report.Warning {
+			located[f.Location.Path] = append(located[f.Location.Path], i)
+		}
+	}
 	for _, s := range all {
+		idx := located[s.name]
+		if len(idx) == 0 {
+			continue
+		}
 		lines := sourceLines(s)
 		if len(lines) == 0 {
 			continue
@@ -90,11 +103,8 @@ func applyContext(all []*source, fs []report.Finding) {
 			continue
 		}
 		ctx := p.Judge()
-		for i := range fs {
+		for _, i := range idx {
 			f := &fs[i]
-			if f.Location == nil || f.Location.Path != s.name || f.Severity < report.Warning {
-				continue
-			}
 			for _, c := range ctx {
 				if !refinableBy[c.Class][f.Class] {
 					continue
