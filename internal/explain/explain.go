@@ -34,6 +34,9 @@ type Input struct {
 // concurrent use.
 type Engine struct {
 	KB *kb.KB
+	// Warn, when set, is told of what an input held that was not read
+	// whole (a line longer than the parser reads), one message each.
+	Warn func(msg string)
 
 	once sync.Once
 	pf   *logparse.Prefilter
@@ -101,6 +104,9 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 		})
 		if err != nil {
 			return nil, err
+		}
+		if w := src.track.long.warning(in.Name); w != "" && e.Warn != nil {
+			e.Warn(w)
 		}
 		src.events = append(src.events, tail.items()...)
 		src.fileRank = rankFromName(in.Name)

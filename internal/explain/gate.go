@@ -38,6 +38,8 @@ type tracker struct {
 	tail []byte
 
 	finished *finishedLine // finishedAt's answer, once asked
+
+	long longLines // lines longer than the parser reads
 }
 
 // finishedLine is where the input says the run finished (line 0: it does not).
@@ -85,6 +87,7 @@ func (t *tracker) see(b []byte) {
 		t.lossText = append(append(t.lossText[:0], prefix...), line[:min(len(line), maxLossLine)]...)
 		t.lossLine = t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
 	}
+	t.long.see(b, t.lines)
 	t.lines += bytes.Count(b, []byte{'\n'})
 	if len(b) >= tailKeep {
 		// Copy only what the tail keeps, not every byte of the input.

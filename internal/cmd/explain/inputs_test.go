@@ -260,3 +260,25 @@ func TestHeadKeptOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstJSONValue(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		text      string
+		size      int64
+		jsonLines bool
+	}{
+		{`{"a": "}\"{", "b": [1, {"c": 2}]}` + "\n" + `{"a": 1}` + "\n", 33, true},
+		{"{\n  \"a\": 1\n}\n{\"b\": 2}\n", 12, false}, // two pretty-printed documents
+		{`{"a": 1}` + "\n\n  \n", 8, false},
+		{`{"a": [1, 2`, 11, false}, // never ends
+	}
+	for i, tc := range tests {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		os.WriteFile(p, []byte(tc.text), 0o644)
+		got, err := firstJSONValue(context.Background(), p)
+		if err != nil || got.size != tc.size || got.jsonLines != tc.jsonLines {
+			t.Errorf("%q: %+v, %v; want size %d, jsonLines %v", tc.text, got, err, tc.size, tc.jsonLines)
+		}
+	}
+}
