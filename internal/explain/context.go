@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
@@ -79,9 +80,19 @@ func sourceLines(s *source) []logparse.Line {
 // whose root stands behind the finding's surface class becomes its class,
 // with the pasted lines as evidence and the surface kept as an alternative.
 func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding {
+	// Reading the facts costs a dozen regexps per parsed line; a source
+	// no finding can take them from is not read (a directory of thousands
+	// of logs has many such), unless it says CUDA is unavailable.
+	located := map[string][]int{} // path -> the findings it can refine
+	for i := range fs {
+		if f := &fs[i]; f.Location != nil && f.Severity >= report.Warning {
+			located[f.Location.Path] = append(located[f.Location.Path], i)
+		}
+	}
 	for _, s := range all {
+		idx := located[s.name]
 		lines := sourceLines(s)
-		if len(lines) == 0 {
+		if len(lines) == 0 || len(idx) == 0 && !saysUnavailable(lines) {
 			continue
 		}
 		texts := make([]string, len(lines))
@@ -96,12 +107,10 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		ctx := p.Judge()
 		if f, ok := unavailableFinding(k, s.name, lines, texts, p, fs); ok {
 			fs = append(fs, f)
+			idx = append(idx, len(fs)-1)
 		}
-		for i := range fs {
+		for _, i := range idx {
 			f := &fs[i]
-			if f.Location == nil || f.Location.Path != s.name || f.Severity < report.Warning {
-				continue
-			}
 			for _, c := range ctx {
 				if !refinableBy[c.Class][f.Class] {
 					continue
@@ -179,6 +188,17 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
 		f.Remedies = append(v.Remedies(nil), f.Remedies...)
 	}
+}
+
+// saysUnavailable: some parsed line of the source holds collect_env's
+// "Is CUDA available" (a cheap test before its facts are read).
+func saysUnavailable(lines []logparse.Line) bool {
+	for _, l := range lines {
+		if strings.Contains(l.Text, "Is CUDA available") {
+			return true
+		}
+	}
+	return false
 }
 
 // unavailableRE is collect_env's verdict that PyTorch sees no GPU.

@@ -22,6 +22,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
 
 // Input is one named log stream ("-" for stdin).
@@ -34,6 +35,9 @@ type Input struct {
 // concurrent use.
 type Engine struct {
 	KB *kb.KB
+	// Warn, when set, is told of what an input held that was not read
+	// whole (a line longer than the parser reads), one message each.
+	Warn func(msg string)
 
 	once sync.Once
 	pf   *logparse.Prefilter
@@ -101,6 +105,9 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 		})
 		if err != nil {
 			return nil, err
+		}
+		if w := src.track.long.warning(in.Name); w != "" && e.Warn != nil {
+			e.Warn(w)
 		}
 		src.events = append(src.events, tail.items()...)
 		src.fileRank = rankFromName(in.Name)
@@ -386,9 +393,89 @@ func lastLine(f *failure) int {
 
 var commandRE = regexp.MustCompile(`^\s*[$+] ((?:python[\d.]*|torchrun|srun|accelerate|deepspeed)\b.*)$`)
 
+// commandIn returns the command echoed on a log line, rewritten so that
+// pasting it runs that one command and nothing else: the log may come from
+// anyone, and `$ python train.py; curl x | sh` must not become a remedy. A
+// line with anything a shell would act on besides words (a separator, a
+// redirection, an expansion) gives no command; quoted words are quoted again
+// by shellquote, plain ones are kept as written.
 func commandIn(text string) string {
-	if m := commandRE.FindStringSubmatch(text); m != nil {
-		return strings.TrimSpace(m[1])
+	m := commandRE.FindStringSubmatch(text)
+	if m == nil {
+		return ""
 	}
-	return ""
+	words, ok := shellWords(strings.TrimSpace(m[1]))
+	if !ok {
+		return ""
+	}
+	return strings.Join(words, " ")
+}
+
+// shellWords splits a command line into words as a POSIX shell would when
+// it holds only words: plain characters, '...', "..." without expansions,
+// and backslash escapes. A word typed plainly is returned as typed (a glob
+// or ~ stays the user's); one with quoting is returned requoted.
+func shellWords(line string) ([]string, bool) {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	flush := func() {
+		if !inWord {
+			return
+		}
+		w := cur.String()
+		if quoted {
+			w = shellquote.Word(w)
+		}
+		words = append(words, w)
+		cur.Reset()
+		inWord, quoted = false, false
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			flush()
+		case strings.IndexByte(";|&<>()$`\n\r", c) >= 0:
+			return nil, false
+		case c == '#' && !inWord:
+			flush()
+			return words, len(words) > 0 // a comment ends the command
+		case c == '\\':
+			if i+1 >= len(line) {
+				return nil, false
+			}
+			i++
+			cur.WriteByte(line[i])
+			inWord, quoted = true, true
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, false
+			}
+			cur.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			inWord, quoted = true, true
+		case c == '"':
+			end := strings.IndexByte(line[i+1:], '"')
+			if end < 0 {
+				return nil, false
+			}
+			part := line[i+1 : i+1+end]
+			if strings.ContainsAny(part, "$`\\") {
+				return nil, false // an expansion or escape only that shell could resolve
+			}
+			cur.WriteString(part)
+			i += end + 1
+			inWord, quoted = true, true
+		default:
+			if c < ' ' || c == 0x7f {
+				return nil, false
+			}
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	flush()
+	return words, len(words) > 0
 }

@@ -39,6 +39,16 @@ type tracker struct {
 
 	mem map[string]*memSeries // memory readings by line template
 	key []byte                // scratch for a line's template
+
+	finished *finishedLine // finishedAt's answer, once asked
+
+	long longLines // lines longer than the parser reads
+}
+
+// finishedLine is where the input says the run finished (line 0: it does not).
+type finishedLine struct {
+	line int
+	text string
 }
 
 func (t *tracker) Read(p []byte) (int, error) {
@@ -81,6 +91,7 @@ func (t *tracker) see(b []byte) {
 		t.lossLine = t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
 	}
 	t.seeMemory(b, t.lines+1, len(t.tail) == 0 || t.tail[len(t.tail)-1] == '\n')
+	t.long.see(b, t.lines)
 	t.lines += bytes.Count(b, []byte{'\n'})
 	if len(b) >= tailKeep {
 		// Copy only what the tail keeps, not every byte of the input.
@@ -138,9 +149,33 @@ var finishedRE = regexp.MustCompile(`(?i)training (?:is )?(?:complete|completed|
 var unfinishedRE = regexp.MustCompile(`Traceback \(most recent call last\)|\w+Error\b|\berror:|Exception\b|exit(?:ed with)? code:? [1-9-]|exitcode\s*:\s*-?[1-9]|return code = -?[1-9]|\bKilled\b|CANCELLED|Segmentation fault|core dumped|SIGTERM|SIGKILL|SIGABRT|Aborted`)
 
 // finishedAt is the line number of the last "finished" line in the input's
-// tail when nothing after it says the run failed, 0 otherwise.
+// tail when nothing after it says the run failed, 0 otherwise. The answer
+// is worked out once per input, however many findings ask.
 func (t *tracker) finishedAt() (int, string) {
 	if t == nil {
+		return 0, ""
+	}
+	if t.finished == nil {
+		line, text := t.findFinished()
+		t.finished = &finishedLine{line, text}
+	}
+	return t.finished.line, t.finished.text
+}
+
+// finishedWords are lower-case words of which every finishedRE match holds
+// one: a tail without any of them cannot match, and the case-folding
+// regexp (slow on a few KiB) is not run. The only non-ASCII letter that
+// folds into one of their letters is the long s (U+017F), which sends a
+// tail to the regexp.
+var finishedWords = [][]byte{[]byte("train"), []byte("exits successfully"), []byte("reached max steps"), []byte("evaluation finished"), []byte("inferencing complete")}
+
+func (t *tracker) findFinished() (int, string) {
+	lower := bytes.ToLower(t.tail)
+	any := bytes.Contains(t.tail, []byte("ſ"))
+	for _, w := range finishedWords {
+		any = any || bytes.Contains(lower, w)
+	}
+	if !any {
 		return 0, ""
 	}
 	locs := finishedRE.FindAllIndex(t.tail, -1)

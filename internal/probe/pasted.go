@@ -17,7 +17,7 @@ import (
 // Lines remembers where each fact was read, to quote it as evidence.
 type Pasted struct {
 	Facts *Facts
-	// Lines maps a fact ("torch", "cuda", "gpu", "driver", "memory") to
+	// Lines maps a fact ("cuda", "driver", "memory") to
 	// the index of the line it was read from.
 	Lines map[string]int
 }
@@ -62,13 +62,42 @@ func cudaTagVersion(tag string) string {
 
 // FromText reads pasted environment output from lines. It returns nil when
 // the lines say nothing about the torch build or the GPU.
-func FromText(lines []string) *Pasted {
+func FromText(lines []string) *Pasted { return fromText(lines, true) }
+
+// factWords are lower-case words of which every fact pattern below needs
+// one; an ASCII line without any of them is passed over without running a
+// dozen case-folding regexps on it (explain reads the facts of every log
+// that holds a finding, a directory may hold thousands). A line with other
+// bytes is always read: two non-ASCII letters fold to 's' and 'k'.
+var factWords = []string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
+	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name"}
+
+func mayHoldFacts(l string) bool {
+	for i := 0; i < len(l); i++ {
+		if l[i] >= 0x80 {
+			return true
+		}
+	}
+	lower := strings.ToLower(l)
+	for _, w := range factWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// fromText is FromText; gate false reads every line (the test of the gate).
+func fromText(lines []string, gate bool) *Pasted {
 	p := &Pasted{Facts: &Facts{Env: map[string]string{}}, Lines: map[string]int{}}
 	torch := &TorchFacts{}
 	var gpus []nvml.GPU
 	seenGPU := map[string]bool{}
 	var stated, tensorflow string
 	for i, l := range lines {
+		if gate && !mayHoldFacts(l) {
+			continue
+		}
 		if m := torchVersionRE.FindStringSubmatch(l); m != nil && torch.Version == "" && !strings.Contains(l, "/torch/") {
 			ver, tag := m[1]+m[3], m[2]+m[4]
 			if _, ok := releaseNewestCUDA[torchRelease(ver)]; ok || cudaMajor(ver) >= 1 {
@@ -278,8 +307,8 @@ func (p *Pasted) Judge() []report.Finding {
 }
 
 var evidenceKeys = map[string][]string{
-	"env/driver-version": {"driver", "torch", "cuda"},
-	"env/gpu-arch":       {"gpu", "torch", "cuda"},
-	"env/toolkit-arch":   {"gpu", "cuda", "stated", "tensorflow", "torch"},
+	"env/driver-version": {"driver", "cuda"},
+	"env/gpu-arch":       {"cuda"},
+	"env/toolkit-arch":   {"cuda", "stated", "tensorflow", "torch"},
 	"env/gpu-memory":     {"memory", "gpu"},
 }

@@ -1,6 +1,10 @@
 package probe
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -79,5 +83,55 @@ func TestToolkitArchRange(t *testing.T) {
 		if lo, hi := toolkitArchRange(c.cuda); lo != c.lo || hi != c.hi {
 			t.Errorf("toolkitArchRange(%s) = %d..%d, want %d..%d", c.cuda, lo, hi, c.lo, c.hi)
 		}
+	}
+}
+
+// TestFactGateChangesNothing reads every real log of the report corpus and
+// the fixtures with and without the word gate before the fact patterns:
+// the facts must be the same.
+func TestFactGateChangesNothing(t *testing.T) {
+	var logs []string
+	files, _ := filepath.Glob("../../testdata/reports/*.jsonl")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			var rec struct {
+				Log string `json:"log"`
+			}
+			if line != "" && json.Unmarshal([]byte(line), &rec) == nil {
+				logs = append(logs, rec.Log)
+			}
+		}
+	}
+	more, _ := filepath.Glob("../../testdata/gpu/logs/*/*.log")
+	for _, f := range more {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, string(data))
+	}
+	if len(logs) < 100 {
+		t.Fatalf("only %d logs found", len(logs))
+	}
+	found := 0
+	check := func(part []string) {
+		want, got := fromText(part, false), fromText(part, true)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("the gate changed the facts of\n%s\nwithout: %+v\nwith:    %+v", strings.Join(part, "\n"), want, got)
+		}
+		if want != nil {
+			found++
+		}
+	}
+	for _, log := range logs {
+		lines := strings.Split(log, "\n")
+		check(lines)
+	}
+	if found < 50 {
+		t.Errorf("facts found in only %d windows: the test reads too little", found)
 	}
 }

@@ -173,6 +173,21 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 			return true, nil
 		}
 	}
+	if kind == kindJSONDoc && in.stream == nil {
+		// A regular file is measured before it is loaded: a JSON-lines log
+		// whose first record happens to carry a dump's keys is a log, and a
+		// document over the cap is refused without holding it in memory.
+		ext, err := firstJSONValue(ctx, path)
+		if err != nil {
+			return false, readError(ctx, name, err)
+		}
+		if ext.jsonLines {
+			return true, nil
+		}
+		if ext.size > int64(flightrec.MaxDumpBytes) {
+			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+		}
+	}
 	r := in.reader(ctx)
 	if kind == kindPickle {
 		d, err := decodePickleInput(r, path, name)
@@ -214,6 +229,80 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 	}
 	a.add(path, d)
 	return false, nil
+}
+
+// jsonExtent is what a scan of a file's first JSON value found.
+type jsonExtent struct {
+	size      int64 // bytes up to the end of the first value (the file's size if it never ends)
+	jsonLines bool  // the value is one line and more text follows: JSON-lines logging
+}
+
+// firstJSONValue scans the file at path for the end of the JSON value it
+// opens, in fixed-size reads, without decoding or keeping it.
+func firstJSONValue(ctx context.Context, path string) (jsonExtent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return jsonExtent{}, err
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	var ext jsonExtent
+	depth, inStr, esc, ended, newline := 0, false, false, false, false
+	for {
+		if err := ctx.Err(); err != nil {
+			return ext, err
+		}
+		n, err := f.Read(buf)
+		b := buf[:n]
+		for i := 0; i < len(b); i++ {
+			c := b[i]
+			switch {
+			case ended:
+				if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+					ext.jsonLines = !newline
+					return ext, nil
+				}
+			case inStr:
+				if esc {
+					esc = false
+					continue
+				}
+				// Skip the string's ordinary bytes in one search.
+				j := bytes.IndexAny(b[i:], `"\`)
+				if j < 0 {
+					i = len(b)
+					continue
+				}
+				i += j
+				if b[i] == '\\' {
+					esc = true
+				} else {
+					inStr = false
+				}
+			case c == '"':
+				inStr = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+				if depth == 0 {
+					ended = true
+					ext.size += int64(i + 1)
+				}
+			case c == '\n' && depth > 0:
+				newline = true
+			}
+		}
+		if !ended {
+			ext.size += int64(n)
+		}
+		if err == io.EOF {
+			return ext, nil
+		}
+		if err != nil {
+			return ext, err
+		}
+	}
 }
 
 // artifactKeys says whether top-level keys may be those of a cudadoctor

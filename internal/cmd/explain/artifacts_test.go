@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudadoctor/cudadoctor/internal/cli"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 )
 
@@ -140,6 +141,8 @@ func TestExplainRefusesNonLogs(t *testing.T) {
 }
 
 // n1Job is fixture n1 with both ranks' dumps.
+const realLogPath = "../../../testdata/gpu/logs/h100/s01_embedding_oob.blocking.log"
+
 var n1Job = frtest.Job{
 	PGs:    map[string][]int{"0": {0, 1}},
 	Script: "/workspace/faultlab/nccl/n1_desync_timeout.py",
@@ -432,5 +435,40 @@ func TestExplainRealNodeReports(t *testing.T) {
 	}
 	if len(f.Related) != 1 || f.Related[0].Rank == nil || *f.Related[0].Rank != 0 || !strings.Contains(f.Related[0].Message, "timed out") {
 		t.Errorf("rank 0's timeout should be the one related consequence: %+v", f.Related)
+	}
+}
+
+// TestDumpShapedJSONLinesRecord: a JSON-lines log whose first record has a
+// Flight Recorder dump's keys and is larger than any dump is read as the
+// log it is (the failure after it found, the long record named on
+// stderr), not loaded whole and refused; a single document of that size
+// is refused by its size.
+func TestDumpShapedJSONLinesRecord(t *testing.T) {
+	defer func(n int) { flightrec.MaxDumpBytes = n }(flightrec.MaxDumpBytes)
+	flightrec.MaxDumpBytes = 1 << 20
+	dir := t.TempDir()
+	record := `{"version": "2.4", "pg_config": {}, "entries": [{"frames": "` + strings.Repeat("x", 2<<20) + `"}]}`
+	log, err := os.ReadFile(realLogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonl := filepath.Join(dir, "train.jsonl")
+	if err := os.WriteFile(jsonl, append([]byte(record+"\n"), log...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "", "explain", jsonl)
+	if code != 1 || !strings.Contains(out, "device-assert-index") || !strings.Contains(out, "train.jsonl:") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want the log's embedding failure", code, out, errs)
+	}
+	if !strings.Contains(errs, "line 1 is 2.0 MiB long") {
+		t.Errorf("stderr %q does not name the long record", errs)
+	}
+	doc := filepath.Join(dir, "dump.json")
+	if err := os.WriteFile(doc, []byte(record+"\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run(t, "", "explain", doc)
+	if code != 3 || !strings.Contains(errs, "a JSON document larger than 1 MiB") {
+		t.Errorf("exit %d, stderr %q: want the oversized document refused", code, errs)
 	}
 }

@@ -68,3 +68,47 @@ func BenchmarkExplain64Ranks(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExplainManySmallFiles runs explain over a directory of 2,000
+// small logs (the repository's fixture logs under 16 KiB, copied round
+// robin): the cost should be that of reading them, with no large per-file
+// setup. bench/explain/dir.sh times the same shape through the binary.
+func BenchmarkExplainManySmallFiles(b *testing.B) {
+	var srcs [][]byte
+	for _, root := range []string{"../../../testdata/healthy", "../../../testdata/explain", "../../../testdata/gpu"} {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".log") || strings.HasSuffix(p, ".txt")) {
+				return err
+			}
+			if info, err := d.Info(); err != nil || info.Size() >= 16<<10 {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			srcs = append(srcs, data)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(srcs) == 0 {
+		b.Fatal("no small fixture logs")
+	}
+	dir := b.TempDir()
+	const files = 2000
+	for i := 0; i < files; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d.log", i)), srcs[i%len(srcs)], 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep, err := Run(context.Background(), Options{Paths: []string{dir}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Inputs) != files {
+			b.Fatalf("%d inputs, want %d", len(rep.Inputs), files)
+		}
+	}
+}

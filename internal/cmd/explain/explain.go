@@ -26,7 +26,8 @@ type Options struct {
 	Paths []string
 	Stdin io.Reader
 	// Warn receives one line per file of a directory argument that is
-	// skipped (binary or unreadable); nil discards them.
+	// skipped (binary or unreadable) and per input with lines longer than
+	// the parser reads; nil discards them.
 	Warn io.Writer
 }
 
@@ -62,7 +63,13 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		inputs = append(inputs, engine.Input{Name: in.path, Reader: &byteCounter{r: in.reader(ctx), n: &read}})
 		rep.Inputs = append(rep.Inputs, in.path)
 	}
-	findings, err := engine.New(k).Explain(ctx, inputs)
+	eng := engine.New(k)
+	eng.Warn = func(msg string) {
+		if opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "cudadoctor: %s\n", msg)
+		}
+	}
+	findings, err := eng.Explain(ctx, inputs)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,12 @@ type input struct {
 	fromDir string // the directory argument it was found in, "" if named
 	stream  *bufio.Reader
 	closer  io.Closer
+
+	// start is a regular file's first bytes (up to sniffLen), kept from
+	// the first look at its head so that the next look does not open it
+	// again; whole says start is all the file holds.
+	start []byte
+	whole bool
 }
 
 // streamBuffer is the read-ahead of a stream input: enough to peek at the
@@ -39,7 +45,15 @@ func (in *input) head(n int) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return readHeadN(in.path, n)
+	if in.start != nil && (n <= len(in.start) || in.whole) {
+		return in.start[:min(n, len(in.start))], nil
+	}
+	b, err := readHeadN(in.path, n)
+	if err == nil && in.start == nil {
+		in.start = append([]byte{}, b[:min(len(b), sniffLen)]...)
+		in.whole = len(b) < n && len(b) <= sniffLen
+	}
+	return b, err
 }
 
 // reader returns the whole input for one pass, honouring ctx.
