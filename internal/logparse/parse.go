@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -96,8 +97,17 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		}
 	}
 	p.finish()
-	return nil
+	for {
+		select {
+		case b := <-pool:
+			chunkPool.Put(b)
+		default:
+			return nil
+		}
+	}
 }
+
+var chunkPool sync.Pool
 
 // piece is a run of whole lines with the starts of its candidate lines.
 type piece struct {
@@ -118,6 +128,9 @@ func produce(ctx context.Context, r io.Reader, name string, out, jobs chan<- *pi
 		case b := <-pool:
 			return b
 		default:
+			if b, ok := chunkPool.Get().([]byte); ok {
+				return b
+			}
 			return make([]byte, chunkSize)
 		}
 	}
@@ -202,6 +215,7 @@ func produce(ctx context.Context, r io.Reader, name string, out, jobs chan<- *pi
 		}
 		buf = next
 		if eof {
+			chunkPool.Put(next)
 			return
 		}
 	}
