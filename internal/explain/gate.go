@@ -37,8 +37,9 @@ type tracker struct {
 
 	tail []byte
 
-	mem map[string]*memSeries // memory readings by line template
-	key []byte                // scratch for a line's template
+	mem      map[string]*memSeries // memory readings by line template
+	memBytes int64                 // bytes seen, for memSampled
+	key      []byte                // scratch for a line's template
 
 	finished *finishedLine // finishedAt's answer, once asked
 
@@ -90,7 +91,9 @@ func (t *tracker) see(b []byte) {
 		t.lossText = append(append(t.lossText[:0], prefix...), line[:min(len(line), maxLossLine)]...)
 		t.lossLine = t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
 	}
-	t.seeMemory(b, t.lines+1, len(t.tail) == 0 || t.tail[len(t.tail)-1] == '\n')
+	if t.memSampled(len(b)) {
+		t.seeMemory(b, t.lines+1, len(t.tail) == 0 || t.tail[len(t.tail)-1] == '\n')
+	}
 	t.long.see(b, t.lines)
 	t.lines += bytes.Count(b, []byte{'\n'})
 	if len(b) >= tailKeep {

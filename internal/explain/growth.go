@@ -51,6 +51,24 @@ func templateOf(dst, l []byte) []byte {
 // left out, since NCCL's INFO lines print "CUMEM" by the thousand.
 var memWords = [3][]byte{[]byte("mem"), []byte("Mem"), []byte("lloc")}
 
+// Memory readings are read from every byte of the first memFull bytes of
+// an input and, after that, from one MiB in memStride: a log that large
+// prints its readings many times over, and the samples keep their order,
+// so a series that climbs still climbs; the search for memory words would
+// otherwise be the largest cost of reading a long log.
+var (
+	memFull   int64 = 64 << 20
+	memStride int64 = 8
+)
+
+// memSampled counts n more bytes and says whether the read they came in
+// is one the memory scan reads.
+func (t *tracker) memSampled(n int) bool {
+	at := t.memBytes
+	t.memBytes += int64(n)
+	return at < memFull || (at>>20)%memStride == 0
+}
+
 // seeMemory reads the lines that end in b and hold a memory word, the
 // first one joined to its start in the tail when an earlier read began it.
 // startLine is the number of the line b's first byte is on (the lines seen

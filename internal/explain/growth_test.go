@@ -147,3 +147,32 @@ func TestNearlyFullCardIsPlainOOM(t *testing.T) {
 		t.Fatalf("want oom with a nearly-full note, got %+v", fs)
 	}
 }
+
+// Past memFull bytes the readings are sampled, one MiB in memStride; a
+// climb spread over a long log is still seen, a plateau still is not.
+func TestMemoryGrowthSampledInALongLog(t *testing.T) {
+	defer func(full, stride int64) { memFull, memStride = full, stride }(memFull, memStride)
+	memFull, memStride = 1<<20, 4
+	e := New(kb.MustDefault())
+	long := func(climb bool) string {
+		var b strings.Builder
+		pad := strings.Repeat("x", 200)
+		for i := 0; b.Len() < 12<<20; i++ {
+			v := 30.0
+			if climb {
+				v = 1 + float64(i)/100
+			}
+			fmt.Fprintf(&b, "step %d | mem_allocated %.2f GiB | %s\n", i, v, pad)
+		}
+		return b.String()
+	}
+	for _, climb := range []bool{true, false} {
+		fs := explainText(t, e, long(climb)+fullCardOOM)
+		if len(fs) == 0 || fs[0].Class != "oom" {
+			t.Fatalf("want an oom finding, got %+v", fs)
+		}
+		if _, grew := fs[0].Facts["memory_growth"]; grew != climb {
+			t.Errorf("climb %v: memory_growth %v", climb, fs[0].Facts["memory_growth"])
+		}
+	}
+}
