@@ -102,6 +102,14 @@ type job struct {
 	rerun bool
 }
 
+// newParser is a Python parser; each worker has its own (a parser is not
+// safe for concurrent use).
+func newParser() *sitter.Parser {
+	p := sitter.NewParser()
+	p.SetLanguage(python.GetLanguage())
+	return p
+}
+
 // summarise parses a file, summarises it into the project, and returns
 // the parsed file (nil when the parser gave up).
 func summarise(ctx context.Context, parser *sitter.Parser, src Source, proj *Project, firstPhase bool) *File {
@@ -154,9 +162,8 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				parser := sitter.NewParser()
+				parser := newParser()
 				defer parser.Close()
-				parser.SetLanguage(python.GetLanguage())
 				for i := next.Add(1) - 1; int(i) < len(now); i = next.Add(1) - 1 {
 					if f := summarise(ctx, parser, now[i].src, proj, false); f != nil {
 						n.Add(1)
@@ -263,9 +270,8 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parser := sitter.NewParser()
+			parser := newParser()
 			defer parser.Close()
-			parser.SetLanguage(python.GetLanguage())
 			var local []*job
 			var st Stats
 			for s := range sources {
@@ -332,8 +338,7 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 			for i := next.Add(1) - 1; int(i) < len(rerun) && ctx.Err() == nil; i = next.Add(1) - 1 {
 				j := rerun[i]
 				if parser == nil {
-					parser = sitter.NewParser()
-					parser.SetLanguage(python.GetLanguage())
+					parser = newParser()
 				}
 				j.findings = l.check(ctx, j, parseFile(ctx, parser, j.src, proj))
 			}
