@@ -1,9 +1,12 @@
 package render
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 func TestTextFacts(t *testing.T) {
@@ -24,5 +27,21 @@ func TestTextFacts(t *testing.T) {
 		if d := cmp.Diff(tt.want, textFacts(tt.facts)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, d)
 		}
+	}
+}
+
+// A finding about one rank located at another rank's line says whose line
+// it is.
+func TestTextRankReportedByAnother(t *testing.T) {
+	f := report.Finding{Rule: "nccl-error", Severity: report.Error, Message: "rank 0 never published the NCCL unique id",
+		Location: &report.Location{Path: "rank3.log", Line: 2}, Rank: report.IntPtr(0), Facts: map[string]any{"waiting_rank": 3}}
+	var b strings.Builder
+	r := report.New("explain", "0.1.0")
+	r.Findings = []report.Finding{f}
+	if err := Text(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "--> rank3.log:2 (rank 0, reported by rank 3)") {
+		t.Errorf("header:\n%s", b.String())
 	}
 }

@@ -108,7 +108,13 @@ func writeFinding(tw *errWriter, st styler, f *report.Finding, opts Options) {
 	if f.Location != nil {
 		where := f.Location.String()
 		if f.Rank != nil {
-			where += fmt.Sprintf(" (rank %d)", *f.Rank)
+			// The line may be another rank's report about this one (a
+			// rank that waited for it): say so, or the header reads wrong.
+			if w, ok := f.Facts["waiting_rank"].(int); ok && w != *f.Rank {
+				where += fmt.Sprintf(" (rank %d, reported by rank %d)", *f.Rank, w)
+			} else {
+				where += fmt.Sprintf(" (rank %d)", *f.Rank)
+			}
 		}
 		tw.printf("  %s %s\n", st.wrap(ansiCyan, "-->"), where)
 	} else if f.Rank != nil {
