@@ -105,7 +105,11 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			continue
 		}
 		ctx := p.Judge()
-		if f, ok := unavailableFinding(k, s.name, lines, texts, p, fs); ok {
+		if len(idx) == 0 {
+			f, ok := unavailableFinding(k, s.name, lines, texts, p)
+			if !ok {
+				continue
+			}
 			fs = append(fs, f)
 			idx = append(idx, len(fs)-1)
 		}
@@ -132,13 +136,7 @@ func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name str
 			ev = append(ev, report.Evidence{Path: name, Line: l.N, Text: l.Text})
 		}
 	}
-	alts := []string{surface}
-	for _, a := range f.Alternatives {
-		if a != c.Class && a != surface {
-			alts = append(alts, a)
-		}
-	}
-	f.Rule, f.Class, f.Alternatives = c.Class, c.Class, alts
+	reclass(f, c.Class)
 	f.Severity = report.Error
 	f.Message = c.Message + "; the log's " + surface + " failure is its symptom"
 	f.Evidence = append(ev, f.Evidence...)
@@ -152,6 +150,19 @@ func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name str
 			f.Facts[k] = v
 		}
 	}
+}
+
+// reclass makes to the finding's class and rule, with the surface class it
+// had as the first alternative.
+func reclass(f *report.Finding, to string) {
+	surface := f.Class
+	alts := []string{surface}
+	for _, a := range f.Alternatives {
+		if a != to && a != surface {
+			alts = append(alts, a)
+		}
+	}
+	f.Rule, f.Class, f.Alternatives = to, to, alts
 }
 
 // refineByWords applies the knowledge base's context refinements: a bare
@@ -171,19 +182,12 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		if to == nil {
 			continue
 		}
-		surface := f.Class
 		facts := map[string]string{}
 		for key, v := range f.Facts {
 			facts[key] = fmt.Sprint(v)
 		}
 		v := kb.Verdict{Class: to, Surface: to, Facts: facts}
-		alts := []string{surface}
-		for _, a := range f.Alternatives {
-			if a != to.ID && a != surface {
-				alts = append(alts, a)
-			}
-		}
-		f.Rule, f.Class, f.Alternatives = to.ID, to.ID, alts
+		reclass(f, to.ID)
 		f.Message = v.Message()
 		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
 		f.Remedies = append(v.Remedies(nil), f.Remedies...)
@@ -206,14 +210,9 @@ var unavailableRE = regexp.MustCompile(`^\s*Is CUDA available:\s*(?:No|False)\s*
 
 // unavailableFinding: a pasted collect_env that says CUDA is unavailable on
 // a machine that lists a GPU is the failure itself when nothing else in the
-// input is; the environment checks that follow may name its root. Without
+// input is (the caller asks only then); the environment checks that follow may name its root. Without
 // a GPU in the paste (a CPU runner printing its environment) it is not.
-func unavailableFinding(k *kb.KB, name string, lines []logparse.Line, texts []string, p *probe.Pasted, fs []report.Finding) (report.Finding, bool) {
-	for _, f := range fs {
-		if f.Location != nil && f.Location.Path == name && f.Severity >= report.Warning {
-			return report.Finding{}, false
-		}
-	}
+func unavailableFinding(k *kb.KB, name string, lines []logparse.Line, texts []string, p *probe.Pasted) (report.Finding, bool) {
 	if _, gpu := p.Lines["gpu"]; !gpu {
 		return report.Finding{}, false
 	}
