@@ -94,12 +94,20 @@ func stripRank(s string) (int, string) {
 	return n, rest
 }
 
-// stripRankKind is stripRank that also says whether the prefix names a
-// local rank ("[default0]:", torchrun's per-node numbering).
-func stripRankKind(s string) (int, bool, string) {
+// rankKind is the form of a rank prefix.
+type rankKind int
+
+const (
+	rankGlobal rankKind = iota // "[rank0]:", mpirun's "[1,0]<stderr>:"
+	rankLocal                  // "[default0]:", torchrun's per-node numbering
+	rankSrun                   // srun --label's "0: "
+)
+
+// stripRankKind is stripRank that also says which form the prefix had.
+func stripRankKind(s string) (int, rankKind, string) {
 	s = stripStamp(s)
 	if len(s) < 3 {
-		return -1, false, s
+		return -1, rankGlobal, s
 	}
 	if s[0] == '[' {
 		for _, tag := range [...]string{"rank", "default"} {
@@ -107,7 +115,11 @@ func stripRankKind(s string) (int, bool, string) {
 				j := 1 + len(tag)
 				n, k := digits(s, j)
 				if k > j && strings.HasPrefix(s[k:], "]:") {
-					return n, tag == "default", trimOneSpace(s[k+2:])
+					kind := rankGlobal
+					if tag == "default" {
+						kind = rankLocal
+					}
+					return n, kind, trimOneSpace(s[k+2:])
 				}
 			}
 		}
@@ -119,13 +131,13 @@ func stripRankKind(s string) (int, bool, string) {
 					rest := s[k2+1:]
 					for _, t := range [...]string{"<stdout>:", "<stderr>:"} {
 						if len(rest) >= len(t) && rest[:len(t)] == t {
-							return n, false, trimOneSpace(rest[len(t):])
+							return n, rankGlobal, trimOneSpace(rest[len(t):])
 						}
 					}
 				}
 			}
 		}
-		return -1, false, s
+		return -1, rankGlobal, s
 	}
 	// srun --label: "<rank>: " at the start (at most 5 digits, optional leading spaces).
 	i := 0
@@ -134,9 +146,9 @@ func stripRankKind(s string) (int, bool, string) {
 	}
 	n, k := digits(s, i)
 	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
-		return n, false, s[k+2:]
+		return n, rankSrun, s[k+2:]
 	}
-	return -1, false, s
+	return -1, rankGlobal, s
 }
 
 func trimOneSpace(s string) string {

@@ -28,7 +28,7 @@ func (e *BinaryError) Is(target error) bool { return target == ErrBinary }
 // Triggers are the fixed texts that start a structure the parser must see
 // whatever the knowledge base holds. The engine adds them to its keywords.
 func Triggers() []string {
-	return []string{
+	return append([]string{
 		"Traceback (most recent call last)",
 		"RemoteTraceback",
 		"Exception raised from ",
@@ -43,8 +43,7 @@ func Triggers() []string {
 		"=========",
 		"Some NCCL operations have failed",
 		"Exception ignored in",
-		ownTriggers[0], ownTriggers[1],
-	}
+	}, ownTriggers...)
 }
 
 const (
@@ -357,14 +356,14 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 // later lines of a log that was pasted as one escaped string.
 func (p *parser) text(n int, text string, cand, sub bool) {
 	text = stripLogger(stripQuote(text))
-	rank, local, rest := stripRankKind(text)
+	rank, kind, rest := stripRankKind(text)
 	if rank >= 0 {
-		if local {
+		if kind == rankLocal {
 			p.localSeen[rank] = true
 		} else {
 			p.globalSeen[rank] = true
 		}
-		if !strings.HasPrefix(strings.TrimLeft(stripStamp(text), " "), "[") {
+		if kind == rankSrun {
 			p.srunSeen[rank] = true
 		}
 	}
