@@ -45,12 +45,13 @@ var predicates = map[string]Predicate{
 	"nccl_not_shm": func(f map[string]string) bool {
 		return f["nccl_shm"] == ""
 	},
-	// The build lacks the GPU's architecture, not the GPU a feature: a
-	// "needs compute capability X or newer" message (bfloat16 on a T4) is
-	// fixed by the program's settings or other hardware, never by another
-	// wheel.
+	// The build lacks the GPU's architecture, not the GPU a feature nor a
+	// TensorRT engine the GPU it was built on: a "needs compute capability
+	// X or newer" message (bfloat16 on a T4) is fixed by the program's
+	// settings or other hardware, an engine from another GPU by building
+	// it here; neither by another wheel.
 	"build_lacks_arch": func(f map[string]string) bool {
-		return f["required_cc"] == ""
+		return f["required_cc"] == "" && f["engine_cc"] == ""
 	},
 	// A collective timed out: only then can raising the timeout be a fix.
 	"nccl_timed_out": func(f map[string]string) bool {

@@ -67,7 +67,7 @@ func TestPredicates(t *testing.T) {
 			[]map[string]string{{"probability_check": "invalid multinomial distribution (sum of probabilities <= 0)"}, {"half_precision": ".half()"}, {}}},
 		{"build_lacks_arch",
 			[]map[string]string{{"device_sm": "120", "arch_list": "sm_50 sm_90"}, {}},
-			[]map[string]string{{"required_cc": "8.0", "device_cc": "7.5"}}},
+			[]map[string]string{{"required_cc": "8.0", "device_cc": "7.5"}, {"engine_cc": "8.6", "device_cc": "7.5"}}},
 		{"nccl_not_shm",
 			[]map[string]string{{"timeout_ms": "600000"}, {}},
 			[]map[string]string{{"nccl_shm": "/dev/shm/nccl-vzIpS6"}}},
