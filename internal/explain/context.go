@@ -178,7 +178,7 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		if _, known := f.Facts["assertion"]; known {
 			continue
 		}
-		to, _, at := k.RefineByContext(f.Class, texts)
+		to, at := k.RefineByContext(f.Class, texts)
 		if to == nil {
 			continue
 		}

@@ -533,12 +533,12 @@ func (k *KB) ContextWords() []string {
 }
 
 // RefineByContext tries the context refinements of class id against every
-// line of an input (prose included) and returns the class it refines to,
-// why, and the index of the line that showed it.
-func (k *KB) RefineByContext(id string, lines []string) (*Class, string, int) {
+// line of an input (prose included) and returns the class it refines to
+// and the index of the line that showed it.
+func (k *KB) RefineByContext(id string, lines []string) (*Class, int) {
 	c, ok := k.byID[id]
 	if !ok {
-		return nil, "", -1
+		return nil, -1
 	}
 	for i := range c.Refine {
 		r := &c.Refine[i]
@@ -547,9 +547,9 @@ func (k *KB) RefineByContext(id string, lines []string) (*Class, string, int) {
 		}
 		for j, l := range lines {
 			if r.contextRE.MatchString(l) {
-				return k.byID[r.To], r.Why, j
+				return k.byID[r.To], j
 			}
 		}
 	}
-	return nil, "", -1
+	return nil, -1
 }
