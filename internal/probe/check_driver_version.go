@@ -32,12 +32,14 @@ func runDriverVersion(f *Facts) Result {
 	// Forward compatibility: libcuda newer than the kernel driver's CUDA.
 	compat := f.CUDA.Version > 0 && f.NVML.CUDAVersion > 0 && f.CUDA.Version > f.NVML.CUDAVersion
 	tooOld := drvCUDA > 0 && drvCUDA/1000 < wheelMajor
-	if haveDrv && known && req.Family[0] > 0 && drv.Less(req.Family) && !compat {
-		tooOld = true
+	// The oldest driver that runs the build at all: the family minimum
+	// (minor-version compatibility), or before CUDA 11, which had none,
+	// the toolkit's own driver.
+	runsAt := req.Family
+	if runsAt[0] == 0 {
+		runsAt = req.Full
 	}
-	// Before CUDA 11 there is no minor-version compatibility: a driver
-	// older than the toolkit's cannot run the build at all.
-	if haveDrv && known && req.Family[0] == 0 && drv.Less(req.Full) && !compat {
+	if haveDrv && known && drv.Less(runsAt) && !compat {
 		tooOld = true
 	}
 	if tooOld {

@@ -187,7 +187,7 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 // from such a helper's directory or above it. Other helpers are parsed when
 // a demanded name reaches them (see Project.demand).
 func alwaysSummarised(path string, src []byte, copyDirs map[string]bool) bool {
-	if base := filepath.Base(path); base == "__init__.py" || base == "__init__.pyi" {
+	if isPackageInit(path) {
 		return copyDirs[filepath.Dir(path)] && bytes.Contains(src, []byte("from ."))
 	}
 	return bytes.Contains(src, []byte("non_blocking"))
@@ -234,7 +234,7 @@ var summaryAnchors = [][]byte{[]byte("non_blocking"), []byte("synchronize"), []b
 	[]byte(".tolist()"), []byte(".numpy()"), []byte(".cuda("), []byte("return torch.")}
 
 func summaryRelevant(path string, src []byte) bool {
-	if base := filepath.Base(path); base == "__init__.py" || base == "__init__.pyi" {
+	if isPackageInit(path) {
 		// A package re-exports its modules' functions.
 		return bytes.Contains(src, []byte("import"))
 	}

@@ -1,7 +1,6 @@
 package pylint
 
 import (
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -87,8 +86,7 @@ var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cp
 func buildModel(f *File) *Model {
 	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, path: f.Path, key: moduleKey(f.Path),
 		proj: f.project}
-	base := filepath.Base(f.Path)
-	m.isPackage = base == "__init__.py" || base == "__init__.pyi"
+	m.isPackage = isPackageInit(f.Path)
 	t := f.Tree
 	var defs, assigns []*Node
 	for i := range t.nodes {

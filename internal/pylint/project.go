@@ -30,6 +30,12 @@ func NewProject() *Project {
 	return &Project{byPath: map[string]*Model{}, bySuffix: map[string][]*Model{}}
 }
 
+// isPackageInit says whether path is a package's __init__ module.
+func isPackageInit(path string) bool {
+	base := filepath.Base(path)
+	return base == "__init__.py" || base == "__init__.pyi"
+}
+
 // moduleKey is the dotted module name a path stands for, as far as the
 // path tells: pkg/utils.py is pkg.utils, pkg/__init__.py is pkg.
 func moduleKey(path string) string {
