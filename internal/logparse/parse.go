@@ -29,12 +29,12 @@ func (e *BinaryError) Is(target error) bool { return target == ErrBinary }
 // whatever the knowledge base holds. The engine adds them to its keywords.
 func Triggers() []string {
 	return append([]string{
-		"Traceback (most recent call last)",
+		TracebackHead,
 		"RemoteTraceback",
 		"Exception raised from ",
 		"terminate called after throwing",
 		"ChildFailedError",
-		"Root Cause (first observed failure)",
+		RootCauseHead,
 		"Assertion `",
 		"Stack trace of the failed collective",
 		"Watchdog caught collective",
@@ -464,7 +464,7 @@ func (p *parser) start(l pline) {
 	}
 	p.flushFloods()
 	switch {
-	case strings.Contains(msg, "Traceback (most recent call last)") && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
+	case strings.Contains(msg, TracebackHead) && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
 		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, indent: indentOf(msg)}
 		tb.chain = append(tb.chain, Exception{})
 		p.blocks[l.Rank] = tb
@@ -479,7 +479,7 @@ func (p *parser) start(l pline) {
 		ev := p.newEvent(KindSanitizer, l)
 		ev.Lines = []Line{{l.N, strings.TrimSpace(strings.TrimLeft(msg, "="))}}
 		p.blocks[l.Rank] = &sanBlock{ev: ev, lastN: l.N}
-	case strings.HasPrefix(msg, "Root Cause (first observed failure)"):
+	case strings.HasPrefix(msg, RootCauseHead):
 		sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N, inRoot: true}
 		sb.ev.Summary = &Summary{}
 		p.blocks[l.Rank] = sb
@@ -611,7 +611,7 @@ func addLine(ev *Event, l pline, text string) {
 // startsStructure is true for lines that always begin something new.
 func startsStructure(l pline) bool {
 	m := l.Msg
-	return l.C10 || strings.Contains(m, "Traceback (most recent call last):") || strings.HasPrefix(m, "Exception raised from ") ||
+	return l.C10 || strings.Contains(m, TracebackHead+":") || strings.HasPrefix(m, "Exception raised from ") ||
 		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========") || isOwn(m)
 }
 

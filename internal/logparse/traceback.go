@@ -62,7 +62,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		switch {
 		case trim == `"""`:
 			b.remoteQ = !b.remoteQ
-		case strings.Contains(trim, "Traceback (most recent call last):"):
+		case strings.Contains(trim, TracebackHead+":"):
 			b.chain = append(b.chain, Exception{Remote: true})
 			b.state = tbFrames
 		case trim == "":
@@ -180,7 +180,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 	case tbExpect:
 		switch {
 		case trim == "":
-		case strings.Contains(trim, "Traceback (most recent call last):") && len(b.chain) < maxChain:
+		case strings.Contains(trim, TracebackHead+":") && len(b.chain) < maxChain:
 			b.chain = append(b.chain, Exception{})
 			b.state = tbFrames
 			b.blanks = 0
@@ -307,7 +307,7 @@ func (b *summaryBlock) feed(p *parser, l pline) bool {
 		s.Title = strings.TrimSuffix(trim, " FAILED")
 	case trim == "Failures:":
 		b.inRoot = false
-	case strings.HasPrefix(trim, "Root Cause (first observed failure)"):
+	case strings.HasPrefix(trim, RootCauseHead):
 		b.flush()
 		b.inRoot = true
 	case trim == "<NO_OTHER_FAILURES>":
