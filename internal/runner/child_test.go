@@ -174,17 +174,25 @@ func child(mode string, args []string) int {
 		fmt.Printf("child exit %d\n", res.ExitCode)
 		return 0
 	case "wrap":
-		// wrap SCRIPT: a wrapper as the CLI runs it (signals caught and
-		// forwarded), supervising sh -c SCRIPT; the wrapper itself can be
+		// wrap SCRIPT [ARG0 ARGS...]: a wrapper as the CLI runs it (signals
+		// caught and forwarded), supervising sh -c SCRIPT ARG0 ARGS...; the wrapper itself can be
 		// stopped and continued like a shell's job.
 		sigs := make(chan os.Signal, 8)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 			syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGUSR1, syscall.SIGUSR2)
-		res, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", arg(0)}, Stdout: os.Stdout, Signals: sigs})
+		res, err := Run(context.Background(), Spec{Argv: append([]string{"sh", "-c", arg(0)}, args[1:]...), Stdout: os.Stdout, Signals: sigs})
 		if err != nil {
 			return 5
 		}
 		fmt.Printf("wrapper: child exit %d\n", res.ExitCode)
+		return 0
+	case "count":
+		// count: count to 20 in steps of 50 ms, without forking.
+		i := 0
+		for ; i < 20; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		fmt.Printf("counted %d\n", i)
 		return 0
 	case "closedstdin":
 		fmt.Println(ClosedAtStart(os.Stdin))
