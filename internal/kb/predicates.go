@@ -32,8 +32,9 @@ var predicates = map[string]Predicate{
 	"memory_growth_unseen": func(f map[string]string) bool {
 		return f["memory_growth"] == ""
 	},
-	// The card had no room left: from an OOM message's numbers, or from an
-	// nvidia-smi table pasted next to the failure (95% or more in use).
+	// The card had no room left: from an OOM message's numbers, from an
+	// nvidia-smi table pasted next to the failure (95% or more in use), or
+	// from XLA's memory reading (5% or less free).
 	"card_full": cardFull,
 	// A multinomial probability check failed and the run computes in half
 	// precision: the probabilities overflowed to inf/nan.
@@ -72,5 +73,12 @@ func cardFull(f map[string]string) bool {
 	}
 	used, err1 := strconv.ParseFloat(f["smi_used_mib"], 64)
 	total, err2 := strconv.ParseFloat(f["smi_total_mib"], 64)
-	return err1 == nil && err2 == nil && total > 0 && used >= 0.95*total
+	if err1 == nil && err2 == nil && total > 0 && used >= 0.95*total {
+		return true
+	}
+	// XLA logs the card's free memory when a library handle cannot be
+	// created; 5% or less free is the same full card in other words.
+	free, err1 := strconv.ParseFloat(f["free_bytes"], 64)
+	total, err2 = strconv.ParseFloat(f["total_bytes"], 64)
+	return err1 == nil && err2 == nil && total > 0 && free <= 0.05*total
 }
