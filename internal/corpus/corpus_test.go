@@ -65,7 +65,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // floors are the landed accuracies on each split: a change that lowers one
 // fails here. Raise them when the numbers rise (go run ./bench/reports).
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.859, top3: 0.908, silent: 0.037, deep: 0.560},
+	Tune: {top1: 0.860, top3: 0.908, silent: 0.037, deep: 0.566},
 	Test: {top1: 0.813, top3: 0.880, silent: 0.063, deep: 0.332},
 }
 

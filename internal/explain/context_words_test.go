@@ -29,6 +29,18 @@ func TestContextWordsRefineABareAssert(t *testing.T) {
 		t.Errorf("the line that showed it is not evidence: %+v", fs[0].Evidence)
 	}
 
+	// Reports are written in many languages: "labels out of range" in Chinese
+	// (https://github.com/chenyuntc/simple-faster-rcnn-pytorch/issues/198, where
+	// the class count had not been changed for the dataset), or "class" (类别).
+	for _, prose := range []string{
+		"查了好多资料，有人说是标签超出范围，但是我查了标签页没有问题啊，\n",
+		"数据集的类别数改了吗？\n",
+	} {
+		if fs := explainText(t, e, bare+prose); len(fs) != 1 || fs[0].Class != "device-assert-target" {
+			t.Errorf("%q: %+v", prose, fs)
+		}
+	}
+
 	if fs := explainText(t, e, "training my language model\n"+bare); len(fs) != 1 || fs[0].Class != "device-assert-other" {
 		t.Errorf("without such words: %+v", fs)
 	}
