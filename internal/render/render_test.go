@@ -237,11 +237,11 @@ func TestMarkdownEscapes(t *testing.T) {
 		"odd ` tick <x>":                     "odd \\` tick \\<x\\>",
 		"a | b":                              `a \| b`,
 	} {
-		if got := mdText(in); got != want {
-			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		if got := MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := mdCode("a `b` c"); got != "``a `b` c``" {
+	if got := MarkdownCode("a `b` c"); got != "``a `b` c``" {
 		t.Errorf("mdCode = %q", got)
 	}
 }

@@ -2,7 +2,6 @@ package command
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,10 +22,6 @@ type Deps struct {
 	Color  string
 	FailOn string
 }
-
-// TextView is a command's own text rendering of its report; commands
-// without one get the findings view of render.Text.
-type TextView func(w io.Writer, r *report.Report, opts render.Options) error
 
 // FailOnValues are the values of --fail-on.
 var FailOnValues = []string{"error", "warning", "info", "never"}
@@ -78,23 +73,17 @@ func (d *Deps) ColorOn(tty bool) bool {
 	return tty
 }
 
-// Emit renders a report to stdout in the --format asked for (text through
-// view when the command has its own) and turns --fail-on into the exit
-// status.
-func (d *Deps) Emit(rep *report.Report, view TextView) error {
+// Emit renders a report to stdout in the --format asked for (through the
+// command's own view of that format when it has one) and turns --fail-on
+// into the exit status.
+func (d *Deps) Emit(rep *report.Report, own render.Views) error {
 	rep.Tool = d.Build.Tool()
 	f, _ := render.ParseFormat(d.Format)
 	opts := render.Options{Color: d.ColorOn(d.Sys.StdoutTTY), Width: d.Sys.Width, Excerpts: d.Sys.StdoutTTY}
 	if d.Sys.Getwd != nil {
 		opts.Root, _ = d.Sys.Getwd()
 	}
-	var err error
-	if f == render.FormatText && view != nil {
-		err = view(d.Sys.Stdout, rep, opts)
-	} else {
-		err = render.Render(d.Sys.Stdout, rep, f, opts)
-	}
-	if err != nil {
+	if err := render.Render(d.Sys.Stdout, rep, f, opts, own); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return d.Verdict(rep)

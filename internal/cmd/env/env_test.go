@@ -39,7 +39,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rep := run(t, name, false)
 			var text, js bytes.Buffer
-			if err := render.Text(&text, rep, render.Options{}); err != nil {
+			if err := Text(&text, rep, render.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := render.JSON(&js, rep); err != nil {
@@ -152,7 +152,7 @@ func BenchmarkNoPython(b *testing.B) {
 			b.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := render.Text(&buf, rep, render.Options{}); err != nil {
+		if err := Text(&buf, rep, render.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -29,7 +29,7 @@ func TestGoldenReports(t *testing.T) {
 	}{{"s33.txt", render.FormatText}, {"s33.json", render.FormatJSON}} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := render.Render(&buf, rep, tc.format, render.Options{}); err != nil {
+			if err := render.Render(&buf, rep, tc.format, render.Options{}, nil); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", tc.golden)

@@ -248,7 +248,7 @@ func presentRun(d *command.Deps, out *Outcome, reportFile string) {
 	f, _ := render.ParseFormat(d.Format)
 	opts := render.Options{Color: d.ColorOn(d.Sys.StderrTTY)}
 	fmt.Fprintln(d.Sys.Stderr)
-	if err := render.Render(d.Sys.Stderr, rep, f, opts); err != nil {
+	if err := render.Render(d.Sys.Stderr, rep, f, opts, nil); err != nil {
 		fmt.Fprintf(d.Sys.Stderr, "cudadoctor: could not show the diagnosis: %s\n", command.OneLine(err.Error()))
 	}
 }
