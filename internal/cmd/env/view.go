@@ -17,13 +17,13 @@ var views = render.Views{render.FormatText: Text}
 // the failing and warning checks in full with their fixes. A report without
 // the env sections gets the findings view.
 func Text(w io.Writer, r *report.Report, opts render.Options) error {
-	checks, ok := r.Environment["checks"].([]report.CheckResult)
-	if !ok {
+	if r.Environment == nil {
 		return render.Text(w, r, opts)
 	}
+	checks := r.Environment.Checks
 	tw := render.NewPrinter(w)
 	st := render.Styler{On: opts.Color}
-	if detected, ok := r.Environment["detected"].([]report.Fact); ok && len(detected) > 0 {
+	if detected := r.Environment.Detected; len(detected) > 0 {
 		width := 0
 		for _, d := range detected {
 			width = max(width, len(d.Label))
