@@ -42,7 +42,11 @@ var subcommands = []func(*command.Deps) *cobra.Command{
 
 // Main runs the command line and returns the process exit code.
 func Main(ctx context.Context, args []string, sys Sys) int {
-	b := currentBuild()
+	return execute(ctx, args, sys, currentBuild())
+}
+
+// execute is Main with the build stamp given.
+func execute(ctx context.Context, args []string, sys Sys, b command.Build) int {
 	stampOnce.Do(func() { report.Producer = b.Tool() })
 	d := &command.Deps{Sys: sys, Build: b}
 	root := newRoot(d)

@@ -281,10 +281,7 @@ func TestHungDriverIsReportedNotWaitedFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	save := probe.DriverTimeout
-	probe.DriverTimeout = 50 * time.Millisecond
-	defer func() { probe.DriverTimeout = save }()
-	f, err := probe.Gather(context.Background(), hungHost{h}, probe.Options{NoPython: true})
+	f, err := probe.Gather(context.Background(), hungHost{h}, probe.Options{NoPython: true, DriverTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

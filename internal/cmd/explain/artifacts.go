@@ -51,9 +51,11 @@ func sniff(head []byte) inputKind {
 
 // artifacts holds what was read from the non-log inputs.
 type artifacts struct {
-	paths   []string
-	dumps   []*flightrec.Dump
-	reports []nodeReport
+	// maxBytes bounds what is read of one dump or report.
+	maxBytes int
+	paths    []string
+	dumps    []*flightrec.Dump
+	reports  []nodeReport
 	// frFindings is the Flight Recorder analysis of all dumps together.
 	frFindings []report.Finding
 }
@@ -87,8 +89,8 @@ type runTimes struct {
 // splitInputs reads the Flight Recorder dumps and cudadoctor reports among
 // the inputs and returns the rest, the logs, for the log engine. Each input
 // is sniffed by peeking at its head, so a stream loses nothing.
-func splitInputs(ctx context.Context, ins []*input) ([]*input, *artifacts, error) {
-	arts := &artifacts{}
+func splitInputs(ctx context.Context, ins []*input, maxBytes int) ([]*input, *artifacts, error) {
+	arts := &artifacts{maxBytes: maxBytes}
 	var logs []*input
 	var pickles []string
 	for _, in := range ins {
@@ -182,25 +184,25 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 		if ext.jsonLines {
 			return true, nil
 		}
-		if ext.size > int64(flightrec.MaxDumpBytes) {
-			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+		if ext.size > int64(a.maxBytes) {
+			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, a.maxBytes>>20)
 		}
 	}
 	r := in.reader(ctx)
 	if kind == kindPickle {
-		d, err := decodePickleInput(r, path, name)
+		d, err := a.decodePickle(r, path, name)
 		if err != nil {
 			return false, err
 		}
 		a.add(path, d)
 		return false, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(a.maxBytes)+1))
 	if err != nil {
 		return false, readError(ctx, name, err)
 	}
-	if len(data) > flightrec.MaxDumpBytes {
-		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+	if len(data) > a.maxBytes {
+		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, a.maxBytes>>20)
 	}
 	// The first value decides: a JSON-lines log starts with an object too.
 	var top map[string]json.RawMessage
@@ -369,7 +371,7 @@ func (a *artifacts) readPickles(paths []string) error {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			dumps[i], errs[i] = readPickleFile(p)
+			dumps[i], errs[i] = a.readPickleFile(p)
 		}()
 	}
 	wg.Wait()
@@ -382,23 +384,23 @@ func (a *artifacts) readPickles(paths []string) error {
 	return nil
 }
 
-func readPickleFile(path string) (*flightrec.Dump, error) {
+func (a *artifacts) readPickleFile(path string) (*flightrec.Dump, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
 	defer f.Close()
-	return decodePickleInput(f, path, path)
+	return a.decodePickle(f, path, path)
 }
 
-// decodePickleInput reads a pickle that must be a Flight Recorder dump.
-func decodePickleInput(r io.Reader, path, name string) (*flightrec.Dump, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
+// decodePickle reads a pickle that must be a Flight Recorder dump.
+func (a *artifacts) decodePickle(r io.Reader, path, name string) (*flightrec.Dump, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(a.maxBytes)+1))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
-	if len(data) > flightrec.MaxDumpBytes {
-		return nil, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
+	if len(data) > a.maxBytes {
+		return nil, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, a.maxBytes>>20)
 	}
 	if snapshotLike(data) {
 		return nil, memorySnapshotError(path)
