@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
 
@@ -241,20 +240,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, out, _ := runFake(t, "", false, nil, c.args...)
-			golden := filepath.Join("testdata/explain", c.name)
-			if *update {
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -run TestGolden -update)", err)
-			}
-			if d := cmp.Diff(string(want), out); d != "" {
-				t.Errorf("%s differs (-want +got):\n%s", golden, d)
-			}
+			golden.Check(t, filepath.Join("testdata/explain", c.name), []byte(out))
 		})
 	}
 }

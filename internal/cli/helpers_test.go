@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -11,9 +10,6 @@ import (
 
 	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 )
-
-// update rewrites the golden files of this package's tests.
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // runCLI runs `cudadoctor ARGS...` in-process with stdin and a minimal
 // environment: PATH only, so children and probes find programs while the
