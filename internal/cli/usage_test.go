@@ -88,6 +88,7 @@ func TestCompletions(t *testing.T) {
 		{[]string{"rules", "cd1"}, []string{"CD101\t"}, nil},
 		{[]string{"explain", "--format", ""}, []string{"text", "json", "sarif", "github", "markdown"}, nil},
 		{[]string{"rules", "--format", ""}, []string{"text", "json", "markdown"}, []string{"sarif", "github"}},
+		{[]string{"version", "--format", ""}, []string{"text", "json"}, []string{"sarif", "github", "markdown"}},
 		{[]string{"lint", "--fail-on", ""}, []string{"error", "warning", "info", "never"}, nil},
 		{[]string{"--color", ""}, []string{"auto", "always", "never"}, nil},
 		{[]string{"expl"}, []string{"explain\t"}, nil},
