@@ -28,7 +28,7 @@ type Sys = command.Sys
 // System returns the real process's streams and environment.
 func System() Sys { return command.System() }
 
-// subcommands are cudadoctor's commands, in the order help lists them: a
+// subcommands are cudadoctor's commands (help lists them by name): a
 // new command is one package under internal/cmd and one line here.
 var subcommands = []func(*command.Deps) *cobra.Command{
 	explain.Command,
