@@ -68,6 +68,14 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) error {
 	return nil
 }
 
+// WriteBytes stores data at path, as Write does.
+func WriteBytes(path string, perm os.FileMode, data []byte) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
 // create makes a new temporary file next to the target, never through a
 // link and never over an existing file.
 func create(dir, base string) (*os.File, error) {

@@ -87,7 +87,7 @@ func TestExplainGitHubAnnotations(t *testing.T) {
 // TestExplainMarkdown: a diagnosis to paste into an issue: the headline,
 // the origin with its code, the evidence folded, the fixes numbered.
 func TestExplainMarkdown(t *testing.T) {
-	code, out, _ := run(t, "", false, nil, "explain", "--format", "markdown", oomFragLog)
+	code, out, _ := runFake(t, "", false, nil, "explain", "--format", "markdown", oomFragLog)
 	if code != ExitFindings {
 		t.Fatalf("exit %d", code)
 	}

@@ -3,7 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
+
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 )
 
 // The exit codes of the contract. This file is the one place that maps
@@ -18,38 +19,14 @@ const (
 	ExitInterrupted = 130
 )
 
-// UsageError marks a mistake in the command line. Hint, when set, replaces
-// the line pointing at the command's --help.
-type UsageError struct {
-	Err  error
-	Hint string
-}
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usageErrorf(format string, args ...any) error {
-	return &UsageError{Err: fmt.Errorf(format, args...)}
-}
-
-// ExitCoder is implemented by errors that carry their own exit status: `run`
-// passes the child's code through whatever it diagnosed.
-type ExitCoder interface {
-	error
-	ExitCode() int
-}
-
-// errFindings is returned when findings reach --fail-on; it prints nothing.
-var errFindings = errors.New("findings at or above the --fail-on severity")
-
 // exitCode is the table: every error a subcommand returns ends here.
 func exitCode(err error) int {
-	var usage *UsageError
-	var coder ExitCoder
+	var usage *command.UsageError
+	var coder command.ExitCoder
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, errFindings):
+	case errors.Is(err, command.ErrFindings):
 		return ExitFindings
 	case errors.As(err, &coder):
 		return coder.ExitCode()
@@ -67,11 +44,11 @@ func message(err error) string {
 	if errors.Is(err, context.Canceled) {
 		return "interrupted"
 	}
-	return oneLine(err.Error())
+	return command.OneLine(err.Error())
 }
 
 // silent errors have already told the user what happened.
 func silent(err error) bool {
-	var coder ExitCoder
-	return err == nil || errors.Is(err, errFindings) || errors.As(err, &coder)
+	var coder command.ExitCoder
+	return err == nil || errors.Is(err, command.ErrFindings) || errors.As(err, &coder)
 }

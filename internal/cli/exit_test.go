@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 )
 
 type codeErr struct{ code int }
@@ -19,8 +21,8 @@ func TestExitCodeTable(t *testing.T) {
 		want int
 	}{
 		{nil, ExitOK},
-		{errFindings, ExitFindings},
-		{&UsageError{Err: errors.New("bad flag")}, ExitUsage},
+		{command.ErrFindings, ExitFindings},
+		{&command.UsageError{Err: errors.New("bad flag")}, ExitUsage},
 		{errors.New("cannot read x"), ExitFailure},
 		{codeErr{137}, 137},
 		{codeErr{0}, 0},

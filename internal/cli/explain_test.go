@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
 
@@ -35,7 +34,7 @@ func (f *fakeSys) sys(stdin string, tty bool) Sys {
 
 // run calls the CLI from the repository root, where the paths of the
 // fixtures are short and stable.
-func run(t *testing.T, stdin string, tty bool, env map[string]string, args ...string) (int, string, string) {
+func runFake(t *testing.T, stdin string, tty bool, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	t.Chdir(repoRoot)
 	f := &fakeSys{env: env}
@@ -157,7 +156,7 @@ func checkManifest(t *testing.T, dir, glob string, min int) {
 				}
 			}
 			path := filepath.Join(dir, m.Log)
-			code, out, errOut := run(t, "", false, nil, "explain", "--format", "json", path)
+			code, out, errOut := runFake(t, "", false, nil, "explain", "--format", "json", path)
 			r := decode(t, out)
 			if m.Class == nil {
 				for _, f := range r.Findings {
@@ -240,21 +239,8 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, out, _ := run(t, "", false, nil, c.args...)
-			golden := filepath.Join("testdata/explain", c.name)
-			if *update {
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -run TestGolden -update)", err)
-			}
-			if d := cmp.Diff(string(want), out); d != "" {
-				t.Errorf("%s differs (-want +got):\n%s", golden, d)
-			}
+			_, out, _ := runFake(t, "", false, nil, c.args...)
+			golden.Check(t, filepath.Join("testdata/explain", c.name), []byte(out))
 		})
 	}
 }
@@ -315,7 +301,7 @@ func TestExplainCLI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := run(t, tt.stdin, tt.tty, tt.env, tt.args...)
+			code, out, errOut := runFake(t, tt.stdin, tt.tty, tt.env, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
 			}
@@ -336,7 +322,7 @@ func TestExplainCLI(t *testing.T) {
 }
 
 func TestExplainJSONContract(t *testing.T) {
-	code, out, _ := run(t, "", false, nil, "explain", "--format", "json", "testdata/gpu/logs/h100/s28_leak_oom.plain.log")
+	code, out, _ := runFake(t, "", false, nil, "explain", "--format", "json", "testdata/gpu/logs/h100/s28_leak_oom.plain.log")
 	if code != ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
@@ -387,21 +373,21 @@ func TestExplainDirectorySkipsBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, errOut := run(t, "", false, nil, "explain", dir)
+	code, out, errOut := runFake(t, "", false, nil, "explain", dir)
 	if code != ExitFindings || !strings.Contains(out, "error[oom]") {
 		t.Errorf("directory: exit %d, output %q", code, out)
 	}
 	if want := "skipping " + filepath.Join(dir, "model.ckpt") + ": binary data"; !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("stderr %q, want one line with %q", errOut, want)
 	}
-	code, _, errOut = run(t, "", false, nil, "explain", filepath.Join(dir, "model.ckpt"))
+	code, _, errOut = runFake(t, "", false, nil, "explain", filepath.Join(dir, "model.ckpt"))
 	if code != ExitFailure || !strings.Contains(errOut, "binary data") {
 		t.Errorf("named binary file: exit %d, stderr %q", code, errOut)
 	}
 	if err := os.Remove(filepath.Join(dir, "rank0.log")); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut = run(t, "", false, nil, "explain", dir); code != ExitFailure || !strings.Contains(errOut, "no readable text files") {
+	if code, _, errOut = runFake(t, "", false, nil, "explain", dir); code != ExitFailure || !strings.Contains(errOut, "no readable text files") {
 		t.Errorf("directory of binary files only: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -85,7 +85,7 @@ func explainSharedFixtures(t *testing.T) []fixtureCase {
 	for i := range cases {
 		c := &cases[i]
 		args := append([]string{c.command, "--format", "json", "--fail-on", "never"}, c.args...)
-		code, out, errs := run(t, "", false, nil, args...)
+		code, out, errs := runFake(t, "", false, nil, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.name, code, strings.TrimSpace(errs))
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 )
 
 // archive is a minimal txtar: "-- name --" lines separate files.
@@ -155,7 +157,7 @@ func TestLintEndToEnd(t *testing.T) {
 					t.Errorf("SARIF output does not validate against the 2.1.0 schema: %v", err)
 				}
 			}
-			if *update {
+			if golden.Update() {
 				a.set("stdout", out)
 				a.set("stderr", errOut)
 				if err := os.WriteFile(path, []byte(a.format()), 0o644); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 )
 
 var (
@@ -34,9 +36,9 @@ func TestREADMEOutput(t *testing.T) {
 		before := blocks[i-1]
 		if m := outputOf.FindStringSubmatch(before); m != nil {
 			checked++
-			_, out, _ := run(t, "", false, nil, strings.Fields(m[1])...)
+			_, out, _ := runFake(t, "", false, nil, strings.Fields(m[1])...)
 			want := "\n" + strings.TrimRight(out, "\n") + "\n"
-			if *update {
+			if golden.Update() {
 				blocks[i] = want
 				continue
 			}
@@ -66,7 +68,7 @@ func TestREADMEOutput(t *testing.T) {
 	if checked < 5 || quoted < 2 {
 		t.Fatalf("README has %d checked and %d quoted output blocks, want at least 5 and 2", checked, quoted)
 	}
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile(path, []byte(strings.Join(blocks, "```")), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func knowledgeBaseExamples(t *testing.T) []fixtureCase {
 	var cases []fixtureCase
 	for _, cl := range kb.MustDefault().Classes {
 		for i, ex := range cl.Examples.Match {
-			code, out, errs := run(t, ex.Text, false, nil, "explain", "--format", "json", "--fail-on", "never")
+			code, out, errs := runFake(t, ex.Text, false, nil, "explain", "--format", "json", "--fail-on", "never")
 			if code != 0 {
 				t.Fatalf("%s example %d: exit %d: %s", cl.ID, i, code, errs)
 			}

@@ -6,45 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 )
-
-func TestReadBuild(t *testing.T) {
-	fromGit := func() (*debug.BuildInfo, bool) {
-		return &debug.BuildInfo{GoVersion: "go1.26.1", Settings: []debug.BuildSetting{
-			{Key: "vcs.revision", Value: "4c291e1f00d1"}, {Key: "vcs.time", Value: "2026-03-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"},
-		}}, true
-	}
-	none := func() (*debug.BuildInfo, bool) { return nil, false }
-	for _, c := range []struct {
-		name         string
-		commit, date string
-		read         func() (*debug.BuildInfo, bool)
-		want         string
-	}{
-		{"git record", "", "", fromGit, "cudadoctor 0.1.0\ncommit:  4c291e1f00d1 (with uncommitted changes)\ncommitted: 2026-03-01T10:00:00Z\ngo:      go1.26.1 linux/amd64\n"},
-		{"stamped", "abc", "2026-04-02T00:00:00Z", none, "cudadoctor 0.1.0\ncommit:  abc\nbuilt:   2026-04-02T00:00:00Z\ngo:      GO linux/amd64\n"},
-		{"nothing known", "", "", none, "cudadoctor 0.1.0\ncommit:  unknown (not built from a git checkout)\ngo:      GO linux/amd64\n"},
-	} {
-		oldV, oldC, oldD := Version, Commit, Date
-		Version, Commit, Date = "0.1.0", c.commit, c.date
-		b := readBuild(c.read)
-		Version, Commit, Date = oldV, oldC, oldD
-		b.Platform = "linux/amd64"
-		got := b.text()
-		want := strings.Replace(c.want, "GO", b.Go, 1)
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("%s: %s", c.name, d)
-		}
-	}
-}
 
 // TestReportsNameTheCommit: a stamped commit reaches the JSON report's tool.
 func TestReportsNameTheCommit(t *testing.T) {
-	old := Commit
-	Commit = "0123456789ab"
-	defer func() { Commit = old }()
-	_, out, _ := runCLI(t, "epoch 1 done\n", "explain", "--format", "json", "-")
+	b := command.ReadBuild(Version, "0123456789ab", "", debug.ReadBuildInfo)
+	_, out, _ := runBuild(t, b, "epoch 1 done\n", "explain", "--format", "json", "-")
 	var rep struct {
 		Tool map[string]string `json:"tool"`
 	}
@@ -54,7 +22,7 @@ func TestReportsNameTheCommit(t *testing.T) {
 	if rep.Tool["name"] != "cudadoctor" || rep.Tool["version"] != Version || !strings.HasPrefix(rep.Tool["commit"], "0123456789ab") {
 		t.Errorf("tool %v", rep.Tool)
 	}
-	code, out, _ := runCLI(t, "", "version", "--format", "json")
+	code, out, _ := runBuild(t, b, "", "version", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"commit": "0123456789ab"`) || !strings.Contains(out, `"go": "go1.`) {
 		t.Errorf("version --format json: exit %d, %s", code, out)
 	}

@@ -19,7 +19,7 @@ import (
 // MaxDumpBytes bounds what is read of one dump. The default ring of 2000
 // entries with stacks pickles to about 1 MiB; a ring of a million entries,
 // the largest size seen configured in practice, to a few hundred.
-var MaxDumpBytes = 512 << 20 // a variable so tests can lower it
+const MaxDumpBytes = 512 << 20
 
 // Frame is one Python frame of the stack that issued a collective,
 // innermost first in Entry.Frames.
@@ -102,12 +102,17 @@ func IsPickle(data []byte) bool {
 // from the file name (…rank_3, …_3.pickle) or, failing that, from a process
 // group that holds only this rank; it is -1 when neither tells.
 func Decode(r io.Reader, path string) (*Dump, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(MaxDumpBytes)+1))
+	return decodeLimit(r, path, MaxDumpBytes)
+}
+
+// decodeLimit is Decode refusing a dump larger than max bytes.
+func decodeLimit(r io.Reader, path string, max int) (*Dump, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxDumpBytes {
-		return nil, fmt.Errorf("larger than %d MiB, more than any Flight Recorder dump", MaxDumpBytes>>20)
+	if len(data) > max {
+		return nil, fmt.Errorf("larger than %d MiB, more than any Flight Recorder dump", max>>20)
 	}
 	return DecodeBytes(data, path)
 }

@@ -436,10 +436,9 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeTooLarge(t *testing.T) {
-	defer func(n int) { MaxDumpBytes = n }(MaxDumpBytes)
-	MaxDumpBytes = 1 << 20
-	r := &zeros{n: MaxDumpBytes + 10}
-	if _, err := Decode(r, "x"); err == nil || !strings.Contains(err.Error(), "larger than") {
+	const max = 1 << 20
+	r := &zeros{n: max + 10}
+	if _, err := decodeLimit(r, "x", max); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("err = %v", err)
 	}
 }

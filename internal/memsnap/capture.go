@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,7 +97,7 @@ func installShim(dir, shimDir string, environ []string) ([]string, error) {
 	if err := os.MkdirAll(shimDir, 0o755); err != nil {
 		return nil, fmt.Errorf("memory snapshot capture: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(shimDir, "sitecustomize.py"), pyshim.Source(shim), 0o644); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(shimDir, "sitecustomize.py"), 0o644, pyshim.Source(shim)); err != nil {
 		return nil, fmt.Errorf("memory snapshot capture: %w", err)
 	}
 	var env []string

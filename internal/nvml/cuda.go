@@ -23,12 +23,16 @@ type CUDADriver struct {
 	DeviceCount int `json:"device_count"`
 }
 
-// CUDALibraries are tried in order.
-var CUDALibraries = []string{"libcuda.so.1", "libcuda.so"}
+// cudaLibraries are the names libcuda is loaded by, tried in order.
+var cudaLibraries = []string{"libcuda.so.1", "libcuda.so"}
 
 // QueryCUDA loads libcuda, calls cuInit(0) and reads the version and device
 // count. A missing library or failing call is reported, never a crash.
-func QueryCUDA() (d CUDADriver) {
+func QueryCUDA() CUDADriver { return queryCUDA(cudaLibraries) }
+
+// queryCUDA is QueryCUDA with libcuda loaded from the first of libs that
+// loads.
+func queryCUDA(libs []string) (d CUDADriver) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.Error = fmt.Sprintf("calling the CUDA driver failed: %v", r)
@@ -36,7 +40,7 @@ func QueryCUDA() (d CUDADriver) {
 	}()
 	var handle uintptr
 	var errs []string
-	for _, name := range CUDALibraries {
+	for _, name := range libs {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err == nil {
 			handle, d.Library = h, name

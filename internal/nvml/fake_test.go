@@ -20,11 +20,7 @@ func TestBindingsAgainstStandIn(t *testing.T) {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", lib, "testdata/fake_nvml.c").CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in: %v\n%s", err, out)
 	}
-	saveN, saveC := NVMLLibraries, CUDALibraries
-	defer func() { NVMLLibraries, CUDALibraries = saveN, saveC }()
-	NVMLLibraries, CUDALibraries = []string{lib}, []string{lib}
-
-	got := Query()
+	got := query([]string{lib})
 	want := Snapshot{Loaded: true, Library: lib, DriverVersion: "580.159.04", CUDAVersion: 13000, GPUs: []GPU{
 		{Index: 0, Name: "NVIDIA H200", UUID: "GPU-00000000-aaaa", PCIBusID: "00000000:06:00.0", CCMajor: 9,
 			MemoryTotal: 150 << 30, ECC: &ECC{Enabled: true}, RemappedRows: &RemappedRows{},
@@ -39,12 +35,12 @@ func TestBindingsAgainstStandIn(t *testing.T) {
 		t.Errorf("NVML (-want +got):\n%s", d)
 	}
 
-	d := QueryCUDA()
+	d := queryCUDA([]string{lib})
 	if !d.Loaded || d.InitCode != 0 || d.Version != 13000 || d.DeviceCount != 2 {
 		t.Errorf("cuda: %+v", d)
 	}
 	t.Setenv("FAKE_CUINIT", "803")
-	d = QueryCUDA()
+	d = queryCUDA([]string{lib})
 	if d.InitCode != 803 || d.InitName != "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" || d.DeviceCount != 0 {
 		t.Errorf("cuInit 803: %+v", d)
 	}

@@ -162,12 +162,15 @@ func cstr(b []byte) string {
 	return strings.TrimSpace(string(b))
 }
 
-// NVMLLibraries are tried in order.
-var NVMLLibraries = []string{"libnvidia-ml.so.1", "libnvidia-ml.so"}
+// nvmlLibraries are the names NVML is loaded by, tried in order.
+var nvmlLibraries = []string{"libnvidia-ml.so.1", "libnvidia-ml.so"}
 
 // Query loads NVML and reads every GPU. It never panics on a missing or
 // broken driver: the returned Snapshot says what went wrong.
-func Query() (snap Snapshot) {
+func Query() Snapshot { return query(nvmlLibraries) }
+
+// query is Query with NVML loaded from the first of libs that loads.
+func query(libs []string) (snap Snapshot) {
 	snap.GPUs = []GPU{}
 	defer func() {
 		if r := recover(); r != nil {
@@ -177,7 +180,7 @@ func Query() (snap Snapshot) {
 	}()
 	var handle uintptr
 	var errs []string
-	for _, name := range NVMLLibraries {
+	for _, name := range libs {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err == nil {
 			handle, snap.Library = h, name

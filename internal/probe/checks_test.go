@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/probe/probetest"
@@ -265,8 +263,10 @@ func TestRuleInfosDocumentEveryCheck(t *testing.T) {
 		}
 		seen[r.ID] = true
 	}
-	if d := cmp.Diff(13, len(seen)); d != "" {
-		t.Error(d)
+	for _, c := range probe.Checks() {
+		if !seen[c.ID] {
+			t.Errorf("check %s is not documented", c.ID)
+		}
 	}
 }
 
@@ -281,10 +281,7 @@ func TestHungDriverIsReportedNotWaitedFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	save := probe.DriverTimeout
-	probe.DriverTimeout = 50 * time.Millisecond
-	defer func() { probe.DriverTimeout = save }()
-	f, err := probe.Gather(context.Background(), hungHost{h}, probe.Options{NoPython: true})
+	f, err := probe.Gather(context.Background(), hungHost{h}, probe.Options{NoPython: true, DriverTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,8 @@ type Options struct {
 	NoPython      bool
 	Python        string
 	PythonTimeout time.Duration
+	// DriverTimeout bounds the NVML and cuInit calls (0: DefaultDriverTimeout).
+	DriverTimeout time.Duration
 }
 
 var envNames = []string{"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "LD_PRELOAD",
@@ -68,7 +70,11 @@ var envPrefixes = []string{"NCCL_", "TORCH_NCCL_", "TORCH_FR_"}
 func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 	// NVML first: the probe's own CUDA context must not show up as another
 	// process holding memory.
-	f := &Facts{Env: relevantEnv(h), NVML: queryNVML(h)}
+	driverTimeout := opts.DriverTimeout
+	if driverTimeout <= 0 {
+		driverTimeout = DefaultDriverTimeout
+	}
+	f := &Facts{Env: relevantEnv(h), NVML: queryNVML(h, driverTimeout)}
 	var pyErr error
 	var wg sync.WaitGroup
 	run := func(fn func()) {
@@ -95,7 +101,7 @@ func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 	if pyErr != nil {
 		return nil, pyErr
 	}
-	run(func() { f.CUDA = queryCUDA(h) })
+	run(func() { f.CUDA = queryCUDA(h, driverTimeout) })
 	run(func() { f.NVCC = findNVCC(ctx, h) })
 	run(func() {
 		lines, src, err := h.KernelLog(ctx, XidNeedles)
@@ -115,30 +121,31 @@ func Gather(ctx context.Context, h Host, opts Options) (*Facts, error) {
 	return f, nil
 }
 
-// DriverTimeout bounds the NVML and cuInit calls: on a hung GPU (Xid 79,
-// GSP timeouts) they can block forever, and the report matters most then.
-var DriverTimeout = 20 * time.Second
+// DefaultDriverTimeout bounds the NVML and cuInit calls: on a hung GPU
+// (Xid 79, GSP timeouts) they can block forever, and the report matters
+// most then.
+const DefaultDriverTimeout = 20 * time.Second
 
-func queryNVML(h Host) nvml.Snapshot {
+func queryNVML(h Host, timeout time.Duration) nvml.Snapshot {
 	ch := make(chan nvml.Snapshot, 1)
 	go func() { ch <- h.NVML() }()
 	select {
 	case s := <-ch:
 		return s
-	case <-time.After(DriverTimeout):
-		return nvml.Snapshot{GPUs: []nvml.GPU{}, Error: fmt.Sprintf("NVML did not answer within %s", DriverTimeout)}
+	case <-time.After(timeout):
+		return nvml.Snapshot{GPUs: []nvml.GPU{}, Error: fmt.Sprintf("NVML did not answer within %s", timeout)}
 	}
 }
 
-func queryCUDA(h Host) nvml.CUDADriver {
+func queryCUDA(h Host, timeout time.Duration) nvml.CUDADriver {
 	ch := make(chan nvml.CUDADriver, 1)
 	go func() { ch <- h.CUDADriver() }()
 	select {
 	case d := <-ch:
 		return d
-	case <-time.After(DriverTimeout):
+	case <-time.After(timeout):
 		return nvml.CUDADriver{Loaded: true, InitCode: -1, InitName: "no answer",
-			InitMessage: fmt.Sprintf("cuInit did not return within %s", DriverTimeout)}
+			InitMessage: fmt.Sprintf("cuInit did not return within %s", timeout)}
 	}
 }
 

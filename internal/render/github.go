@@ -15,7 +15,7 @@ import (
 // source position for lint, and none for findings without a place (env):
 // those become annotations of the run itself.
 func GitHub(w io.Writer, r *report.Report, opts Options) error {
-	tw := &errWriter{w: w}
+	tw := &Printer{w: w}
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		var props []string
@@ -32,7 +32,7 @@ func GitHub(w io.Writer, r *report.Report, opts Options) error {
 			}
 		}
 		props = append(props, "title="+ghProperty(ghTitle(f)))
-		tw.printf("::%s %s::%s\n", ghLevel(f.Severity), strings.Join(props, ","), ghData(ghMessage(f)))
+		tw.Printf("::%s %s::%s\n", ghLevel(f.Severity), strings.Join(props, ","), ghData(ghMessage(f)))
 	}
 	return tw.err
 }

@@ -13,8 +13,15 @@ func JSON(w io.Writer, r *report.Report) error {
 	if out.Findings == nil {
 		out.Findings = []report.Finding{}
 	}
+	return WriteJSON(w, &out)
+}
+
+// WriteJSON is the one JSON encoding of everything cudadoctor prints or
+// saves (reports, rule documentation, the build stamp): indented by two
+// spaces, HTML characters left as they are, with a final newline.
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(&out)
+	return enc.Encode(v)
 }

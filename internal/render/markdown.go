@@ -13,51 +13,46 @@ import (
 // comment (GitHub-flavoured): per finding a headline, the line of code it
 // comes from, the evidence folded into a <details> block (logs are long and
 // the reader wants the verdict first), and the fixes as a numbered list.
-// Lint findings, many and short, are one table.
 func Markdown(w io.Writer, r *report.Report) error {
-	tw := &errWriter{w: w}
+	tw := &Printer{w: w}
 	if len(r.Findings) == 0 {
-		tw.printf("**cudadoctor %s**: %s.\n", r.Command, noFindingText(r.Command))
-		return tw.err
-	}
-	if r.Command == "lint" {
-		lintMarkdown(tw, r)
+		tw.Printf("**cudadoctor %s**: %s.\n", r.Command, NoFindingText(r.Command))
 		return tw.err
 	}
 	for i := range r.Findings {
 		if i > 0 {
-			tw.printf("\n---\n\n")
+			tw.Printf("\n---\n\n")
 		}
 		markdownFinding(tw, &r.Findings[i])
 	}
 	if len(r.Findings) > 1 {
-		tw.printf("\n%s\n", summaryLine(r.Findings))
+		tw.Printf("\n%s\n", SummaryLine(r.Findings))
 	}
-	tw.printf("\n<sub>Diagnosed by cudadoctor %s; `cudadoctor rules ID` explains a class.</sub>\n", mdEscape(r.Tool.Version, "`"))
+	tw.Printf("\n<sub>Diagnosed by cudadoctor %s; `cudadoctor rules ID` explains a class.</sub>\n", mdEscape(r.Tool.Version, "`"))
 	return tw.err
 }
 
-func markdownFinding(tw *errWriter, f *report.Finding) {
-	tw.printf("### %s: %s\n\n", f.Severity, mdText(f.Message))
-	tw.printf("- **Class:** `%s`", f.Rule)
+func markdownFinding(tw *Printer, f *report.Finding) {
+	tw.Printf("### %s: %s\n\n", f.Severity, MarkdownText(f.Message))
+	tw.Printf("- **Class:** `%s`", f.Rule)
 	if f.Class != "" && f.Class != f.Rule {
-		tw.printf(" (root cause `%s`)", f.Class)
+		tw.Printf(" (root cause `%s`)", f.Class)
 	}
-	tw.printf("\n")
+	tw.Printf("\n")
 	if f.Rank != nil {
-		tw.printf("- **Rank:** %d\n", *f.Rank)
+		tw.Printf("- **Rank:** %d\n", *f.Rank)
 	}
 	if f.Origin != nil {
-		tw.printf("- **Origin:** %s\n", mdLocation(f.Origin))
+		tw.Printf("- **Origin:** %s\n", mdLocation(f.Origin))
 	}
 	if f.Reported != nil {
-		tw.printf("- **Reported at:** %s (the traceback's line; CUDA reported the error asynchronously)\n", mdLocation(f.Reported))
+		tw.Printf("- **Reported at:** %s (the traceback's line; CUDA reported the error asynchronously)\n", mdLocation(f.Reported))
 	}
 	if f.Location != nil {
-		tw.printf("- **Seen at:** `%s`\n", f.Location.String())
+		tw.Printf("- **Seen at:** `%s`\n", f.Location.String())
 	}
 	if len(f.Alternatives) > 0 {
-		tw.printf("- **Could also be:** `%s`\n", strings.Join(f.Alternatives, "`, `"))
+		tw.Printf("- **Could also be:** `%s`\n", strings.Join(f.Alternatives, "`, `"))
 	}
 	for _, rel := range f.Related {
 		where := rel.Location.String()
@@ -65,9 +60,9 @@ func markdownFinding(tw *errWriter, f *report.Finding) {
 			where = strings.TrimSpace(fmt.Sprintf("rank %d %s", *rel.Rank, where))
 		}
 		if where != "" {
-			where = " (" + mdCode(where) + ")"
+			where = " (" + MarkdownCode(where) + ")"
 		}
-		tw.printf("- **Related:** %s%s\n", mdText(rel.Message), where)
+		tw.Printf("- **Related:** %s%s\n", MarkdownText(rel.Message), where)
 	}
 	facts := textFacts(f.Facts)
 	if len(f.Evidence) > 0 || len(facts) > 0 {
@@ -93,38 +88,30 @@ func markdownFinding(tw *errWriter, f *report.Finding) {
 		// Evidence is log text: a fence longer than any backtick run in it
 		// keeps it verbatim.
 		fence := strings.Repeat("`", max(3, longestRun(body.String(), '`')+1))
-		tw.printf("\n<details>\n<summary>%s</summary>\n\n%stext\n%s%s\n\n</details>\n", summary, fence, body.String(), fence)
+		tw.Printf("\n<details>\n<summary>%s</summary>\n\n%stext\n%s%s\n\n</details>\n", summary, fence, body.String(), fence)
 	}
 	if len(f.Remedies) > 0 {
-		tw.printf("\n**Fixes**\n\n")
+		tw.Printf("\n**Fixes**\n\n")
 		for i, rem := range f.Remedies {
-			tw.printf("%d. %s\n", i+1, strings.ReplaceAll(mdText(rem), "\n", "\n   "))
+			tw.Printf("%d. %s\n", i+1, strings.ReplaceAll(MarkdownText(rem), "\n", "\n   "))
 		}
 	}
 }
 
-func lintMarkdown(tw *errWriter, r *report.Report) {
-	tw.printf("| Location | Rule | Severity | Message |\n|---|---|---|---|\n")
-	for _, f := range r.Findings {
-		tw.printf("| %s | `%s` | %s | %s |\n", mdCode(f.Location.String()), f.Rule, f.Severity, strings.ReplaceAll(mdText(f.Message), "|", `\|`))
-	}
-	tw.printf("\n%s\n", plural(len(r.Findings), "1 hazard.", fmt.Sprintf("%d hazards.", len(r.Findings))))
-}
-
 func mdLocation(l *report.Location) string {
-	s := mdCode(l.String())
+	s := MarkdownCode(l.String())
 	if l.Function != "" {
-		s += " in " + mdCode(l.Function)
+		s += " in " + MarkdownCode(l.Function)
 	}
 	if l.Code != "" {
-		s += ": " + mdCode(strings.TrimSpace(l.Code))
+		s += ": " + MarkdownCode(strings.TrimSpace(l.Code))
 	}
 	return s
 }
 
-// mdCode is an inline code span that holds s verbatim, whatever backticks
+// MarkdownCode is an inline code span that holds s verbatim, whatever backticks
 // it contains.
-func mdCode(s string) string {
+func MarkdownCode(s string) string {
 	if s == "" {
 		return ""
 	}
@@ -135,12 +122,12 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// mdText escapes prose for Markdown, leaving `code spans` (which the
+// MarkdownText escapes prose for Markdown, leaving `code spans` (which the
 // knowledge base's remedies use for commands) as they are: outside them a
 // `<module>` would vanish as an HTML tag and a `*` or `_` at the edge of a
 // word turn into emphasis. Inside a word (vectorized_gather_kernel) GFM
 // leaves underscores alone, so they stay unescaped and readable.
-func mdText(s string) string {
+func MarkdownText(s string) string {
 	if strings.Count(s, "`")%2 == 1 {
 		// An unbalanced backtick: no code spans, escape it all.
 		return mdEscape(s, "`")

@@ -63,8 +63,21 @@ type Options struct {
 	Root string
 }
 
-// Render writes r in the given format.
-func Render(w io.Writer, r *report.Report, f Format, opts Options) error {
+// View renders a report in one format. A command whose report has a shape
+// of its own (env's checks, lint's one line per hazard) brings its own
+// views; the rest use the findings views here.
+type View func(w io.Writer, r *report.Report, opts Options) error
+
+// Views are a command's own renderings, by format; a format without one
+// falls back to the findings views.
+type Views map[Format]View
+
+// Render writes r in the given format, through the command's own view of
+// that format when it has one.
+func Render(w io.Writer, r *report.Report, f Format, opts Options, own Views) error {
+	if v := own[f]; v != nil {
+		return v(w, r, opts)
+	}
 	switch f {
 	case FormatJSON:
 		return JSON(w, r)

@@ -3,8 +3,6 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,10 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func sample() *report.Report {
 	r := report.New("explain", "0.1.0")
@@ -35,24 +32,9 @@ func sample() *report.Report {
 	return r
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestTextGolden(t *testing.T) {
@@ -60,7 +42,7 @@ func TestTextGolden(t *testing.T) {
 	if err := Text(&b, sample(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.txt", b.Bytes())
+	checkGolden(t, "sample.txt", b.Bytes())
 	if strings.Contains(b.String(), "\x1b[") {
 		t.Error("plain text output contains ANSI codes")
 	}
@@ -91,7 +73,7 @@ func TestJSONGolden(t *testing.T) {
 	if err := JSON(&b, sample()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.json", b.Bytes())
+	checkGolden(t, "sample.json", b.Bytes())
 	var doc map[string]any
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -187,7 +169,7 @@ func TestGitHubGolden(t *testing.T) {
 	if err := GitHub(&b, sample(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.github", b.Bytes())
+	checkGolden(t, "sample.github", b.Bytes())
 }
 
 func TestMarkdownGolden(t *testing.T) {
@@ -195,7 +177,7 @@ func TestMarkdownGolden(t *testing.T) {
 	if err := Markdown(&b, sample()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.md", b.Bytes())
+	checkGolden(t, "sample.md", b.Bytes())
 }
 
 // TestGitHubAnnotationPlacement: the annotation sits on the origin when it is
@@ -237,11 +219,11 @@ func TestMarkdownEscapes(t *testing.T) {
 		"odd ` tick <x>":                     "odd \\` tick \\<x\\>",
 		"a | b":                              `a \| b`,
 	} {
-		if got := mdText(in); got != want {
-			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		if got := MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := mdCode("a `b` c"); got != "``a `b` c``" {
+	if got := MarkdownCode("a `b` c"); got != "``a `b` c``" {
 		t.Errorf("mdCode = %q", got)
 	}
 }

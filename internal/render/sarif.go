@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 	"strings"
 
@@ -199,10 +198,7 @@ func SARIF(w io.Writer, r *report.Report, opts Options) error {
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
 		Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(log)
+	return WriteJSON(w, log)
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -13,76 +13,73 @@ import (
 // ANSI styles; used only when Options.Color is set (a TTY without NO_COLOR,
 // or --color always).
 const (
-	ansiReset  = "\x1b[0m"
-	ansiBold   = "\x1b[1m"
-	ansiDim    = "\x1b[2m"
-	ansiRed    = "\x1b[31m"
-	ansiYellow = "\x1b[33m"
-	ansiCyan   = "\x1b[36m"
-	ansiGreen  = "\x1b[32m"
+	AnsiReset  = "\x1b[0m"
+	AnsiBold   = "\x1b[1m"
+	AnsiDim    = "\x1b[2m"
+	AnsiRed    = "\x1b[31m"
+	AnsiYellow = "\x1b[33m"
+	AnsiCyan   = "\x1b[36m"
+	AnsiGreen  = "\x1b[32m"
 )
 
-type styler struct{ on bool }
+// Styler colours text with ANSI codes when On (a terminal without NO_COLOR,
+// or --color always) and leaves it plain otherwise.
+type Styler struct{ On bool }
 
-func (s styler) wrap(code, text string) string {
-	if !s.on || text == "" {
+// Wrap styles text with an ANSI code.
+func (s Styler) Wrap(code, text string) string {
+	if !s.On || text == "" {
 		return text
 	}
-	return code + text + ansiReset
+	return code + text + AnsiReset
 }
 
-func (s styler) severity(sev report.Severity) string {
+// Severity is a severity's name in its colour.
+func (s Styler) Severity(sev report.Severity) string {
 	switch sev {
 	case report.Error:
-		return s.wrap(ansiBold+ansiRed, "error")
+		return s.Wrap(AnsiBold+AnsiRed, "error")
 	case report.Warning:
-		return s.wrap(ansiBold+ansiYellow, "warning")
+		return s.Wrap(AnsiBold+AnsiYellow, "warning")
 	default:
-		return s.wrap(ansiBold+ansiCyan, "info")
+		return s.Wrap(AnsiBold+AnsiCyan, "info")
 	}
 }
 
 // Text writes the human report: per finding a headline, where it was seen,
 // where it comes from, the evidence, and what to do.
 func Text(w io.Writer, r *report.Report, opts Options) error {
-	tw := &errWriter{w: w}
-	st := styler{on: opts.Color}
-	if r.Command == "env" && envText(tw, r, opts) {
-		return tw.err
-	}
-	if r.Command == "lint" {
-		lintText(tw, st, r, opts)
-		return tw.err
-	}
+	tw := &Printer{w: w}
+	st := Styler{On: opts.Color}
 	if len(r.Findings) == 0 {
-		tw.printf("%s\n", st.wrap(ansiGreen, noFindingText(r.Command)))
+		tw.Printf("%s\n", st.Wrap(AnsiGreen, NoFindingText(r.Command)))
 		return tw.err
 	}
 	for i, f := range r.Findings {
 		if i > 0 {
-			tw.printf("\n")
+			tw.Printf("\n")
 		}
-		writeFinding(tw, st, &f, opts)
+		WriteFinding(tw, st, &f, opts)
 	}
 	if len(r.Findings) > 1 {
-		tw.printf("\n%s\n", st.wrap(ansiDim, summaryLine(r.Findings)))
+		tw.Printf("\n%s\n", st.Wrap(AnsiDim, SummaryLine(r.Findings)))
 	}
 	return tw.err
 }
 
-func noFindingText(command string) string {
+// NoFindingText is the line a command prints when it found nothing.
+func NoFindingText(command string) string {
 	switch command {
 	case "explain", "run":
 		return "no CUDA or PyTorch failure found in the input"
-	case "lint":
-		return "no hazards found"
 	case "env":
 		return "all checks passed"
 	}
 	return "nothing to report"
 }
 
-func summaryLine(fs []report.Finding) string {
+// SummaryLine counts findings by severity: "3 findings: 1 error, 2 warnings".
+func SummaryLine(fs []report.Finding) string {
 	counts := map[report.Severity]int{}
 	for _, f := range fs {
 		counts[f.Severity]++
@@ -100,10 +97,12 @@ func summaryLine(fs []report.Finding) string {
 	return fmt.Sprintf("%d findings: %s", len(fs), strings.Join(parts, ", "))
 }
 
-func writeFinding(tw *errWriter, st styler, f *report.Finding, opts Options) {
-	tw.printf("%s[%s] %s\n", st.severity(f.Severity), st.wrap(ansiBold, f.Rule), st.wrap(ansiBold, f.Message))
+// WriteFinding writes one finding as the text views show it: headline,
+// where, origin, evidence, facts and fixes.
+func WriteFinding(tw *Printer, st Styler, f *report.Finding, opts Options) {
+	tw.Printf("%s[%s] %s\n", st.Severity(f.Severity), st.Wrap(AnsiBold, f.Rule), st.Wrap(AnsiBold, f.Message))
 	if f.Class != "" && f.Class != f.Rule {
-		tw.printf("  class:     %s\n", f.Class)
+		tw.Printf("  class:     %s\n", f.Class)
 	}
 	if f.Location != nil {
 		where := f.Location.String()
@@ -116,57 +115,57 @@ func writeFinding(tw *errWriter, st styler, f *report.Finding, opts Options) {
 				where += fmt.Sprintf(" (rank %d)", *f.Rank)
 			}
 		}
-		tw.printf("  %s %s\n", st.wrap(ansiCyan, "-->"), where)
+		tw.Printf("  %s %s\n", st.Wrap(AnsiCyan, "-->"), where)
 	} else if f.Rank != nil {
-		tw.printf("  rank:      %d\n", *f.Rank)
+		tw.Printf("  rank:      %d\n", *f.Rank)
 	}
 	if f.Origin != nil {
-		tw.printf("  origin:    %s%s\n", f.Origin.String(), funcSuffix(f.Origin))
+		tw.Printf("  origin:    %s%s\n", f.Origin.String(), funcSuffix(f.Origin))
 		if f.Origin.Code != "" {
-			tw.printf("             %s\n", st.wrap(ansiBold, f.Origin.Code))
+			tw.Printf("             %s\n", st.Wrap(AnsiBold, f.Origin.Code))
 		}
 	}
 	if f.Reported != nil {
-		tw.printf("  reported:  %s%s\n", f.Reported.String(), funcSuffix(f.Reported))
+		tw.Printf("  reported:  %s%s\n", f.Reported.String(), funcSuffix(f.Reported))
 		if f.Reported.Code != "" {
-			tw.printf("             %s\n", f.Reported.Code)
+			tw.Printf("             %s\n", f.Reported.Code)
 		}
 	}
 	if len(f.Evidence) > 0 {
-		tw.printf("  evidence:\n")
+		tw.Printf("  evidence:\n")
 		for _, e := range f.Evidence {
 			prefix := ""
 			if e.Path != "" || e.Line > 0 {
 				prefix = fmt.Sprintf("%s:%d: ", e.Path, e.Line)
 			}
-			text := trimLine(e.Text, opts.Width, len(prefix)+6)
+			text := TrimLine(e.Text, opts.Width, len(prefix)+6)
 			suffix := ""
 			if e.Count > 1 {
-				suffix = st.wrap(ansiDim, fmt.Sprintf("  (x%d)", e.Count))
+				suffix = st.Wrap(AnsiDim, fmt.Sprintf("  (x%d)", e.Count))
 			}
-			tw.printf("    %s%s%s\n", st.wrap(ansiDim, prefix), text, suffix)
+			tw.Printf("    %s%s%s\n", st.Wrap(AnsiDim, prefix), text, suffix)
 		}
 	}
 	if parts := textFacts(f.Facts); len(parts) > 0 {
-		tw.printf("  facts:     %s\n", strings.Join(parts, ", "))
+		tw.Printf("  facts:     %s\n", strings.Join(parts, ", "))
 	}
 	if len(f.Alternatives) > 0 {
-		tw.printf("  could also be: %s\n", strings.Join(f.Alternatives, ", "))
+		tw.Printf("  could also be: %s\n", strings.Join(f.Alternatives, ", "))
 	}
 	for _, rel := range f.Related {
 		where := rel.Location.String()
 		if rel.Rank != nil {
 			where = strings.TrimSpace(fmt.Sprintf("rank %d %s", *rel.Rank, where))
 		}
-		tw.printf("  related:   %s%s\n", rel.Message, optParen(where))
+		tw.Printf("  related:   %s%s\n", rel.Message, optParen(where))
 	}
 	if len(f.Remedies) > 0 {
-		tw.printf("  %s\n", st.wrap(ansiGreen, "fix:"))
+		tw.Printf("  %s\n", st.Wrap(AnsiGreen, "fix:"))
 		for i, rem := range f.Remedies {
 			lines := strings.Split(rem, "\n")
-			tw.printf("    %d. %s\n", i+1, lines[0])
+			tw.Printf("    %d. %s\n", i+1, lines[0])
 			for _, l := range lines[1:] {
-				tw.printf("       %s\n", l)
+				tw.Printf("       %s\n", l)
 			}
 		}
 	}
@@ -186,20 +185,27 @@ func optParen(s string) string {
 	return " (" + s + ")"
 }
 
-func trimLine(s string, width, indent int) string {
+func TrimLine(s string, width, indent int) string {
 	if width <= 0 || len(s)+indent <= width || width-indent < 20 {
 		return s
 	}
 	return s[:width-indent-1] + "…"
 }
 
-// errWriter keeps the first write error so renderers stay linear.
-type errWriter struct {
+// Printer keeps the first write error so renderers stay linear.
+type Printer struct {
 	w   io.Writer
 	err error
 }
 
-func (e *errWriter) printf(format string, args ...any) {
+// NewPrinter prints to w.
+func NewPrinter(w io.Writer) *Printer { return &Printer{w: w} }
+
+// Err is the first write error.
+func (e *Printer) Err() error { return e.err }
+
+// Printf prints unless an earlier write failed.
+func (e *Printer) Printf(format string, args ...any) {
 	if e.err != nil {
 		return
 	}

@@ -193,9 +193,9 @@ type Report struct {
 	Command       string    `json:"command"`
 	Findings      []Finding `json:"findings"`
 	// Inputs lists what was read (paths, "-" for stdin).
-	Inputs      []string       `json:"inputs,omitempty"`
-	Environment map[string]any `json:"environment,omitempty"`
-	Run         *RunInfo       `json:"run,omitempty"`
+	Inputs      []string     `json:"inputs,omitempty"`
+	Environment *Environment `json:"environment,omitempty"`
+	Run         *RunInfo     `json:"run,omitempty"`
 	// Rules documents every rule that can fire in this command; renderers
 	// that need it (SARIF) read it, JSON leaves it out to stay small.
 	Rules []RuleInfo `json:"-"`

@@ -44,35 +44,35 @@ func Build(f *probe.Facts) *report.Report {
 	for i, r := range results {
 		checks[i] = report.CheckResult{ID: r.ID, Title: r.Title, Status: string(r.Status), Message: r.Message}
 	}
-	rep.Environment = map[string]any{
-		"detected":             Detected(f),
-		"checks":               checks,
-		"nvml":                 f.NVML,
-		"cuda_driver":          f.CUDA,
-		"cuda_visible_devices": f.Visible,
-		"env":                  f.Env,
+	env := &report.Environment{
+		Checks:             checks,
+		CUDADriver:         f.CUDA,
+		CUDAVisibleDevices: f.Visible,
+		Detected:           Detected(f),
+		Env:                f.Env,
+		NVML:               f.NVML,
+		KernelLog:          report.KernelLog{Xids: f.Xids},
 	}
 	if f.Python != nil {
-		rep.Environment["python"] = f.Python
+		env.Python = f.Python
 	} else {
-		rep.Environment["python_skipped"] = f.PythonSkipped
+		env.PythonSkipped = &f.PythonSkipped
 	}
 	if f.NVCC != nil {
-		rep.Environment["nvcc"] = f.NVCC
+		env.NVCC = f.NVCC
 	}
 	if len(f.SystemLibs) > 0 {
-		rep.Environment["system_libraries"] = f.SystemLibs
+		env.SystemLibraries = f.SystemLibs
 	}
-	kl := map[string]any{"xids": f.Xids}
 	if f.KernelLog != "" {
-		kl["source"] = f.KernelLog
+		env.KernelLog.Source = f.KernelLog
 	} else {
-		kl["error"] = f.KernelLogError
+		env.KernelLog.Error = &f.KernelLogError
 	}
 	if f.Xids == nil {
-		kl["xids"] = []probe.XidEvent{}
+		env.KernelLog.Xids = []probe.XidEvent{}
 	}
-	rep.Environment["kernel_log"] = kl
+	rep.Environment = env
 	return rep
 }
 

@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 	"github.com/cudadoctor/cudadoctor/internal/probe/probetest"
 	"github.com/cudadoctor/cudadoctor/internal/render"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var cases = []string{"h100", "h200x2", "no-driver", "old-driver", "sm120-cu126", "cpu-only", "ld-preload-cudnn", "cvd-5", "cvd-empty", "busy-oom-hw", "env-vars", "cuinit-803"}
 
@@ -39,27 +34,14 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rep := run(t, name, false)
 			var text, js bytes.Buffer
-			if err := render.Text(&text, rep, render.Options{}); err != nil {
+			if err := Text(&text, rep, render.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := render.JSON(&js, rep); err != nil {
 				t.Fatal(err)
 			}
 			for file, got := range map[string][]byte{"want.txt": text.Bytes(), "want.json": js.Bytes()} {
-				path := filepath.Join("..", "..", "..", "testdata", "env", name, file)
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run with -update)", err)
-				}
-				if d := cmp.Diff(string(want), string(got)); d != "" {
-					t.Errorf("%s (-want +got):\n%s", file, d)
-				}
+				golden.Check(t, filepath.Join("..", "..", "..", "testdata", "env", name, file), got)
 			}
 		})
 	}
@@ -152,7 +134,7 @@ func BenchmarkNoPython(b *testing.B) {
 			b.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := render.Text(&buf, rep, render.Options{}); err != nil {
+		if err := Text(&buf, rep, render.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

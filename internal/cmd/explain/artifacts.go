@@ -9,13 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	engine "github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -52,9 +51,11 @@ func sniff(head []byte) inputKind {
 
 // artifacts holds what was read from the non-log inputs.
 type artifacts struct {
-	paths   []string
-	dumps   []*flightrec.Dump
-	reports []nodeReport
+	// maxBytes bounds what is read of one dump or report.
+	maxBytes int
+	paths    []string
+	dumps    []*flightrec.Dump
+	reports  []nodeReport
 	// frFindings is the Flight Recorder analysis of all dumps together.
 	frFindings []report.Finding
 }
@@ -65,7 +66,6 @@ type nodeReport struct {
 	findings []report.Finding
 	run      *report.RunInfo
 	ended    time.Time // zero when the report does not say
-	order    int
 }
 
 // reportDoc is the part of a cudadoctor JSON report that merging reads.
@@ -89,8 +89,8 @@ type runTimes struct {
 // splitInputs reads the Flight Recorder dumps and cudadoctor reports among
 // the inputs and returns the rest, the logs, for the log engine. Each input
 // is sniffed by peeking at its head, so a stream loses nothing.
-func splitInputs(ctx context.Context, ins []*input) ([]*input, *artifacts, error) {
-	arts := &artifacts{}
+func splitInputs(ctx context.Context, ins []*input, maxBytes int) ([]*input, *artifacts, error) {
+	arts := &artifacts{maxBytes: maxBytes}
 	var logs []*input
 	var pickles []string
 	for _, in := range ins {
@@ -184,25 +184,25 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 		if ext.jsonLines {
 			return true, nil
 		}
-		if ext.size > int64(flightrec.MaxDumpBytes) {
-			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+		if ext.size > int64(a.maxBytes) {
+			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, a.maxBytes>>20)
 		}
 	}
 	r := in.reader(ctx)
 	if kind == kindPickle {
-		d, err := decodePickleInput(r, path, name)
+		d, err := a.decodePickle(r, path, name)
 		if err != nil {
 			return false, err
 		}
 		a.add(path, d)
 		return false, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(a.maxBytes)+1))
 	if err != nil {
 		return false, readError(ctx, name, err)
 	}
-	if len(data) > flightrec.MaxDumpBytes {
-		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
+	if len(data) > a.maxBytes {
+		return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, a.maxBytes>>20)
 	}
 	// The first value decides: a JSON-lines log starts with an object too.
 	var top map[string]json.RawMessage
@@ -371,7 +371,7 @@ func (a *artifacts) readPickles(paths []string) error {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			dumps[i], errs[i] = readPickleFile(p)
+			dumps[i], errs[i] = a.readPickleFile(p)
 		}()
 	}
 	wg.Wait()
@@ -384,23 +384,23 @@ func (a *artifacts) readPickles(paths []string) error {
 	return nil
 }
 
-func readPickleFile(path string) (*flightrec.Dump, error) {
+func (a *artifacts) readPickleFile(path string) (*flightrec.Dump, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
 	defer f.Close()
-	return decodePickleInput(f, path, path)
+	return a.decodePickle(f, path, path)
 }
 
-// decodePickleInput reads a pickle that must be a Flight Recorder dump.
-func decodePickleInput(r io.Reader, path, name string) (*flightrec.Dump, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(flightrec.MaxDumpBytes)+1))
+// decodePickle reads a pickle that must be a Flight Recorder dump.
+func (a *artifacts) decodePickle(r io.Reader, path, name string) (*flightrec.Dump, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(a.maxBytes)+1))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
-	if len(data) > flightrec.MaxDumpBytes {
-		return nil, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, flightrec.MaxDumpBytes>>20)
+	if len(data) > a.maxBytes {
+		return nil, fmt.Errorf("%s: a pickle larger than %d MiB is no Flight Recorder dump", name, a.maxBytes>>20)
 	}
 	if snapshotLike(data) {
 		return nil, memorySnapshotError(path)
@@ -454,7 +454,7 @@ func (a *artifacts) addReport(path string, data []byte) error {
 	if *doc.SchemaVersion > report.SchemaVersion {
 		return fmt.Errorf("a cudadoctor report of schema version %d; this cudadoctor reads up to %d", *doc.SchemaVersion, report.SchemaVersion)
 	}
-	nr := nodeReport{path: path, findings: doc.Findings, run: doc.Run, order: len(a.reports)}
+	nr := nodeReport{path: path, findings: doc.Findings, run: doc.Run}
 	var times runTimes
 	if json.Unmarshal(data, &times) == nil {
 		for _, s := range []string{times.Run.EndedAt, times.Run.StartedAt} {
@@ -488,43 +488,9 @@ func snapshotLike(data []byte) bool {
 	return bytes.Contains(head, []byte("segments")) && !bytes.Contains(head, []byte("pg_config")) && !bytes.Contains(head, []byte("entries"))
 }
 
-// consequence says whether a finding is the echo of a failure elsewhere in
-// the job: an NCCL timeout or error on a rank left waiting, or a process
-// that the launcher terminated because another one failed.
-func consequence(f *report.Finding) bool {
-	if f.Class == "nccl-error" {
-		return true
-	}
-	// torchrun's agent stopped by SIGTERM once the job was failing.
-	if f.Class == "other" && agentSignalRE.MatchString(f.Message) {
-		return true
-	}
-	return isSIGTERM(f.Facts["signal"]) || isSIGTERM(f.Facts["exit_code"])
-}
-
-// agentSignalRE is the elastic agent's exception when it is told to stop.
-var agentSignalRE = regexp.MustCompile(`SignalException: Process \d+ got signal: (?:15|1|2)\b`)
-
-func isSIGTERM(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return x == "SIGTERM" || x == "15" || x == "-15" || x == "143"
-	case float64:
-		return x == -15 || x == 143
-	case int:
-		return x == -15 || x == 143
-	}
-	return false
-}
-
-func runTerminated(r *report.RunInfo) bool {
-	return r != nil && (r.Signal == "SIGTERM" || r.ExitCode == 143 || r.ExitCode == -15)
-}
-
 // apply merges the artifacts' findings with the log engine's into the job's
-// verdict: root causes first (from the reports, earliest run first, then
-// from the logs), then the Flight Recorder's divergence, then the
-// consequences (timeouts, terminated ranks).
+// verdict; which are root causes and which their consequences is the
+// engine's decision (engine.MergeJob).
 func (a *artifacts) apply(rep *report.Report) {
 	if a == nil {
 		return
@@ -534,101 +500,9 @@ func (a *artifacts) apply(rep *report.Report) {
 	if len(a.reports) == 0 && len(a.frFindings) == 0 {
 		return
 	}
-	reports := append([]nodeReport(nil), a.reports...)
-	sort.SliceStable(reports, func(i, j int) bool {
-		ti, tj := reports[i].ended, reports[j].ended
-		if !ti.IsZero() && !tj.IsZero() && !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		return reports[i].order < reports[j].order
-	})
-	var roots, echoes []report.Finding
-	for _, nr := range reports {
-		terminated := runTerminated(nr.run)
-		for _, f := range nr.findings {
-			if terminated || consequence(&f) {
-				echoes = append(echoes, f)
-			} else {
-				roots = append(roots, f)
-			}
-		}
+	nodes := make([]engine.NodeReport, len(a.reports))
+	for i, nr := range a.reports {
+		nodes[i] = engine.NodeReport{Findings: nr.findings, Run: nr.run, Ended: nr.ended}
 	}
-	for _, f := range rep.Findings {
-		if consequence(&f) {
-			echoes = append(echoes, f)
-		} else {
-			roots = append(roots, f)
-		}
-	}
-	// A root cause (an OOM, a kill, a device assert) stops its rank, and
-	// the Flight Recorder then shows the others waiting for it: the dumps'
-	// divergence is its consequence, named as such on both sides.
-	roots = errorsFirst(roots)
-	fr := append([]report.Finding(nil), a.frFindings...)
-	report.SortFindings(fr)
-	// One failure, one finding: the dumps' divergence and the other ranks'
-	// timeouts and terminations are listed under the root cause, as the log
-	// engine does for one combined log, not reported as failures of their
-	// own. Without a root cause in the logs, the first divergence is it.
-	switch {
-	case len(roots) > 0 && roots[0].Severity == report.Error:
-		markConsequences(&roots[0], fr)
-		fr = nil
-		foldEchoes(&roots[0], echoes)
-		echoes = nil
-	case len(fr) > 0 && fr[0].Severity == report.Error:
-		foldEchoes(&fr[0], echoes)
-		echoes = nil
-	}
-	merged := make([]report.Finding, 0, len(roots)+len(fr)+len(echoes))
-	merged = append(merged, roots...)
-	merged = append(merged, fr...)
-	merged = append(merged, echoes...)
-	report.SortFindings(merged)
-	rep.Findings = merged
-}
-
-// errorsFirst orders root causes by severity, keeping their order otherwise.
-func errorsFirst(fs []report.Finding) []report.Finding {
-	report.SortFindings(fs)
-	return fs
-}
-
-// foldEchoes lists each echo under root as a related consequence.
-func foldEchoes(root *report.Finding, echoes []report.Finding) {
-	for _, e := range echoes {
-		loc := e.Origin
-		if loc == nil {
-			loc = e.Location
-		}
-		root.Related = append(root.Related, report.Related{
-			Message:  e.Message + " (a consequence of the failure above)",
-			Rank:     e.Rank,
-			Location: loc,
-			Class:    e.Class,
-		})
-	}
-}
-
-// markConsequences records that the Flight Recorder findings follow from
-// root: root lists them as related, where they stay (each also says so in
-// its facts, for a caller that keeps them).
-func markConsequences(root *report.Finding, fr []report.Finding) {
-	what := root.Class
-	if root.Rank != nil {
-		what = fmt.Sprintf("%s on rank %d", root.Class, *root.Rank)
-	}
-	for i := range fr {
-		f := &fr[i]
-		if f.Facts == nil {
-			f.Facts = map[string]any{}
-		}
-		f.Facts["consequence_of"] = what
-		root.Related = append(root.Related, report.Related{
-			Message:  "Flight Recorder (" + f.Rule + "): " + f.Message + " (a consequence of the failure above)",
-			Rank:     f.Rank,
-			Location: f.Location,
-			Class:    f.Class,
-		})
-	}
+	rep.Findings = engine.MergeJob(rep.Findings, nodes, a.frFindings)
 }

@@ -3,6 +3,7 @@ package explain
 import (
 	"bytes"
 	"context"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"io"
 	"os"
 	"testing"
@@ -21,7 +22,7 @@ func FuzzSplitStdin(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
-		logs, _, err := splitInputs(ctx, []*input{newStream(ctx, "-", bytes.NewReader(data))})
+		logs, _, err := splitInputs(ctx, []*input{newStream(ctx, "-", bytes.NewReader(data))}, flightrec.MaxDumpBytes)
 		if err != nil || len(logs) == 0 {
 			return
 		}

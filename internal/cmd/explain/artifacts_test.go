@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudadoctor/cudadoctor/internal/cli"
-	"github.com/cudadoctor/cudadoctor/internal/flightrec"
+	"github.com/cudadoctor/cudadoctor/internal/cmd/explain"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec/frtest"
 )
 
@@ -444,8 +444,7 @@ func TestExplainRealNodeReports(t *testing.T) {
 // stderr), not loaded whole and refused; a single document of that size
 // is refused by its size.
 func TestDumpShapedJSONLinesRecord(t *testing.T) {
-	defer func(n int) { flightrec.MaxDumpBytes = n }(flightrec.MaxDumpBytes)
-	flightrec.MaxDumpBytes = 1 << 20
+	const max = 1 << 20
 	dir := t.TempDir()
 	record := `{"version": "2.4", "pg_config": {}, "entries": [{"frames": "` + strings.Repeat("x", 2<<20) + `"}]}`
 	log, err := os.ReadFile(realLogPath)
@@ -456,19 +455,29 @@ func TestDumpShapedJSONLinesRecord(t *testing.T) {
 	if err := os.WriteFile(jsonl, append([]byte(record+"\n"), log...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := run(t, "", "explain", jsonl)
-	if code != 1 || !strings.Contains(out, "device-assert-index") || !strings.Contains(out, "train.jsonl:") {
-		t.Errorf("exit %d, stdout %q, stderr %q: want the log's embedding failure", code, out, errs)
+	var warn bytes.Buffer
+	rep, err := explain.Run(context.Background(), explain.Options{Paths: []string{jsonl}, Warn: &warn, MaxDumpBytes: max})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(errs, "line 1 is 2.0 MiB long") {
-		t.Errorf("stderr %q does not name the long record", errs)
+	found := false
+	for _, f := range rep.Findings {
+		if f.Class == "device-assert-index" && f.Location != nil && f.Location.Path == jsonl {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("findings %+v: want the log's embedding failure in train.jsonl", rep.Findings)
+	}
+	if !strings.Contains(warn.String(), "line 1 is 2.0 MiB long") {
+		t.Errorf("warnings %q do not name the long record", warn.String())
 	}
 	doc := filepath.Join(dir, "dump.json")
 	if err := os.WriteFile(doc, []byte(record+"\n\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = run(t, "", "explain", doc)
-	if code != 3 || !strings.Contains(errs, "a JSON document larger than 1 MiB") {
-		t.Errorf("exit %d, stderr %q: want the oversized document refused", code, errs)
+	_, err = explain.Run(context.Background(), explain.Options{Paths: []string{doc}, MaxDumpBytes: max})
+	if err == nil || !strings.Contains(err.Error(), "a JSON document larger than 1 MiB") {
+		t.Errorf("err %v: want the oversized document refused", err)
 	}
 }

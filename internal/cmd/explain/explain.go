@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	engine "github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -29,6 +30,9 @@ type Options struct {
 	// skipped (binary or unreadable) and per input with lines longer than
 	// the parser reads; nil discards them.
 	Warn io.Writer
+	// MaxDumpBytes bounds what is read of one Flight Recorder dump or
+	// cudadoctor report (0: flightrec.MaxDumpBytes).
+	MaxDumpBytes int
 }
 
 // Run diagnoses the inputs.
@@ -52,7 +56,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	// Flight Recorder dumps and cudadoctor reports are read apart from logs (artifacts.go).
-	logs, arts, err := splitInputs(ctx, ins)
+	maxBytes := opts.MaxDumpBytes
+	if maxBytes <= 0 {
+		maxBytes = flightrec.MaxDumpBytes
+	}
+	logs, arts, err := splitInputs(ctx, ins, maxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"io"
 	"os"
 	"path/filepath"
@@ -194,7 +195,7 @@ func TestLongJSONLineIsNotSlurped(t *testing.T) {
 	line := `{"level":"info","msg":"` + strings.Repeat("x", 8*jsonPeekLen) + `"}` + "\n"
 	src := &countingReader{r: strings.NewReader(line + `{"level":"error","msg":"RuntimeError: CUDA error: an illegal memory access was encountered"}` + "\n")}
 	ctx := context.Background()
-	logs, _, err := splitInputs(ctx, []*input{newStream(ctx, "-", src)})
+	logs, _, err := splitInputs(ctx, []*input{newStream(ctx, "-", src)}, flightrec.MaxDumpBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

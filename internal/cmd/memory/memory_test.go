@@ -3,17 +3,13 @@ package memory
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cudadoctor/cudadoctor/internal/golden"
 	"github.com/cudadoctor/cudadoctor/internal/render"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The text and JSON reports of the real s33 snapshot, as golden files.
 func TestGoldenReports(t *testing.T) {
@@ -29,22 +25,10 @@ func TestGoldenReports(t *testing.T) {
 	}{{"s33.txt", render.FormatText}, {"s33.json", render.FormatJSON}} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := render.Render(&buf, rep, tc.format, render.Options{}); err != nil {
+			if err := render.Render(&buf, rep, tc.format, render.Options{}, nil); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("%s differs (-want +got; -update rewrites):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), buf.Bytes())
 		})
 	}
 }

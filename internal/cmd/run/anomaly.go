@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -49,7 +50,7 @@ func anomalyEnv(env []string) ([]string, func(), error) {
 		return nil, func() {}, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), pyshim.Source(anomalyShim), 0o644); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "sitecustomize.py"), 0o644, pyshim.Source(anomalyShim)); err != nil {
 		cleanup()
 		return nil, func() {}, err
 	}

@@ -1,8 +1,8 @@
 package run
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/render"
 	"io"
 	"os"
 	"path/filepath"
@@ -105,12 +105,7 @@ func (o *Options) writeReportDir(rep *report.Report) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(o.ReportDir, reportName(rep.Run.Host, rep.Run.Ranks, o.Pid))
-	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
-	})
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return render.WriteJSON(w, rep) })
 	if err != nil {
 		return "", err
 	}

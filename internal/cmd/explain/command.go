@@ -1,13 +1,14 @@
-package cli
+package explain
 
 import (
 	"github.com/spf13/cobra"
 
-	explaincmd "github.com/cudadoctor/cudadoctor/internal/cmd/explain"
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 )
 
-func newExplainCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+// Command is `cudadoctor explain`.
+func Command(d *command.Deps) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "explain [LOG...|DIR|-]",
 		Short: "Diagnose CUDA/PyTorch failures in logs and tracebacks",
 		Long: `Read logs, tracebacks, torchrun output or per-rank logs and report, for each
@@ -18,14 +19,16 @@ A directory is read whole (every file below it, e.g. one log per rank).`,
   python train.py 2>&1 | cudadoctor explain
   cudadoctor explain --format json logs/ > diagnosis.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && g.sys.StdinIsTTY() {
-				return usageErrorf("no input: pass a log file or directory, or pipe a log into 'cudadoctor explain'")
+			if len(args) == 0 && d.Sys.StdinIsTTY() {
+				return command.Usagef("no input: pass a log file or directory, or pipe a log into 'cudadoctor explain'")
 			}
-			rep, err := explaincmd.Run(cmd.Context(), explaincmd.Options{Paths: args, Stdin: g.sys.Stdin, Warn: g.sys.Stderr})
+			rep, err := Run(cmd.Context(), Options{Paths: args, Stdin: d.Sys.Stdin, Warn: d.Sys.Stderr})
 			if err != nil {
 				return err
 			}
-			return g.emit(rep)
+			return d.Emit(rep, nil)
 		},
 	}
+	d.AddFailOn(cmd)
+	return cmd
 }

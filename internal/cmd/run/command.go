@@ -1,8 +1,7 @@
-package cli
+package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
-	runcmd "github.com/cudadoctor/cudadoctor/internal/cmd/run"
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 	"github.com/cudadoctor/cudadoctor/internal/explain"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/render"
@@ -44,7 +43,8 @@ var ignoredAtStart = func() map[os.Signal]bool {
 	return m
 }()
 
-func newRunCmd(g *globals) *cobra.Command {
+// Command is `cudadoctor run`.
+func Command(d *command.Deps) *cobra.Command {
 	var (
 		reportFile, reportDir, tail string
 		memorySnapshot              string
@@ -89,16 +89,16 @@ in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("no command: use 'cudadoctor run -- CMD [ARGS...]'")
+				return command.Usagef("no command: use 'cudadoctor run -- CMD [ARGS...]'")
 			}
 			if sanitize && noRerun {
-				return usageErrorf("--sanitize re-runs the command, which --no-rerun forbids")
+				return command.Usagef("--sanitize re-runs the command, which --no-rerun forbids")
 			}
 			tailBytes, err := parseSize(tail)
 			if err != nil {
-				return usageErrorf("--tail-size: %v", err)
+				return command.Usagef("--tail-size: %v", err)
 			}
-			if g.sys.Getenv != nil && truthy(g.sys.Getenv("CUDADOCTOR_NO_RERUN")) && !sanitize {
+			if d.Sys.Getenv != nil && truthy(d.Sys.Getenv("CUDADOCTOR_NO_RERUN")) && !sanitize {
 				noRerun = true
 			}
 			// Catch the signals before the child exists, so that an early
@@ -120,7 +120,7 @@ in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 			signal.Notify(pipes, syscall.SIGPIPE)
 			defer signal.Stop(pipes)
 
-			stdin, closeStdin := childStdin(g.sys.Stdin)
+			stdin, closeStdin := childStdin(d.Sys.Stdin)
 			defer closeStdin()
 			stdinClosed := false
 			if stdin == os.Stdin && runner.ClosedAtStart(stdin) {
@@ -129,13 +129,13 @@ in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 				stdin, stdinClosed = nil, true
 			}
 			var env []string
-			if g.sys.Environ != nil {
-				env = g.sys.Environ()
+			if d.Sys.Environ != nil {
+				env = d.Sys.Environ()
 			}
-			opts := runcmd.Options{
+			opts := Options{
 				Argv: args, Env: env,
-				Stdin: stdin, StdinClosed: stdinClosed, Stdout: g.sys.Stdout, Stderr: g.sys.Stderr,
-				Messages: g.sys.Stderr, MessagesTTY: g.sys.StderrTTY,
+				Stdin: stdin, StdinClosed: stdinClosed, Stdout: d.Sys.Stdout, Stderr: d.Sys.Stderr,
+				Messages: d.Sys.Stderr, MessagesTTY: d.Sys.StderrTTY,
 				Signals: sigs, TailBytes: tailBytes,
 				NoRerun: noRerun, RerunMaxRuntime: maxRuntime, RerunTimeout: rerunTimeout,
 				Sanitize: sanitize, ReportDir: reportDir, MemorySnapshot: memorySnapshot,
@@ -151,10 +151,10 @@ in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 					return ok && c.Async
 				},
 				LookPath: exec.LookPath,
-				Now:      g.sys.Now,
+				Now:      d.Sys.Now,
 			}
-			opts.SameOutput = sameFile(g.sys.Stdout, g.sys.Stderr)
-			if f, ok := g.sys.Stdout.(*os.File); ok && g.sys.StdoutTTY {
+			opts.SameOutput = sameFile(d.Sys.Stdout, d.Sys.Stderr)
+			if f, ok := d.Sys.Stdout.(*os.File); ok && d.Sys.StdoutTTY {
 				// The child keeps a terminal for its output, so it behaves
 				// (buffering, colours, progress bars) as it would unwrapped.
 				opts.TTY, opts.WinsizeFrom = true, f
@@ -165,16 +165,16 @@ in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 			// Signals are forwarded to the child, not obeyed: the context
 			// the root command cancels on SIGINT must not end the child
 			// (with SIGTERM) or the diagnosis.
-			out, runErr := runcmd.Run(context.WithoutCancel(cmd.Context()), opts)
+			out, runErr := Run(context.WithoutCancel(cmd.Context()), opts)
 			if out != nil {
-				out.Report.Tool.Version = Version
+				out.Report.Tool.Version = d.Build.Version
 				if out.Failed {
 					if k, err := kb.Default(); err == nil {
 						// Rules the run added (memory snapshots) stay.
 						out.Report.Rules = append(k.RuleInfos(), out.Report.Rules...)
 					}
 				}
-				g.presentRun(out, reportFile)
+				presentRun(d, out, reportFile)
 			}
 			return runErr
 		},
@@ -201,31 +201,31 @@ func (lazyEngine) Diagnose(ctx context.Context, name string, output []byte) ([]r
 	if err != nil {
 		return nil, err
 	}
-	return runcmd.Engine{E: explain.New(k)}.Diagnose(ctx, name, output)
+	return Engine{E: explain.New(k)}.Diagnose(ctx, name, output)
 }
 
 // presentRun shows the diagnosis of a failed run on stderr, or writes the
 // report file. Problems here are reported, never turned into an exit status:
 // the status is the child's.
-func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
+func presentRun(d *command.Deps, out *Outcome, reportFile string) {
 	rep := out.Report
 	if reportFile == "-" {
 		// The child's output is over: the report follows it on stdout.
-		if err := encodeReport(g.sys.Stdout, rep); err != nil {
-			fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not write the report: %s\n", oneLine(err.Error()))
+		if err := render.WriteJSON(d.Sys.Stdout, rep); err != nil {
+			fmt.Fprintf(d.Sys.Stderr, "cudadoctor: could not write the report: %s\n", command.OneLine(err.Error()))
 		}
 		return
 	}
 	if reportFile != "" {
-		err := atomicfile.Write(reportFile, 0o644, func(w io.Writer) error { return encodeReport(w, rep) })
+		err := atomicfile.Write(reportFile, 0o644, func(w io.Writer) error { return render.WriteJSON(w, rep) })
 		if err == nil {
 			if out.Failed {
-				fmt.Fprintf(g.sys.Stderr, "cudadoctor: diagnosis written to %s\n", reportFile)
+				fmt.Fprintf(d.Sys.Stderr, "cudadoctor: diagnosis written to %s\n", reportFile)
 			}
 			return
 		}
 		// The diagnosis is shown below instead of being lost.
-		fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not write the report: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(d.Sys.Stderr, "cudadoctor: could not write the report: %s\n", command.OneLine(err.Error()))
 	}
 	if !out.Failed {
 		return
@@ -236,28 +236,21 @@ func (g *globals) presentRun(out *runcmd.Outcome, reportFile string) {
 		return
 	}
 	if len(rep.Findings) == 0 {
-		fmt.Fprintf(g.sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
+		fmt.Fprintf(d.Sys.Stderr, "cudadoctor: %s %s; its output shows no CUDA or PyTorch failure that cudadoctor knows\n",
 			commandName(rep.Run.Argv), statusText(rep.Run))
 		if rep.Run.Signal == "SIGKILL" {
 			// Nothing in the output, because a SIGKILL cannot be caught:
 			// name who usually sends it.
-			fmt.Fprintln(g.sys.Stderr, "cudadoctor: SIGKILL usually comes from the kernel's out-of-memory killer (host RAM: see `dmesg | grep -i 'killed process'`) or from the job scheduler enforcing a memory or time limit (sacct / the scheduler's log)")
+			fmt.Fprintln(d.Sys.Stderr, "cudadoctor: SIGKILL usually comes from the kernel's out-of-memory killer (host RAM: see `dmesg | grep -i 'killed process'`) or from the job scheduler enforcing a memory or time limit (sacct / the scheduler's log)")
 		}
 		return
 	}
-	f, _ := render.ParseFormat(g.format)
-	opts := render.Options{Color: g.colorOn(g.sys.StderrTTY)}
-	fmt.Fprintln(g.sys.Stderr)
-	if err := render.Render(g.sys.Stderr, rep, f, opts); err != nil {
-		fmt.Fprintf(g.sys.Stderr, "cudadoctor: could not show the diagnosis: %s\n", oneLine(err.Error()))
+	f, _ := render.ParseFormat(d.Format)
+	opts := render.Options{Color: d.ColorOn(d.Sys.StderrTTY)}
+	fmt.Fprintln(d.Sys.Stderr)
+	if err := render.Render(d.Sys.Stderr, rep, f, opts, nil); err != nil {
+		fmt.Fprintf(d.Sys.Stderr, "cudadoctor: could not show the diagnosis: %s\n", command.OneLine(err.Error()))
 	}
-}
-
-func encodeReport(w io.Writer, rep *report.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
 }
 
 func commandName(argv []string) string {

@@ -1,4 +1,4 @@
-package render
+package lint
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudadoctor/cudadoctor/internal/render"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -22,10 +23,10 @@ func lintReport(n int) *report.Report {
 func TestLintText(t *testing.T) {
 	msg := "torch.load without map_location"
 	var plain, tty bytes.Buffer
-	if err := Text(&plain, lintReport(1), Options{}); err != nil {
+	if err := text(&plain, lintReport(1), render.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Text(&tty, lintReport(1), Options{Excerpts: true}); err != nil {
+	if err := text(&tty, lintReport(1), render.Options{Excerpts: true}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff("a.py:2:10: CD112 [warning] "+msg+"\nFound 1 hazard.\n", plain.String()); diff != "" {
@@ -44,7 +45,7 @@ func TestLintText(t *testing.T) {
 func TestLintTextCountsAndColour(t *testing.T) {
 	for n, want := range map[int]string{0: "All checks passed: no hazards found.\n", 3: "Found 3 hazards.\n"} {
 		var b bytes.Buffer
-		if err := Text(&b, lintReport(n), Options{}); err != nil {
+		if err := text(&b, lintReport(n), render.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(b.String(), want) {
@@ -52,7 +53,7 @@ func TestLintTextCountsAndColour(t *testing.T) {
 		}
 	}
 	var c bytes.Buffer
-	if err := Text(&c, lintReport(1), Options{Color: true}); err != nil {
+	if err := text(&c, lintReport(1), render.Options{Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(c.String(), "\x1b[1;33mCD112\x1b[0m") {
@@ -68,7 +69,7 @@ func TestLintTextHarmless(t *testing.T) {
 	r.Findings = []report.Finding{{Rule: "CD113", Severity: report.Warning, Message: "hard-coded device \"cuda:3\x1b]0;pwned\x07\"",
 		Location: &report.Location{Path: "a\x1b[2J.py", Line: 1, Column: 1, Code: "x = 1\r\x1b[31mred\u009b"}}}
 	var out bytes.Buffer
-	if err := Text(&out, r, Options{Excerpts: true}); err != nil {
+	if err := text(&out, r, render.Options{Excerpts: true}); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()

@@ -1,12 +1,13 @@
-package cli
+package lint
 
 import (
 	"github.com/spf13/cobra"
 
-	lintcmd "github.com/cudadoctor/cudadoctor/internal/cmd/lint"
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 )
 
-func newLintCmd(g *globals) *cobra.Command {
+// Command is `cudadoctor lint`.
+func Command(d *command.Deps) *cobra.Command {
 	var config string
 	cmd := &cobra.Command{
 		Use:   "lint [PATH...]",
@@ -24,13 +25,14 @@ standard input.`,
   cudadoctor lint --fail-on warning .
   git show HEAD:train.py | cudadoctor lint -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := lintcmd.Run(cmd.Context(), lintcmd.Options{Paths: args, ConfigPath: config, Stdin: cmd.InOrStdin()})
+			rep, err := Run(cmd.Context(), Options{Paths: args, ConfigPath: config, Stdin: cmd.InOrStdin()})
 			if err != nil {
 				return err
 			}
-			return g.emit(rep)
+			return d.Emit(rep, views)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "pyproject.toml to read [tool.cudadoctor] from (default: the nearest one)")
+	d.AddFailOn(cmd)
 	return cmd
 }

@@ -1,7 +1,10 @@
-package cli
+// Package rules is `cudadoctor rules`: the documentation of every rule that
+// can fire (failure classes, lint rules, environment checks, Flight Recorder
+// and memory analyses) as a list, one rule, or the Markdown page
+// docs/rules.md.
+package rules
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -9,17 +12,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 	lintcmd "github.com/cudadoctor/cudadoctor/internal/cmd/lint"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
+	"github.com/cudadoctor/cudadoctor/internal/render"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-// allRules gathers the documentation of everything that can fire: taxonomy
-// classes, and (as they exist) lint rules, probes and memory analyses.
-func allRules() ([]report.RuleInfo, error) {
+// All gathers the documentation of everything that can fire: taxonomy
+// classes, Flight Recorder analyses, environment checks, memory analyses and
+// lint rules. It is the one registry `rules`, docs/rules.md and the
+// registry test read.
+func All() ([]report.RuleInfo, error) {
 	k, err := kb.Default()
 	if err != nil {
 		return nil, err
@@ -32,7 +39,8 @@ func allRules() ([]report.RuleInfo, error) {
 	return rules, nil
 }
 
-func newRulesCmd(g *globals) *cobra.Command {
+// Command is `cudadoctor rules`.
+func Command(d *command.Deps) *cobra.Command {
 	var markdown bool
 	cmd := &cobra.Command{
 		Use:   "rules [ID]",
@@ -40,12 +48,13 @@ func newRulesCmd(g *globals) *cobra.Command {
 		Long: `Without an argument, list every rule cudadoctor can report, one a line.
 With an ID (a class such as oom, a lint code such as CD101, a probe such as
 env/driver-version), print its full documentation.`,
-		Args: cobra.MaximumNArgs(1),
+		Args:        cobra.MaximumNArgs(1),
+		Annotations: map[string]string{command.FormatsAnnotation: strings.Join(formats, ",")},
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			rules, err := allRules()
+			rules, err := All()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveError
 			}
@@ -58,27 +67,27 @@ env/driver-version), print its full documentation.`,
 			return ids, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(rulesFormats, g.format) {
-				return usageErrorf("rules has no --format %s: it prints %s", g.format, orList(rulesFormats))
+			if !slices.Contains(formats, d.Format) {
+				return command.Usagef("rules has no --format %s: it prints %s", d.Format, command.OrList(formats))
 			}
-			rules, err := allRules()
+			rules, err := All()
 			if err != nil {
 				return err
 			}
 			if len(args) == 0 {
-				if markdown || g.format == "markdown" {
-					_, err := io.WriteString(g.sys.Stdout, rulesMarkdown(rules))
+				if markdown || d.Format == "markdown" {
+					_, err := io.WriteString(d.Sys.Stdout, Markdown(rules))
 					return err
 				}
-				return listRules(g, rules)
+				return list(d, rules)
 			}
 			for _, r := range rules {
 				if strings.EqualFold(r.ID, args[0]) || (r.Name != "" && r.Name == args[0]) {
-					if markdown || g.format == "markdown" {
-						_, err := io.WriteString(g.sys.Stdout, ruleMarkdown(r, "#"))
+					if markdown || d.Format == "markdown" {
+						_, err := io.WriteString(d.Sys.Stdout, ruleMarkdown(r, "#"))
 						return err
 					}
-					return showRule(g, r)
+					return show(d, r)
 				}
 			}
 			var names []string
@@ -88,8 +97,8 @@ env/driver-version), print its full documentation.`,
 					names = append(names, r.Name)
 				}
 			}
-			return &UsageError{
-				Err:  fmt.Errorf("no rule %q%s", args[0], didYouMean(suggest(args[0], names, 5))),
+			return &command.UsageError{
+				Err:  fmt.Errorf("no rule %q%s", args[0], command.DidYouMean(command.Suggest(args[0], names, 5))),
 				Hint: "Run 'cudadoctor rules' to list them.",
 			}
 		},
@@ -98,15 +107,15 @@ env/driver-version), print its full documentation.`,
 	return cmd
 }
 
-// rulesFormats are the --format values `rules` prints: documentation has
+// formats are the --format values `rules` prints: documentation has
 // no source line to annotate, so sarif and github mean nothing here.
-var rulesFormats = []string{"text", "json", "markdown"}
+var formats = []string{"text", "json", "markdown"}
 
-func listRules(g *globals, rules []report.RuleInfo) error {
-	if g.format == "json" {
-		return writeJSON(g.sys.Stdout, rules)
+func list(d *command.Deps, rules []report.RuleInfo) error {
+	if d.Format == "json" {
+		return render.WriteJSON(d.Sys.Stdout, rules)
 	}
-	w := g.sys.Stdout
+	w := d.Sys.Stdout
 	kind := report.RuleKind("")
 	for _, r := range rules {
 		if r.Kind != kind {
@@ -135,11 +144,11 @@ func kindTitle(k report.RuleKind) string {
 	return string(k)
 }
 
-func showRule(g *globals, r report.RuleInfo) error {
-	if g.format == "json" {
-		return writeJSON(g.sys.Stdout, r)
+func show(d *command.Deps, r report.RuleInfo) error {
+	if d.Format == "json" {
+		return render.WriteJSON(d.Sys.Stdout, r)
 	}
-	w := g.sys.Stdout
+	w := d.Sys.Stdout
 	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Title)
 	if r.Name != "" && r.Name != r.ID {
 		fmt.Fprintf(w, "name: %s\n", r.Name)
@@ -156,11 +165,4 @@ func showRule(g *globals, r report.RuleInfo) error {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

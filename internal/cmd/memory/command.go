@@ -1,4 +1,4 @@
-package cli
+package memory
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	memorycmd "github.com/cudadoctor/cudadoctor/internal/cmd/memory"
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 )
 
-func newMemoryCmd(g *globals) *cobra.Command {
-	var opts memorycmd.Options
+// Command is `cudadoctor memory`.
+func Command(d *command.Deps) *cobra.Command {
+	var opts Options
 	var captureDir string
 	cmd := &cobra.Command{
 		Use:   "memory [--html REPORT.html] SNAPSHOT|DIR|LOG",
@@ -31,19 +32,19 @@ out-of-memory event. A log with an out-of-memory message is diagnosed too.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if captureDir != "" {
 				if len(args) > 0 {
-					return usageErrorf("--print-capture-env takes no snapshot argument")
+					return command.Usagef("--print-capture-env takes no snapshot argument")
 				}
-				return printCaptureEnv(g, captureDir)
+				return printCaptureEnv(d, captureDir)
 			}
 			if len(args) != 1 {
-				return usageErrorf("pass one memory snapshot (or log) file")
+				return command.Usagef("pass one memory snapshot (or log) file")
 			}
 			opts.Path = args[0]
-			rep, err := memorycmd.Run(cmd.Context(), opts)
+			rep, err := Run(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
-			return g.emit(rep)
+			return d.Emit(rep, nil)
 		},
 	}
 	cmd.Flags().StringVar(&opts.HTML, "html", "", "also write a self-contained HTML report with an interactive timeline to this file")
@@ -51,13 +52,14 @@ out-of-memory event. A log with an out-of-memory message is diagnosed too.`,
 	// DIR/.shim and print the shell exports that enable it.
 	cmd.Flags().StringVar(&captureDir, "print-capture-env", "", "install the snapshot-capture shim for DIR and print shell exports")
 	_ = cmd.Flags().MarkHidden("print-capture-env")
+	d.AddFailOn(cmd)
 	return cmd
 }
 
-func printCaptureEnv(g *globals, dir string) error {
+func printCaptureEnv(d *command.Deps, dir string) error {
 	var environ []string
-	if g.sys.Environ != nil {
-		environ = g.sys.Environ()
+	if d.Sys.Environ != nil {
+		environ = d.Sys.Environ()
 	}
 	vars, err := memsnap.InstallShim(dir, filepath.Join(dir, ".shim"), environ)
 	if err != nil {
@@ -65,7 +67,7 @@ func printCaptureEnv(g *globals, dir string) error {
 	}
 	for _, kv := range vars {
 		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(g.sys.Stdout, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+		fmt.Fprintf(d.Sys.Stdout, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
 	}
 	return nil
 }

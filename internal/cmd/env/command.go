@@ -1,16 +1,17 @@
-package cli
+package env
 
 import (
 	"time"
 
 	"github.com/spf13/cobra"
 
-	envcmd "github.com/cudadoctor/cudadoctor/internal/cmd/env"
+	"github.com/cudadoctor/cudadoctor/internal/cli/command"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 )
 
-func newEnvCmd(g *globals) *cobra.Command {
-	var opts envcmd.Options
+// Command is `cudadoctor env`.
+func Command(d *command.Deps) *cobra.Command {
+	var opts Options
 	cmd := &cobra.Command{
 		Use:   "env",
 		Short: "Check the driver, GPUs, torch build and CUDA libraries, and say what is wrong",
@@ -29,25 +30,26 @@ python3 or python on PATH. --no-python skips it (fast: driver-side checks only).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.PythonTimeout <= 0 {
-				return usageErrorf("--python-timeout must be positive")
+				return command.Usagef("--python-timeout must be positive")
 			}
 			if opts.NoPython && opts.Python != "" {
-				return usageErrorf("--python and --no-python exclude each other")
+				return command.Usagef("--python and --no-python exclude each other")
 			}
 			if opts.Python != "" {
 				if _, _, err := probe.FindPython(probe.System{}, opts.Python); err != nil {
-					return &UsageError{Err: err}
+					return &command.UsageError{Err: err}
 				}
 			}
-			rep, err := envcmd.Run(cmd.Context(), opts)
+			rep, err := Run(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
-			return g.emit(rep)
+			return d.Emit(rep, views)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.NoPython, "no-python", false, "skip the Python/torch probe")
 	cmd.Flags().StringVar(&opts.Python, "python", "", "the Python interpreter to probe (default: $VIRTUAL_ENV, $CONDA_PREFIX, python3, python)")
 	cmd.Flags().DurationVar(&opts.PythonTimeout, "python-timeout", 60*time.Second, "how long the Python probe may take")
+	d.AddFailOn(cmd)
 	return cmd
 }

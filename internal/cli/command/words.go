@@ -1,14 +1,14 @@
-package cli
+package command
 
 import (
 	"sort"
 	"strings"
 )
 
-// suggest returns the candidates a mistyped word most likely meant: those it
+// Suggest returns the candidates a mistyped word most likely meant: those it
 // is a prefix or part of (`rules device-assert`), then those within a small
 // edit distance (`explian`), closest first, at most max of them.
-func suggest(word string, candidates []string, max int) []string {
+func Suggest(word string, candidates []string, max int) []string {
 	w := strings.ToLower(word)
 	if w == "" {
 		return nil
@@ -76,8 +76,8 @@ func editDistance(a, b string) int {
 	return prev[len(t)]
 }
 
-// didYouMean renders suggestions as the end of an error message.
-func didYouMean(names []string) string {
+// DidYouMean renders suggestions as the end of an error message.
+func DidYouMean(names []string) string {
 	switch len(names) {
 	case 0:
 		return ""
@@ -87,10 +87,19 @@ func didYouMean(names []string) string {
 	return "; did you mean one of " + strings.Join(names, ", ") + "?"
 }
 
-// orList joins choices as "a, b or c".
-func orList(choices []string) string {
+// OrList joins choices as "a, b or c".
+func OrList(choices []string) string {
 	if len(choices) < 2 {
 		return strings.Join(choices, "")
 	}
 	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
+
+// OneLine keeps error output to a single line, whatever the error holds.
+func OneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
