@@ -71,7 +71,7 @@ func TestAnchorsAreLongEnough(t *testing.T) {
 // The engine's own triggers keep the pre-filter's stride as the knowledge
 // base's anchors do.
 func TestTriggersAreLong(t *testing.T) {
-	for _, set := range [][]string{contextTriggers, fatalTriggers, commandTriggers, kb.MustDefault().StatusAnchors()} {
+	for _, set := range [][]string{contextTriggers, gpuWordTriggers, fatalTriggers, commandTriggers, kb.MustDefault().StatusAnchors()} {
 		for _, s := range set {
 			if len(s) < minTrigger {
 				t.Errorf("trigger %q is shorter than %d bytes", s, minTrigger)

@@ -100,6 +100,9 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			texts[i] = l.Text
 		}
 		refineByWords(k, s.name, lines, texts, fs)
+		for i := range texts {
+			texts[i] = expandGPUNames(texts[i])
+		}
 		p := probe.FromText(texts)
 		if p == nil {
 			continue

@@ -52,3 +52,30 @@ func TestContextWordsRefineABareAssert(t *testing.T) {
 		t.Errorf("a known custom assertion was refined by prose: %+v", fs)
 	}
 }
+
+// An NCCL failure in a report that says NCCL was built for another CUDA is
+// the two CUDAs, not the network (https://github.com/NVIDIA/nccl-tests/issues/6:
+// "my nccl depends on a different CUDA version (11.0) than I have on my
+// system (10.2)"; https://github.com/horovod/horovod/issues/108).
+func TestContextWordsNCCLBuiltForAnotherCUDA(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "Test NCCL failure common.cu:777 'unhandled cuda error'\n"
+	for _, prose := range []string{
+		"By using NCCL_DEBUG=WARN I notice that my nccl depends on a different CUDA version (11.0) than I have on my system(10.2).\n",
+		"I use the latest NCCL version which force used cuda9.0.\n",
+	} {
+		fs := explainText(t, e, fail+prose)
+		if len(fs) != 1 || fs[0].Class != "library-mismatch" {
+			t.Errorf("%q: %+v", prose, fs)
+		}
+	}
+	// Naming NCCL's CUDA without saying it differs is no evidence.
+	for _, prose := range []string{
+		"NCCL version 2.4.8+cuda10.2\n",
+		"nccl is installed. The job was built for 8 GPUs with cuda 11.\n",
+	} {
+		if fs := explainText(t, e, fail+prose); len(fs) != 1 || fs[0].Class != "nccl-error" {
+			t.Errorf("%q: %+v", prose, fs)
+		}
+	}
+}
