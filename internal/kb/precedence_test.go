@@ -1,6 +1,10 @@
 package kb
 
-import "testing"
+import (
+	"os"
+	"regexp"
+	"testing"
+)
 
 // TestPrecedencePairs pins the orderings the diagnosis depends on: specific
 // roots before the surface classes they explain, consequences last.
@@ -40,8 +44,36 @@ func TestPrecedencePairs(t *testing.T) {
 			t.Errorf("%s must precede %s: %s", p.before, p.after, p.why)
 		}
 	}
-	if len(k.Classes) != 30 {
-		t.Errorf("knowledge base has %d classes, want 30 (every taxonomy class but other)", len(k.Classes))
+}
+
+// TestEveryTaxonomyClass holds the knowledge base to docs/taxonomy.md: a
+// class for every id there but other, and no class the taxonomy lacks.
+func TestEveryTaxonomyClass(t *testing.T) {
+	b, err := os.ReadFile("../../docs/taxonomy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	row := regexp.MustCompile("(?m)^\\| ([a-z][a-z0-9-]+) \\|")
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		if m[1] != "id" && m[1] != "other" {
+			want[m[1]] = true
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("docs/taxonomy.md: no class rows found")
+	}
+	have := map[string]bool{}
+	for _, c := range MustDefault().Classes {
+		have[c.ID] = true
+		if !want[c.ID] {
+			t.Errorf("knowledge base class %s is not in docs/taxonomy.md", c.ID)
+		}
+	}
+	for id := range want {
+		if !have[id] {
+			t.Errorf("taxonomy class %s has no knowledge-base file", id)
+		}
 	}
 }
 
