@@ -32,6 +32,7 @@ type Flow struct {
 	at    map[int32]int32
 	entry int32
 	exit  int32
+	calls []*Node
 }
 
 type flowPiece struct {
@@ -437,14 +438,19 @@ func (fl *Flow) Contains(n *Node) bool {
 	return ok
 }
 
-// locate finds the piece n runs in and its position there: its start, or
-// for the target of an assignment (`x = ...`, `x += ...`, `with ... as x`)
+// locate finds the piece n runs in and its position there: its start (a
+// call's end), or for the target of an assignment (`x = ...`, `x += ...`, `with ... as x`)
 // the end of the piece, since the target is bound after the right side.
 func (fl *Flow) locate(n *Node) (int32, uint32, bool) {
 	if n == nil || !same(fl.f.Scope(n), fl.scope) && !(n.t == fl.scope.t && n.Index() == fl.scope.Index()) {
 		return 0, 0, false
 	}
 	pos := n.start
+	// A call takes effect when it returns, after its callee and arguments:
+	// x.sum().item() waits after x.sum() has run.
+	if n.Type() == "call" {
+		pos = n.end
+	}
 	for c := n; c != nil; c = c.Parent() {
 		if id, ok := fl.at[int32(c.Index())]; ok {
 			return id, pos, true
@@ -761,4 +767,18 @@ func (fl *Flow) ReachingDefs(use, place *Node) []*Node {
 		}
 	}
 	return out
+}
+
+// Calls lists the calls that run in the graph's scope (not in nested
+// functions), in source order; made once.
+func (fl *Flow) Calls() []*Node {
+	if fl.calls == nil {
+		fl.calls = []*Node{}
+		for _, c := range fl.f.Calls(int(fl.scope.start), int(fl.scope.end)) {
+			if fl.Contains(c) {
+				fl.calls = append(fl.calls, c)
+			}
+		}
+	}
+	return fl.calls
 }

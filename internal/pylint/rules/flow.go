@@ -68,15 +68,6 @@ func usesAfter(f *pylint.File, scope *pylint.Node, name string, after int) []*py
 	return out
 }
 
-// firstSync is the offset of the first host synchronisation (any
-// `.synchronize()` call: device, stream or event) in [start, end), or end.
-func firstSync(f *pylint.File, start, end int) int {
-	for _, c := range f.CallsAt("synchronize(", start, end) {
-		return int(c.StartByte())
-	}
-	return end
-}
-
 // methodCallOn returns the method name and call node when id is the object
 // of a method call (`id.name(...)`).
 func methodCallOn(f *pylint.File, id *pylint.Node) (string, *pylint.Node) {
@@ -337,55 +328,16 @@ func placeUsesAfter(f *pylint.File, scope, place *pylint.Node, after int) []*pyl
 	return out
 }
 
-// dominates reports whether a, which comes before b in the same function,
-// runs on every path that reaches b: no branch or conditional holding a
-// leaves b out. Bodies of with and try always run, and a loop body is taken
-// to run (a loop that times or copies does work in it).
-func dominates(a, b, scope *pylint.Node) bool { return dominatesIf(a, b, scope, nil) }
-
-// dominatesOnGPU is dominates on a machine with a GPU: a branch taken when
-// CUDA is there (`if torch.cuda.is_available():`, `if device.type ==
-// "cuda":`) counts as taken.
-func dominatesOnGPU(f *pylint.File, a, b, scope *pylint.Node) bool {
-	return dominatesIf(a, b, scope, func(n *pylint.Node) bool {
-		cond := f.Text(n)
-		return strings.Contains(cond, "is_available") || strings.Contains(cond, "cuda") && !strings.Contains(cond, "not")
-	})
-}
-
-func dominatesIf(a, b, scope *pylint.Node, taken func(cond *pylint.Node) bool) bool {
-	for p := a.Parent(); p != nil && !same(p, scope); p = p.Parent() {
-		switch p.Type() {
-		case "block":
-			if par := p.Parent(); par != nil {
-				switch par.Type() {
-				case "with_statement", "try_statement", "for_statement", "while_statement", "function_definition", "module":
-					continue
-				case "if_statement":
-					if taken != nil && same(par.ChildByFieldName("consequence"), p) && taken(par.ChildByFieldName("condition")) {
-						continue
-					}
-				}
-			}
-			if !pylint.Within(b, p) {
-				return false
-			}
-		case "conditional_expression", "boolean_operator", "list_comprehension", "generator_expression", "lambda":
-			if !pylint.Within(b, p) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// hostSyncBefore reports whether a call that waits for the GPU
-// (synchronize(), or a function of this file or a name that does) runs
-// after offset from and before use on every path to use.
-func hostSyncBefore(f *pylint.File, scope *pylint.Node, from int, use *pylint.Node) bool {
+// hostSyncs lists the calls of a graph's scope that make the host wait
+// for the GPU whenever their statement runs: synchronize() (device, stream
+// or event), a function of this file or the project that synchronises, or
+// a name bound to a synchronising method. They are the blockers of "read
+// before synchronising" questions.
+func hostSyncs(f *pylint.File, fl *pylint.Flow) []*pylint.Node {
 	m := f.Model()
-	for _, c := range f.Calls(from, int(use.StartByte())) {
-		if !same(f.Scope(c), scope) || f.IsTrue(f.Keyword(c, "non_blocking")) {
+	var out []*pylint.Node
+	for _, c := range fl.Calls() {
+		if f.IsTrue(f.Keyword(c, "non_blocking")) || !fl.Certain(c) {
 			continue
 		}
 		syncs := pylint.LastName(f.Callee(c)) == "synchronize"
@@ -396,9 +348,19 @@ func hostSyncBefore(f *pylint.File, scope *pylint.Node, from int, use *pylint.No
 				syncs = m.CallSyncs(c)
 			}
 		}
-		if syncs && dominatesOnGPU(f, c, use, scope) {
-			return true
+		if syncs {
+			out = append(out, c)
 		}
 	}
-	return false
+	return out
+}
+
+// defValue is the value a definition binds: the right side of the plain
+// assignment whose target it is (alone, not in a tuple), or nil.
+func defValue(def *pylint.Node) *pylint.Node {
+	p := def.Parent()
+	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), def) {
+		return nil
+	}
+	return p.ChildByFieldName("right")
 }
