@@ -161,7 +161,7 @@ func takesCUDAValue(f *pylint.File, c, scope *pylint.Node) bool {
 		if a.Type() != "identifier" {
 			continue
 		}
-		rhs := lastAssignment(f, scope, f.Text(a), int(c.StartByte()))
+		rhs := reachingValue(f, a)
 		if rhs == nil || rhs.Type() != "call" {
 			continue
 		}
@@ -185,7 +185,7 @@ func clockStart(f *pylint.File, m *pylint.Model, end *pylint.Node) *pylint.Node 
 	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
 		start = unparen(p.ChildByFieldName("right"))
 	} else if name := assignedName(end); name != nil {
-		for _, use := range usesAfter(f, f.Scope(end), f.Text(name), int(pylint.Statement(end).EndByte())) {
+		for _, use := range usesAfter(f, name) {
 			if p := use.Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(p.ChildByFieldName("left"), use) {
 				start = unparen(p.ChildByFieldName("right"))
 				break

@@ -51,21 +51,14 @@ func isRebinding(id *pylint.Node) bool {
 	return false
 }
 
-// usesAfter lists the uses of name in scope after offset, stopping at the
-// first rebinding; uses inside nested functions are skipped (they run
-// whenever they are called).
-func usesAfter(f *pylint.File, scope *pylint.Node, name string, after int) []*pylint.Node {
-	var out []*pylint.Node
-	for _, id := range f.Names(name, after, int(scope.EndByte())) {
-		if s := f.Scope(id); s.StartByte() != scope.StartByte() {
-			continue
-		}
-		if isRebinding(id) {
-			break
-		}
-		out = append(out, id)
-	}
-	return out
+// usesAfter lists, in source order, the uses of the place def binds that
+// the value bound there reaches along the function's control flow before
+// the place is bound again (uses in nested functions are not among them:
+// they run whenever they are called).
+func usesAfter(f *pylint.File, def *pylint.Node) []*pylint.Node {
+	uses := f.Flow(f.Scope(def)).UsesAfter(def, def, nil, false)
+	sortNodes(uses)
+	return uses
 }
 
 // methodCallOn returns the method name and call node when id is the object
@@ -222,15 +215,17 @@ func upParen(n *pylint.Node) *pylint.Node {
 	return n
 }
 
-// lastAssignment returns the right-hand side of the last `name = ...` in
-// scope before offset, or nil.
-func lastAssignment(f *pylint.File, scope *pylint.Node, name string, before int) *pylint.Node {
+// reachingValue is the value a name holds at use: the right side of the
+// assignment of it that reaches use along the control flow (of several,
+// the last in the source), or nil.
+func reachingValue(f *pylint.File, use *pylint.Node) *pylint.Node {
+	if use == nil || use.Type() != "identifier" {
+		return nil
+	}
 	var rhs *pylint.Node
-	for _, id := range f.Names(name, int(scope.StartByte()), before) {
-		if isRebinding(id) && f.Scope(id).StartByte() == scope.StartByte() {
-			if p := id.Parent(); p.Type() == "assignment" {
-				rhs = p.ChildByFieldName("right")
-			}
+	for _, d := range f.Flow(f.Scope(use)).ReachingDefs(use, use) {
+		if v := defValue(d); v != nil && (rhs == nil || v.StartByte() > rhs.StartByte()) {
+			rhs = v
 		}
 	}
 	return rhs
@@ -309,19 +304,6 @@ func placeOccurrences(f *pylint.File, scope, place *pylint.Node, start, end int)
 		}
 		if scope != nil && !same(f.Scope(n), scope) {
 			continue
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-// placeUsesAfter lists the uses of place in scope after offset, up to the
-// first rebinding; like usesAfter, for attributes and elements too.
-func placeUsesAfter(f *pylint.File, scope, place *pylint.Node, after int) []*pylint.Node {
-	var out []*pylint.Node
-	for _, n := range placeOccurrences(f, scope, place, after, int(scope.EndByte())) {
-		if placeRebound(n) {
-			break
 		}
 		out = append(out, n)
 	}
