@@ -33,6 +33,7 @@ type Flow struct {
 	entry int32
 	exit  int32
 	calls []*Node
+	preds [][]flowPred
 }
 
 type flowPiece struct {
@@ -751,22 +752,108 @@ func (fl *Flow) UsesAfter(at, place *Node, blockers []*Node, onGPU bool) []*Node
 
 // ReachingDefs lists the definitions of place (targets of its
 // assignments, see IsDef) that reach `use` along some path without
-// another definition between.
+// another definition between. One backward walk: each path stops at the
+// last definition it meets.
 func (fl *Flow) ReachingDefs(use, place *Node) []*Node {
-	defs := fl.Defs(place)
-	var out []*Node
-	for i, d := range defs {
-		others := make([]*Node, 0, len(defs)-1)
-		for j, o := range defs {
-			if j != i {
-				others = append(others, o)
-			}
-		}
-		if fl.Reaches(d, use, others, false) {
-			out = append(out, d)
+	start, upos, ok := fl.locate(use)
+	if !ok {
+		return nil
+	}
+	type def struct {
+		n   *Node
+		pos uint32
+	}
+	byKey := map[int32][]def{}
+	for _, d := range fl.Defs(place) {
+		if id, pos, ok := fl.locate(d); ok {
+			k := fl.pieces[id].key
+			byKey[k] = append(byKey[k], def{d, pos})
 		}
 	}
+	if len(byKey) == 0 {
+		return nil
+	}
+	var out []*Node
+	seen := make([]bool, len(fl.pieces))
+	picked := map[*Node]bool{}
+	// last takes the latest definition in piece id before pos (any, when
+	// whole); it reports whether there was one.
+	last := func(id int32, pos uint32, whole bool) bool {
+		k := fl.pieces[id].key
+		if k < 0 {
+			return false
+		}
+		var best *def
+		for i, d := range byKey[k] {
+			if (whole || d.pos < pos) && (best == nil || d.pos > best.pos) {
+				best = &byKey[k][i]
+			}
+		}
+		if best == nil {
+			return false
+		}
+		if !picked[best.n] {
+			picked[best.n] = true
+			out = append(out, best.n)
+		}
+		return true
+	}
+	preds := fl.predecessors()
+	var stack []int32
+	push := func(id int32) {
+		for _, p := range preds[id] {
+			// A piece raises into a handler only when it defines nothing
+			// here (a definition is taken to complete).
+			if p.raise && len(byKey[fl.pieces[p.from].key]) > 0 && fl.pieces[p.from].key >= 0 {
+				continue
+			}
+			if !seen[p.from] {
+				seen[p.from] = true
+				stack = append(stack, p.from)
+			}
+		}
+	}
+	if !last(start, upos, false) {
+		push(start)
+	}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !last(id, 0, true) {
+			push(id)
+		}
+	}
+	sortByStart(out)
 	return out
+}
+
+type flowPred struct {
+	from  int32
+	raise bool
+}
+
+// predecessors inverts the edges (raises included), once.
+func (fl *Flow) predecessors() [][]flowPred {
+	if fl.preds == nil {
+		fl.preds = make([][]flowPred, len(fl.pieces))
+		for i, p := range fl.pieces {
+			for _, e := range p.succ {
+				fl.preds[e.to] = append(fl.preds[e.to], flowPred{from: int32(i)})
+			}
+			for _, h := range p.raises {
+				fl.preds[h] = append(fl.preds[h], flowPred{from: int32(i), raise: true})
+			}
+		}
+	}
+	return fl.preds
+}
+
+func sortByStart(ns []*Node) {
+	for i := 1; i < len(ns); i++ {
+		for j := i; j > 0 && ns[j].start < ns[j-1].start; j-- {
+			ns[j], ns[j-1] = ns[j-1], ns[j]
+		}
+	}
 }
 
 // Calls lists the calls that run in the graph's scope (not in nested
