@@ -32,6 +32,8 @@ type Model struct {
 	// Built on first use: most files only need the imports.
 	fns  map[string]*FuncSummary
 	defs []*Node
+	// flows are the control-flow graphs built so far, by scope node.
+	flows map[int32]*Flow
 }
 
 // FuncSummary is what a function does, as far as the rules care.
@@ -382,7 +384,7 @@ func (m *Model) release() {
 	for _, s := range m.fns {
 		s.Node = nil
 	}
-	m.f, m.defs = nil, nil
+	m.f, m.defs, m.flows = nil, nil, nil
 }
 
 // isNonBlockingD2H: e is a non_blocking copy to the CPU, or a name in scope

@@ -17,7 +17,7 @@ var CD101 = &pylint.Rule{
 	Follows:  func(s *pylint.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
 	Doc: pylint.Doc{
 		Title:   "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; a synchronising call, also one inside a helper, counts only where it runs on every path to the read.",
+		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
 		Why: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
 before torch.cuda.synchronize(), an event's synchronize() or the stream's synchronize()
@@ -119,23 +119,33 @@ func checkCopyRead(p *pylint.Pass, call *pylint.Node, what string) {
 	checkPlaceReads(p, call, place, f.Text(place)+", "+what)
 }
 
-// checkPlaceReads reports the first host read of place after the copy made
-// by call that no synchronisation precedes on every path.
+// checkPlaceReads reports the first host read of place that the value
+// the copy made by call puts there reaches, along some path of the
+// function's control flow with no synchronisation on it: later in the
+// function, in a finally clause, or in the next pass of a loop.
 func checkPlaceReads(p *pylint.Pass, call, place *pylint.Node, what string) {
 	f := p.File
-	scope := f.Scope(call)
-	stmtEnd := int(pylint.Statement(call).EndByte())
+	fl := f.Flow(f.Scope(call))
 	line, _ := f.LineCol(int(call.StartByte()))
-	for _, use := range placeUsesAfter(f, scope, place, stmtEnd) {
-		if hostSyncBefore(f, scope, stmtEnd, use) {
-			return
-		}
+	// The value enters place where it is assigned (after the copy's
+	// statement); a copy_ fills it at the call.
+	at := call
+	if d := assignedPlace(f, call); d != nil {
+		at = d
+	}
+	uses := fl.UsesAfter(at, place, hostSyncs(f, fl), true)
+	sortNodes(uses)
+	for _, use := range uses {
 		n, how := hostRead(f, use)
 		if n == nil {
 			n, how = elementRead(f, use)
 		}
 		if n != nil {
-			p.Report(n, fmt.Sprintf("%s reads %s (line %d), before any synchronize()", how, what, line))
+			where := ""
+			if use.StartByte() < call.StartByte() {
+				where = " in the loop's next pass"
+			}
+			p.Report(n, fmt.Sprintf("%s reads %s (line %d)%s, before any synchronize()", how, what, line, where))
 			return
 		}
 	}
@@ -192,6 +202,10 @@ func hostRead(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 			return p, "indexing"
 		}
 	case "comparison_operator":
+		// x is None / x is not None asks about the name, not the data.
+		if isNoneTest(p) {
+			return nil, ""
+		}
 		return p, "a comparison"
 	case "binary_operator":
 		return p, f.Text(p.ChildByFieldName("operator"))
@@ -202,4 +216,18 @@ func hostRead(f *pylint.File, n *pylint.Node) (*pylint.Node, string) {
 		}
 	}
 	return nil, ""
+}
+
+// isNoneTest: a comparison `x is None` or `x is not None`.
+func isNoneTest(cmp *pylint.Node) bool {
+	is, none := false, false
+	for _, c := range cmp.Children() {
+		switch c.Type() {
+		case "is", "is not":
+			is = true
+		case "none":
+			none = true
+		}
+	}
+	return is && none
 }

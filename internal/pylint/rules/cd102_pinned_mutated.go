@@ -17,7 +17,7 @@ var CD102 = &pylint.Rule{
 	Anchors:  []string{"non_blocking"},
 	Doc: pylint.Doc{
 		Title:   "Pinned source of a non_blocking copy modified before synchronising",
-		Summary: "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) before any synchronisation.",
+		Summary: "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
 		Why: `A non_blocking host-to-device copy from pinned memory is a DMA transfer queued on the
 stream: the call returns before the bytes are read. Writing the source afterwards races
 with the transfer, and the GPU receives the new values, the old ones or a mix, with no
@@ -60,64 +60,46 @@ func checkCD102(p *pylint.Pass) {
 		}
 		scope := f.Scope(call)
 		name := f.Text(src)
-		if !pinnedPlace(f, scope, src, int(call.StartByte())) {
+		if !pinnedPlace(f, scope, src) {
 			continue
 		}
-		stmt := pylint.Statement(call)
-		stmtEnd := int(stmt.EndByte())
+		// The writes that some path from the copy reaches with no
+		// synchronisation between: later in the function, or in the
+		// loop's next pass before the copy (unless the buffer is made
+		// anew there).
+		fl := f.Flow(scope)
 		line, _ := f.LineCol(int(call.StartByte()))
-		reported := false
-		for _, use := range placeUsesAfter(f, scope, src, stmtEnd) {
-			if hostSyncBefore(f, scope, stmtEnd, use) {
-				break
-			}
-			if n, what := mutation(f, use); n != nil {
-				p.Report(n, fmt.Sprintf("%s writes pinned %s while the non_blocking copy from it (line %d) may still be running", what, name, line))
-				reported = true
-				break
-			}
-		}
-		if reported {
-			continue
-		}
-		loop := enclosingLoop(call, scope)
-		if loop == nil {
-			continue
-		}
-		body := loop.ChildByFieldName("body")
-		if body == nil || firstSync(f, int(body.StartByte()), int(body.EndByte())) < int(body.EndByte()) {
-			continue
-		}
-		uses := placeOccurrences(f, scope, src, int(body.StartByte()), int(stmt.StartByte()))
-		fresh := false
-		for _, use := range uses {
-			// A buffer made anew in each iteration is not the one in flight.
-			if placeRebound(use) {
-				fresh = true
-			}
-		}
-		if fresh {
-			continue
-		}
+		uses := fl.UsesAfter(call, src, hostSyncs(f, fl), true)
+		sortNodes(uses)
 		for _, use := range uses {
 			if n, what := mutation(f, use); n != nil {
-				p.Report(n, fmt.Sprintf("%s writes pinned %s on the next loop iteration while the non_blocking copy from it (line %d) may still be running", what, name, line))
+				when := ""
+				if use.StartByte() < call.StartByte() {
+					when = " on the next loop iteration"
+				}
+				p.Report(n, fmt.Sprintf("%s writes pinned %s%s while the non_blocking copy from it (line %d) may still be running", what, name, when, line))
 				break
 			}
 		}
 	}
 }
 
-// pinnedPlace reports whether place was last assigned pinned memory before
-// offset in scope, or (self.x) pinned anywhere in its class.
-func pinnedPlace(f *pylint.File, scope, place *pylint.Node, before int) bool {
+// pinnedPlace reports whether place may hold pinned memory where it is
+// copied from (an assignment that pins reaches there), or (self.x) pinned anywhere in its class.
+func pinnedPlace(f *pylint.File, scope, place *pylint.Node) bool {
 	isPinned := func(rhs *pylint.Node) bool {
 		t := f.Compact(rhs)
 		return strings.Contains(t, ".pin_memory()") || strings.Contains(t, "pin_memory=True")
 	}
 	if place.Type() == "identifier" {
-		rhs := lastAssignment(f, scope, f.Text(place), before)
-		return rhs != nil && isPinned(rhs)
+		// Pinned by an assignment that reaches the copy on some path (a
+		// buffer made lazily: `if buf is None: buf = ....pin_memory()`).
+		for _, d := range f.Flow(scope).ReachingDefs(place, place) {
+			if rhs := defValue(d); rhs != nil && isPinned(rhs) {
+				return true
+			}
+		}
+		return false
 	}
 	region := scope
 	if place.Type() == "attribute" && strings.HasPrefix(f.Text(place), "self.") {

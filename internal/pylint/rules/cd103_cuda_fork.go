@@ -106,7 +106,7 @@ func checkCD103(p *pylint.Pass) {
 			qualified := m.QualifiedCallee(call)
 			// ctx.Process(...) with ctx = get_context(...) kept in a variable.
 			if r := unparen(receiver(call)); r != nil && r.Type() == "identifier" {
-				if rhs := lastAssignment(f, scope, f.Text(r), int(call.StartByte())); rhs != nil {
+				if rhs := reachingValue(f, r); rhs != nil {
 					ctxText += f.Compact(rhs)
 					qualified = m.Qualified(rhs.ChildByFieldName("function")) + "." + last
 				}
@@ -229,7 +229,7 @@ func loaderOf(f *pylint.File, loaders []*pylint.Node, cls string) *pylint.Node {
 		}
 		t := f.Text(ds)
 		if ds.Type() == "identifier" {
-			if rhs := lastAssignment(f, f.Scope(l), t, int(l.StartByte())); rhs != nil {
+			if rhs := reachingValue(f, ds); rhs != nil {
 				t = f.Text(rhs)
 			}
 		}

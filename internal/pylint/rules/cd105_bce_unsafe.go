@@ -113,7 +113,7 @@ func notProbabilities(f *pylint.File, arg *pylint.Node) string {
 		return ""
 	}
 	name := f.Text(arg)
-	rhs := lastAssignment(f, f.Scope(arg), name, int(arg.StartByte()))
+	rhs := reachingValue(f, arg)
 	if rhs != nil {
 		rt := strings.ToLower(f.Text(rhs))
 		if probLike(rt) {

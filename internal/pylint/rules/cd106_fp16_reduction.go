@@ -61,8 +61,7 @@ func checkCD106(p *pylint.Pass) {
 					continue
 				}
 				if name := assignedName(e); name != nil {
-					scope := f.Scope(name)
-					for _, use := range usesAfter(f, scope, f.Text(name), int(pylint.Statement(name).EndByte())) {
+					for _, use := range usesAfter(f, name) {
 						if c := pylint.Ancestor(use, "call"); c != nil && receiver(c) != nil {
 							if m := pylint.LastName(f.Callee(c)); m == "to" || m == "type" {
 								convs = append(convs, c)
@@ -115,8 +114,7 @@ func checkCD106(p *pylint.Pass) {
 			}
 			continue
 		}
-		scope := f.Scope(c)
-		for _, use := range usesAfter(f, scope, f.Text(name), int(pylint.Statement(c).EndByte())) {
+		for _, use := range usesAfter(f, name) {
 			if f.ContextOf(use)&pylint.CtxAutocast != 0 {
 				continue
 			}

@@ -14,12 +14,12 @@ var CD107 = &pylint.Rule{
 	Code:     "CD107",
 	Name:     "loss-kept-across-iterations",
 	Severity: report.Warning,
-	Anchors:  []string{".append(", "+="},
+	Anchors:  []string{".append(", "+"},
 	// The accumulated value must be a loss or something back-propagated.
 	AlsoAnchors: []string{"loss", "backward("},
 	Doc: pylint.Doc{
 		Title:   "Loss accumulated across iterations with its autograd graph",
-		Summary: "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration, without `.item()` or `.detach()`.",
+		Summary: "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`.",
 		Why: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
 variable created before the loop (total += loss) keeps every iteration's graph alive:
@@ -55,6 +55,31 @@ func checkCD107(p *pylint.Pass) {
 		}
 		checkAccumulation(p, n, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+=")
 	}
+	// total = total + loss (or loss + total): += written out.
+	for _, off := range f.Find("+", 0, len(f.Src)) {
+		if off+1 < len(f.Src) && f.Src[off+1] == '=' {
+			continue
+		}
+		n := f.NodeAt(off, off+1)
+		if n == nil || n.Type() != "binary_operator" || f.Text(n.ChildByFieldName("operator")) != "+" {
+			continue
+		}
+		a := n.Parent()
+		if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("right"), n) {
+			continue
+		}
+		left := a.ChildByFieldName("left")
+		if left == nil || !isPlace(f, left) {
+			continue
+		}
+		l, r := unparen(n.ChildByFieldName("left")), unparen(n.ChildByFieldName("right"))
+		switch {
+		case l != nil && f.Compact(l) == f.Compact(left):
+			checkAccumulation(p, a, l, r, "+")
+		case r != nil && f.Compact(r) == f.Compact(left):
+			checkAccumulation(p, a, r, l, "+")
+		}
+	}
 }
 
 func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how string) {
@@ -89,27 +114,40 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 	for base.Type() == "subscript" && isPlace(f, base) {
 		base = unparen(base.ChildByFieldName("value"))
 	}
+	fl := f.Flow(scope)
 	if base.Type() == "identifier" {
-		if lastAssignment(f, scope, f.Text(base), int(loop.StartByte())) == nil {
+		// Some assignment from before the loop reaches the accumulation.
+		outside := false
+		for _, d := range fl.ReachingDefs(base, base) {
+			if !pylint.Within(d, loop) {
+				outside = true
+			}
+		}
+		if !outside {
 			return
 		}
 	} else if base.Type() != "attribute" {
 		return
 	}
-	// The loss must be computed in this loop iteration, with gradients on.
+	// The loss must be computed in this loop iteration, with gradients on:
+	// every assignment of it that reaches here is in the loop body, and on
+	// some path it is not made a number or detached first.
 	body := loop.ChildByFieldName("body")
-	rhs := lastAssignment(f, scope, name, int(at.StartByte()))
-	if rhs == nil || body == nil || !pylint.Within(rhs, body) {
+	if body == nil {
 		return
 	}
-	if f.ContextOf(rhs)&pylint.CtxNoGrad != 0 {
-		return
-	}
-	rt := f.Compact(rhs)
-	for _, safe := range []string{".item()", ".detach()", "float(", ".tolist()", ".cpu().numpy()", "torch.tensor(", ".data"} {
-		if strings.Contains(rt, safe) {
+	graph := false
+	for _, d := range fl.ReachingDefs(loss, loss) {
+		rhs := defValue(d)
+		if rhs == nil || !pylint.Within(rhs, body) || f.ContextOf(rhs)&pylint.CtxNoGrad != 0 {
 			return
 		}
+		if !containsAny(f.Compact(rhs), []string{".item()", ".detach()", "float(", ".tolist()", ".cpu().numpy()", "torch.tensor(", ".data"}) {
+			graph = true
+		}
+	}
+	if !graph {
+		return
 	}
 	backpropagated := len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) > 0
 	if !strings.Contains(strings.ToLower(name), "loss") && !backpropagated {
@@ -121,18 +159,32 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 	if target != base && !backpropagated {
 		return
 	}
-	// Accumulated on purpose: the total is back-propagated after the loop
-	// (gradient accumulation, several losses combined).
-	for _, c := range f.CallsAt("backward(", int(loop.EndByte()), int(scope.EndByte())) {
-		if same(f.Scope(c), scope) {
+	// Accumulated on purpose: a backward() outside the loop runs after the
+	// accumulation (gradient accumulation, several losses combined).
+	for _, c := range f.CallsAt("backward(", int(scope.StartByte()), int(scope.EndByte())) {
+		if !pylint.Within(c, loop) && fl.Contains(c) && fl.Reaches(at, c, nil, false) {
 			return
 		}
 	}
-	// The list is combined after the loop (torch.stack(losses).mean()):
-	// the graphs are kept to be used, for a bounded number of iterations.
+	// The list is combined after the loop (torch.stack(losses).mean()), or
+	// a loop over the parts of one input (range, chunks, layers) that
+	// steps no optimiser returns the total (a loss function summing over
+	// chunks): the graphs are kept to be used, backpropagated once by the
+	// caller.
 	if target.Type() == "identifier" {
-		for _, use := range f.Names(tt, int(loop.EndByte()), int(scope.EndByte())) {
-			if c := pylint.Ancestor(use, "call"); c != nil && same(f.Scope(use), scope) {
+		parts := partsLoop(f, loop)
+		from := at
+		if at.Type() == "assignment" {
+			from = at.ChildByFieldName("left") // total = total + loss: the new total
+		}
+		for _, use := range fl.UsesAfter(from, target, nil, false) {
+			if pylint.Within(use, loop) {
+				continue
+			}
+			if parts && pylint.Statement(use).Type() == "return_statement" {
+				return
+			}
+			if c := pylint.Ancestor(use, "call"); c != nil {
 				switch f.Callee(c) {
 				case "torch.stack", "torch.cat", "sum", "torch.sum", "torch.mean":
 					return
@@ -141,8 +193,11 @@ func checkAccumulation(p *pylint.Pass, at, target, value *pylint.Node, how strin
 		}
 	}
 	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
-	if how == "+=" {
+	switch how {
+	case "+=":
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
+	case "+":
+		msg = fmt.Sprintf("%s = %s + %s chains the autograd graph of every iteration into %s", tt, tt, name, tt)
 	}
 	p.Report(at, msg+"; memory grows until CUDA runs out", fmt.Sprintf("accumulate %s.item() (or %s.detach()) instead", name, name))
 }
@@ -161,4 +216,20 @@ func lossIdentifier(f *pylint.File, v *pylint.Node) *pylint.Node {
 		}
 	}
 	return nil
+}
+
+// partsLoop: a for loop over the parts of one input (`range(0, n,
+// chunk)`, `x.chunk(k)`, `x.split(n)`, a model's layers) whose body neither
+// backpropagates nor steps an optimiser.
+func partsLoop(f *pylint.File, loop *pylint.Node) bool {
+	if loop.Type() != "for_statement" {
+		return false
+	}
+	it := f.Compact(loop.ChildByFieldName("right"))
+	if !strings.HasPrefix(it, "range(") && !containsAny(it, []string{".chunk(", ".split(", "layers", "blocks"}) {
+		return false
+	}
+	body := loop.ChildByFieldName("body")
+	return body != nil && len(f.CallsAt("backward(", int(body.StartByte()), int(body.EndByte()))) == 0 &&
+		len(f.CallsAt(".step(", int(body.StartByte()), int(body.EndByte()))) == 0
 }

@@ -20,7 +20,7 @@ var CD108 = &pylint.Rule{
 	Follows:     func(s *pylint.FuncSummary) bool { return s.RunsCUDA },
 	Doc: pylint.Doc{
 		Title:   "GPU work timed with a host clock and no synchronisation",
-		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
+		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
 		Why: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
 run it, so the number is usually far too small (and the next synchronising call gets
@@ -85,36 +85,46 @@ func checkCD108(p *pylint.Pass) {
 }
 
 // timedWork finds the first call in [start, end) that runs GPU work, and
-// whether anything there waits for the GPU: a synchronising call, a
-// function of this file that synchronises (directly or through its
-// callees), or generation (which reads each token back).
+// whether the host waits for the GPU before the second clock read: a
+// synchronize() on every path of the function's control flow from the
+// work to the clock, or a call that waits incidentally (.item(), a
+// function of the file or project that synchronises, a CUDA event,
+// generation, which reads each token back) in the timed region.
 func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node, helpersOnly bool) (work *pylint.Node, synced bool) {
 	end := int(endClock.StartByte())
 	scope := f.Scope(endClock)
-	// An explicit synchronize() next to the second clock counts only when
-	// it runs on every path to it (not just when a flag asks for exact
-	// timing). One inside a loop the timed region runs, and incidental
-	// syncs (.item(), a helper that reads a result) count as they are.
-	syncs := func(c *pylint.Node) bool {
-		return pylint.LastName(f.Callee(c)) != "synchronize" || f.Loop(c) != f.Loop(endClock) || dominatesOnGPU(f, c, endClock, scope)
-	}
+	fl := f.Flow(scope)
+	// Explicit waits (synchronize()) count where every path from the work
+	// to the clock passes one; an incidental wait (.item(), a helper that
+	// reads a result back, generation) counts where some path from the
+	// work passes it: real timed regions read results back on the branches
+	// that log them, and time the rest at launch cost too rarely to warn.
+	var syncs, incidental []*pylint.Node
 	for _, c := range f.Calls(start, end) {
+		if !fl.Contains(c) {
+			continue
+		}
 		callee := f.Callee(c)
 		last := pylint.LastName(callee)
 		// A project helper imported from elsewhere that neither waits nor
 		// runs CUDA work reads as an unknown call (as it does before its
 		// module is summarised).
 		if s := m.Summary(c); s != nil && (s.Syncs || s.RunsCUDA || !m.CallsImported(c)) {
-			if s.Syncs && syncs(c) {
-				return work, true
+			if s.Syncs {
+				incidental = append(incidental, c)
 			}
-			if s.RunsCUDA && work == nil {
+			if s.RunsCUDA && work == nil && !s.Syncs {
 				work = c
 			}
 			continue
 		}
-		if (m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event")) && syncs(c) {
-			return work, true
+		if m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event") {
+			if last != "synchronize" {
+				incidental = append(incidental, c)
+			} else if fl.Certain(c) {
+				syncs = append(syncs, c)
+			}
+			continue
 		}
 		if work != nil || helpersOnly {
 			continue
@@ -130,7 +140,17 @@ func timedWork(f *pylint.File, m *pylint.Model, start int, endClock *pylint.Node
 			work = c
 		}
 	}
-	return work, false
+	if work == nil {
+		return nil, false
+	}
+	for _, c := range incidental {
+		if c.StartByte() < work.StartByte() || fl.Reaches(work, c, nil, true) {
+			return work, true
+		}
+	}
+	// A machine that runs this timing has a GPU: a synchronize() under
+	// `if torch.cuda.is_available():` runs.
+	return work, fl.EveryPathPasses(work, endClock, syncs, true)
 }
 
 // takesCUDAValue: a call is given a name that this function put on the
@@ -141,7 +161,7 @@ func takesCUDAValue(f *pylint.File, c, scope *pylint.Node) bool {
 		if a.Type() != "identifier" {
 			continue
 		}
-		rhs := lastAssignment(f, scope, f.Text(a), int(c.StartByte()))
+		rhs := reachingValue(f, a)
 		if rhs == nil || rhs.Type() != "call" {
 			continue
 		}
@@ -165,7 +185,7 @@ func clockStart(f *pylint.File, m *pylint.Model, end *pylint.Node) *pylint.Node 
 	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
 		start = unparen(p.ChildByFieldName("right"))
 	} else if name := assignedName(end); name != nil {
-		for _, use := range usesAfter(f, f.Scope(end), f.Text(name), int(pylint.Statement(end).EndByte())) {
+		for _, use := range usesAfter(f, name) {
 			if p := use.Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(p.ChildByFieldName("left"), use) {
 				start = unparen(p.ChildByFieldName("right"))
 				break
@@ -175,15 +195,17 @@ func clockStart(f *pylint.File, m *pylint.Model, end *pylint.Node) *pylint.Node 
 	if start == nil || !isPlace(f, start) {
 		return nil
 	}
+	// The clock read the start holds: every assignment of it that reaches
+	// the subtraction reads a clock (a start set on one branch only to
+	// something else is not a timing), the last of them in the source.
 	var rhs *pylint.Node
-	if start.Type() == "identifier" {
-		rhs = lastAssignment(f, f.Scope(end), f.Text(start), int(end.StartByte()))
-	} else {
-		scope := f.Scope(end)
-		for _, n := range placeOccurrences(f, scope, start, int(scope.StartByte()), int(end.StartByte())) {
-			if placeRebound(n) {
-				rhs = n.Parent().ChildByFieldName("right")
-			}
+	for _, d := range f.Flow(f.Scope(end)).ReachingDefs(start, start) {
+		v := unparen(defValue(d))
+		if v == nil || v.Type() != "call" || !clockFuncs[m.QualifiedCallee(v)] {
+			return nil
+		}
+		if v.StartByte() < end.StartByte() && (rhs == nil || v.StartByte() > rhs.StartByte()) {
+			rhs = v
 		}
 	}
 	if rhs == nil || rhs.Type() != "call" || !clockFuncs[m.QualifiedCallee(rhs)] {

@@ -103,7 +103,7 @@ func checkSavedOutput(p *pylint.Pass, call *pylint.Node, name string) {
 	if !gradsInPlay(f, scope) && !calledWithGrads(f, scope) {
 		return
 	}
-	for _, use := range placeUsesAfter(f, scope, out, int(pylint.Statement(call).EndByte())) {
+	for _, use := range usesAfter(f, out) {
 		n, what := mutation(f, use)
 		if n == nil {
 			continue

@@ -160,7 +160,7 @@ func capturedValue(f *pylint.File, n *pylint.Node, start int) bool {
 	if n.Type() != "identifier" {
 		return false
 	}
-	rhs := lastAssignment(f, f.Scope(n), f.Text(n), int(n.StartByte()))
+	rhs := reachingValue(f, n)
 	return rhs != nil && int(rhs.StartByte()) >= start && rhs.Type() == "call"
 }
 

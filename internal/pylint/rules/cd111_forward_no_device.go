@@ -119,9 +119,11 @@ func checkCD111(p *pylint.Pass) {
 			if name == nil {
 				continue
 			}
-			for _, use := range usesAfter(f, fn, f.Text(name), int(pylint.Statement(val).EndByte())) {
+			for _, use := range usesAfter(f, name) {
+				// b.to(x.device) moves a copy; b itself moves only where the
+				// copy is bound to it again, which ends the uses above.
 				if m, c := methodCallOn(f, use); c != nil && (m == "to" || m == "cuda" || m == "type_as") {
-					break
+					continue
 				}
 				if n := combinedUse(f, use, modules); n != nil {
 					p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),

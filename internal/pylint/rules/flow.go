@@ -51,30 +51,14 @@ func isRebinding(id *pylint.Node) bool {
 	return false
 }
 
-// usesAfter lists the uses of name in scope after offset, stopping at the
-// first rebinding; uses inside nested functions are skipped (they run
-// whenever they are called).
-func usesAfter(f *pylint.File, scope *pylint.Node, name string, after int) []*pylint.Node {
-	var out []*pylint.Node
-	for _, id := range f.Names(name, after, int(scope.EndByte())) {
-		if s := f.Scope(id); s.StartByte() != scope.StartByte() {
-			continue
-		}
-		if isRebinding(id) {
-			break
-		}
-		out = append(out, id)
-	}
-	return out
-}
-
-// firstSync is the offset of the first host synchronisation (any
-// `.synchronize()` call: device, stream or event) in [start, end), or end.
-func firstSync(f *pylint.File, start, end int) int {
-	for _, c := range f.CallsAt("synchronize(", start, end) {
-		return int(c.StartByte())
-	}
-	return end
+// usesAfter lists, in source order, the uses of the place def binds that
+// the value bound there reaches along the function's control flow before
+// the place is bound again (uses in nested functions are not among them:
+// they run whenever they are called).
+func usesAfter(f *pylint.File, def *pylint.Node) []*pylint.Node {
+	uses := f.Flow(f.Scope(def)).UsesAfter(def, def, nil, false)
+	sortNodes(uses)
+	return uses
 }
 
 // methodCallOn returns the method name and call node when id is the object
@@ -231,15 +215,17 @@ func upParen(n *pylint.Node) *pylint.Node {
 	return n
 }
 
-// lastAssignment returns the right-hand side of the last `name = ...` in
-// scope before offset, or nil.
-func lastAssignment(f *pylint.File, scope *pylint.Node, name string, before int) *pylint.Node {
+// reachingValue is the value a name holds at use: the right side of the
+// assignment of it that reaches use along the control flow (of several,
+// the last in the source), or nil.
+func reachingValue(f *pylint.File, use *pylint.Node) *pylint.Node {
+	if use == nil || use.Type() != "identifier" {
+		return nil
+	}
 	var rhs *pylint.Node
-	for _, id := range f.Names(name, int(scope.StartByte()), before) {
-		if isRebinding(id) && f.Scope(id).StartByte() == scope.StartByte() {
-			if p := id.Parent(); p.Type() == "assignment" {
-				rhs = p.ChildByFieldName("right")
-			}
+	for _, d := range f.Flow(f.Scope(use)).ReachingDefs(use, use) {
+		if v := defValue(d); v != nil && (rhs == nil || v.StartByte() > rhs.StartByte()) {
+			rhs = v
 		}
 	}
 	return rhs
@@ -324,68 +310,16 @@ func placeOccurrences(f *pylint.File, scope, place *pylint.Node, start, end int)
 	return out
 }
 
-// placeUsesAfter lists the uses of place in scope after offset, up to the
-// first rebinding; like usesAfter, for attributes and elements too.
-func placeUsesAfter(f *pylint.File, scope, place *pylint.Node, after int) []*pylint.Node {
-	var out []*pylint.Node
-	for _, n := range placeOccurrences(f, scope, place, after, int(scope.EndByte())) {
-		if placeRebound(n) {
-			break
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-// dominates reports whether a, which comes before b in the same function,
-// runs on every path that reaches b: no branch or conditional holding a
-// leaves b out. Bodies of with and try always run, and a loop body is taken
-// to run (a loop that times or copies does work in it).
-func dominates(a, b, scope *pylint.Node) bool { return dominatesIf(a, b, scope, nil) }
-
-// dominatesOnGPU is dominates on a machine with a GPU: a branch taken when
-// CUDA is there (`if torch.cuda.is_available():`, `if device.type ==
-// "cuda":`) counts as taken.
-func dominatesOnGPU(f *pylint.File, a, b, scope *pylint.Node) bool {
-	return dominatesIf(a, b, scope, func(n *pylint.Node) bool {
-		cond := f.Text(n)
-		return strings.Contains(cond, "is_available") || strings.Contains(cond, "cuda") && !strings.Contains(cond, "not")
-	})
-}
-
-func dominatesIf(a, b, scope *pylint.Node, taken func(cond *pylint.Node) bool) bool {
-	for p := a.Parent(); p != nil && !same(p, scope); p = p.Parent() {
-		switch p.Type() {
-		case "block":
-			if par := p.Parent(); par != nil {
-				switch par.Type() {
-				case "with_statement", "try_statement", "for_statement", "while_statement", "function_definition", "module":
-					continue
-				case "if_statement":
-					if taken != nil && same(par.ChildByFieldName("consequence"), p) && taken(par.ChildByFieldName("condition")) {
-						continue
-					}
-				}
-			}
-			if !pylint.Within(b, p) {
-				return false
-			}
-		case "conditional_expression", "boolean_operator", "list_comprehension", "generator_expression", "lambda":
-			if !pylint.Within(b, p) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// hostSyncBefore reports whether a call that waits for the GPU
-// (synchronize(), or a function of this file or a name that does) runs
-// after offset from and before use on every path to use.
-func hostSyncBefore(f *pylint.File, scope *pylint.Node, from int, use *pylint.Node) bool {
+// hostSyncs lists the calls of a graph's scope that make the host wait
+// for the GPU whenever their statement runs: synchronize() (device, stream
+// or event), a function of this file or the project that synchronises, or
+// a name bound to a synchronising method. They are the blockers of "read
+// before synchronising" questions.
+func hostSyncs(f *pylint.File, fl *pylint.Flow) []*pylint.Node {
 	m := f.Model()
-	for _, c := range f.Calls(from, int(use.StartByte())) {
-		if !same(f.Scope(c), scope) || f.IsTrue(f.Keyword(c, "non_blocking")) {
+	var out []*pylint.Node
+	for _, c := range fl.Calls() {
+		if f.IsTrue(f.Keyword(c, "non_blocking")) || !fl.Certain(c) {
 			continue
 		}
 		syncs := pylint.LastName(f.Callee(c)) == "synchronize"
@@ -396,9 +330,19 @@ func hostSyncBefore(f *pylint.File, scope *pylint.Node, from int, use *pylint.No
 				syncs = m.CallSyncs(c)
 			}
 		}
-		if syncs && dominatesOnGPU(f, c, use, scope) {
-			return true
+		if syncs {
+			out = append(out, c)
 		}
 	}
-	return false
+	return out
+}
+
+// defValue is the value a definition binds: the right side of the plain
+// assignment whose target it is (alone, not in a tuple), or nil.
+func defValue(def *pylint.Node) *pylint.Node {
+	p := def.Parent()
+	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), def) {
+		return nil
+	}
+	return p.ChildByFieldName("right")
 }

@@ -47,7 +47,7 @@ func recallSplit(id string) string {
 var recallFloors = map[string]map[string]float64{
 	"tune": {"all": 1, "CD101": 1, "CD102": 1, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 1, "CD107": 1,
 		"CD108": 1, "CD109": 1, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	"test": {"all": 0.92},
+	"test": {"all": 0.96},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

@@ -33,3 +33,51 @@ def stream_sync(x, stream):
     stream.synchronize()
     out[0] = 1
     return out.item()
+
+
+# Flow: every pass synchronises before reading the previous pass's copy.
+def drain(batches):
+    host = None
+    for b in batches:
+        torch.cuda.synchronize()
+        if host is not None:
+            print(host.numpy().mean())
+        host = b.to("cpu", non_blocking=True)
+
+
+# Flow: both branches synchronise.
+def both_synced(x, stream):
+    host = x.to("cpu", non_blocking=True)
+    if stream is not None:
+        stream.synchronize()
+    else:
+        torch.cuda.synchronize()
+    return host.tolist()
+
+
+# Flow: the try body synchronises before the finally clause reads.
+def logged(x, log):
+    try:
+        stats = x.to("cpu", non_blocking=True)
+        torch.cuda.synchronize()
+    finally:
+        log.write(str(stats[0]))
+
+
+# Flow: rebound to a blocking copy on every path before the read.
+def rebound(x, pinned):
+    host = x.to("cpu", non_blocking=True)
+    if pinned:
+        host = x.cpu()
+    else:
+        host = x.to("cpu")
+    return host.tolist()
+
+
+# Flow: the early return leaves before the read on the unsynchronised path.
+def early(x, ready):
+    host = x.to("cpu", non_blocking=True)
+    if not ready:
+        return None
+    torch.cuda.synchronize()
+    return host.tolist()

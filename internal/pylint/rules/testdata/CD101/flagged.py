@@ -30,3 +30,41 @@ def fetch_scores(logits):
 def caller(logits):
     scores = fetch_scores(logits)
     return scores.tolist()  # want CD101
+
+
+# Flow: the read at the top of the loop body sees the copy made at the end
+# of the previous pass.
+def drain(batches):
+    host = None
+    for b in batches:
+        if host is not None:
+            print(host.numpy().mean())  # want CD101
+        host = b.to("cpu", non_blocking=True)
+
+
+# Flow: the synchronize runs on one branch only.
+def maybe_synced(x, exact):
+    host = x.to("cpu", non_blocking=True)
+    if exact:
+        torch.cuda.synchronize()
+    return host.tolist()  # want CD101
+
+
+# Flow: copy in the try body, read in the finally clause.
+def logged(x, log):
+    try:
+        stats = x.to("cpu", non_blocking=True)
+    finally:
+        log.write(str(stats[0]))  # want CD101
+
+
+# Flow: continue skips the synchronize on the way back to the read.
+def skips(batches, keep):
+    last = None
+    for b in batches:
+        if last is not None:
+            keep.append(last.item())  # want CD101
+        last = b.sum().to("cpu", non_blocking=True)
+        if b.numel() == 0:
+            continue
+        torch.cuda.synchronize()

@@ -39,3 +39,39 @@ def requires_grad(n):
     dst = src.to("cuda", non_blocking=True)
     src.requires_grad_()
     return dst
+
+
+# Flow: every pass synchronises before the buffer is refilled.
+def refill(batches, flush_every):
+    buf = torch.empty(4096).pin_memory()
+    outs = []
+    for i, b in enumerate(batches):
+        buf.copy_(b)
+        outs.append(buf.to("cuda", non_blocking=True))
+        if i % flush_every == 0:
+            outs[-1] = outs[-1].clone()
+        torch.cuda.synchronize()
+    return outs
+
+
+# Flow: a fresh pinned buffer each pass; the old one is never written.
+def fresh(batches):
+    outs = []
+    for b in batches:
+        buf = torch.empty(4096).pin_memory()
+        buf.copy_(b)
+        outs.append(buf.to("cuda", non_blocking=True))
+    return outs
+
+
+# Flow: the write comes after a synchronize on every path.
+def send(x, wait):
+    buf = torch.empty(x.shape).pin_memory()
+    buf.copy_(x)
+    out = buf.cuda(non_blocking=True)
+    if wait:
+        torch.cuda.synchronize()
+    else:
+        torch.cuda.current_stream().synchronize()
+    buf.zero_()
+    return out

@@ -91,3 +91,51 @@ def regulariser_into_dict(model, loader, opt, crit):
         loss = crit(model(x), y) + terms["l2"]
         loss.backward()
         opt.step()
+
+
+# total = total + loss.item(): a number, not a graph.
+def fit(model, loader, crit, opt):
+    running = 0.0
+    for x, y in loader:
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        running = running + loss.item()
+    return running / len(loader)
+
+
+# Flow: the loss is made a number on every path before it is kept.
+def fit_logged(model, loader, crit, log_every):
+    seen = []
+    for i, (x, y) in enumerate(loader):
+        loss = crit(model(x), y)
+        loss.backward()
+        if i % log_every == 0:
+            loss = loss.detach()
+        else:
+            loss = loss.item()
+        seen.append(loss)
+    return seen
+
+
+# Flow: the running total is backpropagated after the loop on every path.
+def accumulate(model, micro_batches, opt, scale):
+    total = 0
+    for mb in micro_batches:
+        loss = model(mb).mean()
+        total = total + loss
+    if scale:
+        total = total * scale
+    total.backward()
+    opt.step()
+
+
+# A loss summed over chunks of one batch and returned: the caller
+# backpropagates it once.
+def chunked_loss(logits, targets, chunk):
+    total = logits.new_zeros(())
+    for i in range(0, logits.shape[0], chunk):
+        part_loss = torch.nn.functional.cross_entropy(logits[i:i + chunk], targets[i:i + chunk], reduction="sum")
+        total = total + part_loss
+    return total / logits.shape[0]

@@ -26,3 +26,27 @@ class Loop:
         while True:
             batch_loss = model(next(loader)).mean()
             self.losses.append(batch_loss * 2)  # want CD107
+
+
+# total = total + loss: += written out.
+def fit(model, loader, crit, opt):
+    running = 0.0
+    for x, y in loader:
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        running = running + loss  # want CD107
+    return running / len(loader)
+
+
+# Flow: the loss is detached on one path only.
+def fit_logged(model, loader, crit, log_every):
+    seen = []
+    for i, (x, y) in enumerate(loader):
+        loss = crit(model(x), y)
+        loss.backward()
+        if i % log_every == 0:
+            loss = loss.detach()
+        seen.append(loss)  # want CD107
+    return seen

@@ -85,3 +85,33 @@ def timed_with_bound_sync(model, x):
     y = model(x)
     synchronize_func()
     return time.time() - start
+
+
+# Flow: a wait on both branches.
+def timed_step(model, x, stream):
+    t0 = time.time()
+    out = model(x)
+    if stream is not None:
+        stream.synchronize()
+    else:
+        torch.cuda.synchronize()
+    return time.time() - t0, out
+
+
+# Flow: the finally clause waits before the clock is read.
+def timed_try(model, x):
+    t0 = time.perf_counter()
+    try:
+        y = model(x.cuda())
+    finally:
+        torch.cuda.synchronize()
+    return y, time.perf_counter() - t0
+
+
+# Flow: the loop body waits after each step; the body runs.
+def timed_loop(model, batches):
+    t0 = time.perf_counter()
+    for b in batches:
+        model(b.cuda())
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0

@@ -23,3 +23,25 @@ def timed_with_aliased_clock(model, x):
     t0 = clock()
     y = model(x.cuda())
     return clock() - t0  # want CD108
+
+
+# Flow: break leaves the loop past the synchronize.
+def timed_batches(model, batches):
+    t0 = time.perf_counter()
+    for b in batches:
+        y = model(b.cuda())
+        if y.numel() == 0:
+            break
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0  # want CD108
+
+
+# Flow: the start is read on both branches, the wait on neither.
+def timed_either(model, x, warm):
+    if warm:
+        t0 = time.perf_counter()
+    else:
+        t0 = time.perf_counter()
+    y = model(x.cuda())
+    elapsed = time.perf_counter() - t0  # want CD108
+    return y, elapsed

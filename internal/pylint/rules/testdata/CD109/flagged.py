@@ -27,3 +27,14 @@ def train_step(z, opt):
     r.clamp_(max=6.0)  # want CD109
     r.sum().backward()
     opt.step()
+
+
+# Flow: the output is replaced by a copy on one branch only; on the other
+# the in-place write hits the saved tensor.
+class MaybeCopy(torch.nn.Module):
+    def forward(self, h, fresh):
+        g = torch.sigmoid(h)
+        if fresh:
+            g = g.clone()
+        g.mul_(2)  # want CD109
+        return g

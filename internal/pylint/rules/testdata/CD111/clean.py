@@ -47,3 +47,14 @@ class Masked(torch.nn.Module):
     def forward(self, x):
         keep = torch.arange(x.shape[1]) != 0
         return x[:, keep]
+
+
+# Flow: moved to the input's device on every path.
+class Bias(nn.Module):
+    def forward(self, x, scale):
+        b = torch.ones(x.shape[-1])
+        if scale:
+            b = (b * 2).to(x.device)
+        else:
+            b = b.to(x.device)
+        return x + b

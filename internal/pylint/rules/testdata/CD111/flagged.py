@@ -21,3 +21,12 @@ class Cat(nn.Module):
     def forward(self, h):
         pad = torch.ones(h.shape[0], 1)  # want CD111
         return torch.cat([h, pad], dim=1)
+
+
+# Flow: moved to the input's device on one branch only.
+class Bias(nn.Module):
+    def forward(self, x, on_gpu):
+        b = torch.ones(x.shape[-1])  # want CD111
+        if on_gpu:
+            b = b.to(x.device)
+        return x + b
