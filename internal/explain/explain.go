@@ -25,6 +25,10 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
 
+// NothingFound is what explain and run say when the input holds no
+// failure.
+const NothingFound = "no CUDA or PyTorch failure found in the input"
+
 // Input is one named log stream ("-" for stdin).
 type Input struct {
 	Name   string

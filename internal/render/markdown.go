@@ -13,10 +13,10 @@ import (
 // comment (GitHub-flavoured): per finding a headline, the line of code it
 // comes from, the evidence folded into a <details> block (logs are long and
 // the reader wants the verdict first), and the fixes as a numbered list.
-func Markdown(w io.Writer, r *report.Report) error {
+func Markdown(w io.Writer, r *report.Report, opts Options) error {
 	tw := &Printer{w: w}
 	if len(r.Findings) == 0 {
-		tw.Printf("**cudadoctor %s**: %s.\n", r.Command, NoFindingText(r.Command))
+		tw.Printf("**cudadoctor %s**: %s.\n", r.Command, opts.nothingFound())
 		return tw.err
 	}
 	for i := range r.Findings {

@@ -61,6 +61,17 @@ type Options struct {
 	// /home/runner/work/repo/repo/train.py lands on train.py. Empty: paths
 	// are kept as they are.
 	Root string
+	// NothingFound is the line the text and Markdown views print for a
+	// report without findings: the command knows what it looked for
+	// ("all checks passed"); empty, they say "nothing to report".
+	NothingFound string
+}
+
+func (o Options) nothingFound() string {
+	if o.NothingFound == "" {
+		return "nothing to report"
+	}
+	return o.NothingFound
 }
 
 // View renders a report in one format. A command whose report has a shape
@@ -86,7 +97,7 @@ func Render(w io.Writer, r *report.Report, f Format, opts Options, own Views) er
 	case FormatGitHub:
 		return GitHub(w, r, opts)
 	case FormatMarkdown:
-		return Markdown(w, r)
+		return Markdown(w, r, opts)
 	default:
 		return Text(w, r, opts)
 	}

@@ -59,12 +59,17 @@ func TestTextColor(t *testing.T) {
 }
 
 func TestTextNoFindings(t *testing.T) {
-	var b bytes.Buffer
-	if err := Text(&b, report.New("explain", "x"), Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "no CUDA or PyTorch failure") {
-		t.Errorf("got %q", b.String())
+	for _, tc := range []struct{ own, want string }{
+		{"all checks passed", "all checks passed\n"},
+		{"", "nothing to report\n"},
+	} {
+		var b bytes.Buffer
+		if err := Text(&b, report.New("explain", "x"), Options{NothingFound: tc.own}); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("NothingFound %q: got %q, want %q", tc.own, b.String(), tc.want)
+		}
 	}
 }
 
@@ -174,7 +179,7 @@ func TestGitHubGolden(t *testing.T) {
 
 func TestMarkdownGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Markdown(&b, sample()); err != nil {
+	if err := Markdown(&b, sample(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "sample.md", b.Bytes())

@@ -52,7 +52,7 @@ func Text(w io.Writer, r *report.Report, opts Options) error {
 	tw := &Printer{w: w}
 	st := Styler{On: opts.Color}
 	if len(r.Findings) == 0 {
-		tw.Printf("%s\n", st.Wrap(AnsiGreen, NoFindingText(r.Command)))
+		tw.Printf("%s\n", st.Wrap(AnsiGreen, opts.nothingFound()))
 		return tw.err
 	}
 	for i, f := range r.Findings {
@@ -65,17 +65,6 @@ func Text(w io.Writer, r *report.Report, opts Options) error {
 		tw.Printf("\n%s\n", st.Wrap(AnsiDim, SummaryLine(r.Findings)))
 	}
 	return tw.err
-}
-
-// NoFindingText is the line a command prints when it found nothing.
-func NoFindingText(command string) string {
-	switch command {
-	case "explain", "run":
-		return "no CUDA or PyTorch failure found in the input"
-	case "env":
-		return "all checks passed"
-	}
-	return "nothing to report"
 }
 
 // SummaryLine counts findings by severity: "3 findings: 1 error, 2 warnings".

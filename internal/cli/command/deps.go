@@ -75,11 +75,12 @@ func (d *Deps) ColorOn(tty bool) bool {
 
 // Emit renders a report to stdout in the --format asked for (through the
 // command's own view of that format when it has one) and turns --fail-on
-// into the exit status.
-func (d *Deps) Emit(rep *report.Report, own render.Views) error {
+// into the exit status. nothingFound is the command's line for a report
+// without findings (empty: "nothing to report").
+func (d *Deps) Emit(rep *report.Report, own render.Views, nothingFound string) error {
 	rep.Tool = d.Build.Tool()
 	f, _ := render.ParseFormat(d.Format)
-	opts := render.Options{Color: d.ColorOn(d.Sys.StdoutTTY), Width: d.Sys.Width, Excerpts: d.Sys.StdoutTTY}
+	opts := render.Options{Color: d.ColorOn(d.Sys.StdoutTTY), Width: d.Sys.Width, Excerpts: d.Sys.StdoutTTY, NothingFound: nothingFound}
 	if d.Sys.Getwd != nil {
 		opts.Root, _ = d.Sys.Getwd()
 	}

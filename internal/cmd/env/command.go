@@ -44,7 +44,7 @@ python3 or python on PATH. --no-python skips it (fast: driver-side checks only).
 			if err != nil {
 				return err
 			}
-			return d.Emit(rep, views)
+			return d.Emit(rep, views, allPassed)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.NoPython, "no-python", false, "skip the Python/torch probe")

@@ -13,6 +13,9 @@ import (
 // before the findings.
 var views = render.Views{render.FormatText: Text}
 
+// allPassed is env's line when no check found anything.
+const allPassed = "all checks passed"
+
 // Text writes `env`'s report: what was detected, one line per check, then
 // the failing and warning checks in full with their fixes. A report without
 // the env sections gets the findings view.
@@ -64,7 +67,7 @@ func Text(w io.Writer, r *report.Report, opts render.Options) error {
 		}
 		tw.Printf("\n%s\n", st.Wrap(render.AnsiDim, summary))
 	} else {
-		tw.Printf("\n%s\n", st.Wrap(render.AnsiGreen, render.NoFindingText("env")))
+		tw.Printf("\n%s\n", st.Wrap(render.AnsiGreen, allPassed))
 	}
 	return tw.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudadoctor/cudadoctor/internal/cli/command"
+	engine "github.com/cudadoctor/cudadoctor/internal/explain"
 )
 
 // Command is `cudadoctor explain`.
@@ -26,7 +27,7 @@ A directory is read whole (every file below it, e.g. one log per rank).`,
 			if err != nil {
 				return err
 			}
-			return d.Emit(rep, nil)
+			return d.Emit(rep, nil, engine.NothingFound)
 		},
 	}
 	d.AddFailOn(cmd)

@@ -29,7 +29,7 @@ standard input.`,
 			if err != nil {
 				return err
 			}
-			return d.Emit(rep, views)
+			return d.Emit(rep, views, "")
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "pyproject.toml to read [tool.cudadoctor] from (default: the nearest one)")

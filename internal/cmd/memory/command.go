@@ -44,7 +44,7 @@ out-of-memory event. A log with an out-of-memory message is diagnosed too.`,
 			if err != nil {
 				return err
 			}
-			return d.Emit(rep, nil)
+			return d.Emit(rep, nil, "")
 		},
 	}
 	cmd.Flags().StringVar(&opts.HTML, "html", "", "also write a self-contained HTML report with an interactive timeline to this file")

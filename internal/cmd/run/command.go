@@ -246,7 +246,7 @@ func presentRun(d *command.Deps, out *Outcome, reportFile string) {
 		return
 	}
 	f, _ := render.ParseFormat(d.Format)
-	opts := render.Options{Color: d.ColorOn(d.Sys.StderrTTY)}
+	opts := render.Options{Color: d.ColorOn(d.Sys.StderrTTY), NothingFound: explain.NothingFound}
 	fmt.Fprintln(d.Sys.Stderr)
 	if err := render.Render(d.Sys.Stderr, rep, f, opts, nil); err != nil {
 		fmt.Fprintf(d.Sys.Stderr, "cudadoctor: could not show the diagnosis: %s\n", command.OneLine(err.Error()))
