@@ -138,7 +138,7 @@ func readError(ctx context.Context, path string, err error) error {
 }
 
 func readHeadN(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
