@@ -6,11 +6,14 @@
 #   wrapped:  cat FILE | cudadoctor run -- cat   | sha256sum
 # Target: wrapped within 1.1x of baseline (median wall time). CPU time
 # (user+sys of the whole pipeline) is printed too: on a busy machine it moves
-# less than wall time. Two inputs: random bytes, and text shaped like training
+# less than wall time; the CPU of the middle stage alone (cat, or the wrapper
+# with its child cat, through /usr/bin/time) is printed last: it is what the
+# wrapper adds, and the figure a loaded machine disturbs least. Two inputs:
+# random bytes, and text shaped like training
 # output. The wrapper's stdout is a pipe here, which is the case `run` passes
 # on with tee(2) on Linux.
 # Usage, in the repository root:  bench/passthrough/bench.sh [path/to/cudadoctor]
-# Needs python3 and sha256sum. Writes $OUTDIR/summary.txt (bench/out/passthrough).
+# Needs python3, sha256sum and /usr/bin/time. Writes $OUTDIR/summary.txt (bench/out/passthrough).
 set -euo pipefail
 BIN=${1:-./cudadoctor}
 SIZE=${SIZE:-300000000}
@@ -41,6 +44,7 @@ def text(n):
     return (line * (n // len(line) + 1))[:n]
 inputs = [("random", make("random.bin", os.urandom)), ("text", make("text.log", text))]
 
+stage_file = os.path.join(outdir, "stage.time")
 def timed(cmd):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -48,13 +52,15 @@ def timed(cmd):
     dt = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    return dt, cpu, out.split()[0]
+    u, s = map(float, open(stage_file).read().split()[-2:])
+    return dt, cpu, out.split()[0], u + s
 
 load = open("/proc/loadavg").read().split()[:3]
 lines = [f"machine: {os.cpu_count()} CPUs, load {' '.join(load)}; {size} bytes, median of {runs}"]
 for name, path in inputs:
-    plain = f"set -o pipefail; cat {path} | cat | sha256sum"
-    wrapped = f"set -o pipefail; cat {path} | {bin_} run -- cat | sha256sum"
+    stage = f"/usr/bin/time -f '%U %S' -o {stage_file}"
+    plain = f"set -o pipefail; cat {path} | {stage} cat | sha256sum"
+    wrapped = f"set -o pipefail; cat {path} | {stage} {bin_} run -- cat | sha256sum"
     timed(plain); timed(wrapped)  # warm the page cache and the binary
     p, w = [], []
     for _ in range(runs):  # alternate, so load changes hit both alike
@@ -66,7 +72,8 @@ for name, path in inputs:
     pc, wc = statistics.median(x[1] for x in p), statistics.median(x[1] for x in w)
     lines.append(f"{name}: extra cat {pw*1e3:.0f} ms, run -- cat {ww*1e3:.0f} ms: {ww/pw:.2f}x wall "
                  f"(best {min(x[0] for x in w)/min(x[0] for x in p):.2f}x; target <= 1.10x); "
-                 f"CPU {pc:.2f} s vs {wc:.2f} s: {wc/pc:.2f}x")
+                 f"CPU {pc:.2f} s vs {wc:.2f} s: {wc/pc:.2f}x; "
+                 f"stage CPU {statistics.median(x[3] for x in p):.2f} s vs {statistics.median(x[3] for x in w):.2f} s")
 open(os.path.join(outdir, "summary.txt"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

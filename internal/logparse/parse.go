@@ -56,9 +56,12 @@ const (
 // Parse reads r to its end and calls emit for every event, in the order the
 // events end. pf must include Triggers(). name labels errors and events.
 //
-// Reading runs in a second goroutine and the prefilter in a few more, a few
-// chunks ahead of the parser, so the scan uses every core and overlaps the
-// (rare) work on candidate lines.
+// An input that fits in one chunk (most logs of a directory of many) is
+// read, scanned and parsed right here: goroutines and channels for it
+// would cost more than the work. A longer one is read in a second
+// goroutine and prefiltered in a few more, a few chunks ahead of the
+// parser, so the scan uses every core and overlaps the (rare) work on
+// candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
 	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}, srunSeen: map[int]bool{}}
 	p.emit = func(ev Event) {
@@ -66,6 +69,20 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		ev.SrunLabel = ev.Rank >= 0 && p.srunSeen[ev.Rank]
 		emit(ev)
 	}
+	c := &chunker{ctx: ctx, r: r, name: name, first: true}
+	first, more := c.next()
+	if !more {
+		if first.err != nil {
+			return first.err
+		}
+		if first.data != nil {
+			p.chunk(first.data, candidates(pf, first.data))
+			chunkPool.Put(first.owner)
+		}
+		p.finish()
+		return nil
+	}
+
 	workers := runtime.GOMAXPROCS(0)
 	if workers > 4 {
 		workers = 4
@@ -83,7 +100,8 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 			}
 		}()
 	}
-	go produce(ctx, r, name, out, jobs, pool, done)
+	c.pool = pool
+	go c.produce(first, out, jobs, done)
 	for pc := range out {
 		if pc.err != nil {
 			return pc.err
@@ -117,23 +135,121 @@ type piece struct {
 	ready chan struct{} // closed when cands is set
 }
 
-// produce reads r in chunks, cuts them at the last newline, runs the
-// prefilter, and sends the pieces; it closes out when done.
-func produce(ctx context.Context, r io.Reader, name string, out, jobs chan<- *piece, pool chan []byte, done <-chan struct{}) {
-	defer close(out)
-	defer close(jobs)
-	get := func() []byte {
-		select {
-		case b := <-pool:
+// chunker reads an input in chunks and cuts them at their last newline.
+type chunker struct {
+	ctx  context.Context
+	r    io.Reader
+	name string
+	// pool holds buffers the parser is done with (nil while parsing inline).
+	pool     chan []byte
+	buf      []byte
+	carry    int
+	first    bool
+	skipping bool // inside the dropped tail of an over-long line
+	ended    bool
+}
+
+func (c *chunker) get() []byte {
+	select {
+	case b := <-c.pool:
+		return b
+	default:
+		if b, ok := chunkPool.Get().([]byte); ok {
 			return b
-		default:
-			if b, ok := chunkPool.Get().([]byte); ok {
-				return b
+		}
+		return make([]byte, chunkSize)
+	}
+}
+
+// next returns the next piece: whole lines, or an error; more is false
+// once the input is done (the piece returned with it, if any, is the last).
+func (c *chunker) next() (pc piece, more bool) {
+	if c.buf == nil && !c.ended {
+		c.buf = c.get()
+	}
+	for !c.ended {
+		if err := c.ctx.Err(); err != nil {
+			c.end()
+			return piece{err: err}, false
+		}
+		n, err := io.ReadFull(c.r, c.buf[c.carry:])
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			c.end()
+			return piece{err: fmt.Errorf("%s: %w", c.name, err)}, false
+		}
+		data := c.buf[:c.carry+n]
+		if c.first && len(data) > 0 {
+			c.first = false
+			if looksBinary(data) {
+				c.end()
+				return piece{err: &BinaryError{Name: c.name}}, false
 			}
-			return make([]byte, chunkSize)
+		}
+		if c.skipping {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				c.carry = 0
+				if eof {
+					c.end()
+					return piece{}, false
+				}
+				continue
+			}
+			data = data[i+1:]
+			c.skipping = false
+		}
+		if eof {
+			// The buffer goes with the piece (the parser returns it).
+			buf := c.buf
+			c.buf = nil
+			c.ended = true
+			if len(data) == 0 {
+				chunkPool.Put(buf)
+				return piece{}, false
+			}
+			if data[len(data)-1] != '\n' {
+				data = append(data[:len(data):len(data)], '\n')
+			}
+			return piece{data: data, owner: buf}, false
+		}
+		last := bytes.LastIndexByte(data, '\n')
+		next := c.get()
+		c.carry = 0
+		switch {
+		case last >= 0:
+			c.carry = copy(next, data[last+1:])
+			pc = piece{data: data[:last+1], owner: c.buf}
+		case len(data) == len(c.buf):
+			// One line longer than the buffer: keep its head, drop the rest.
+			pc = piece{data: append(data[:len(data)-1:len(data)-1], '\n'), owner: c.buf}
+			c.skipping = true
+		default:
+			c.carry = copy(next, data)
+			chunkPool.Put(c.buf)
+		}
+		c.buf = next
+		if pc.data != nil {
+			return pc, true
 		}
 	}
-	// send hands a piece to the scanners and, in order, to the parser.
+	return piece{}, false
+}
+
+// end gives the buffer back after an error or an empty end.
+func (c *chunker) end() {
+	c.ended = true
+	if c.buf != nil {
+		chunkPool.Put(c.buf)
+		c.buf = nil
+	}
+}
+
+// produce sends first and the pieces after it to the scanners and, in
+// order, to the parser; it closes out when done.
+func (c *chunker) produce(first piece, out, jobs chan<- *piece, done <-chan struct{}) {
+	defer close(out)
+	defer close(jobs)
 	send := func(pc piece) bool {
 		pc.ready = make(chan struct{})
 		if pc.err != nil {
@@ -152,69 +268,11 @@ func produce(ctx context.Context, r io.Reader, name string, out, jobs chan<- *pi
 			return false
 		}
 	}
-	buf := get()
-	carry := 0
-	first := true
-	skipping := false // inside the dropped tail of an over-long line
-	for {
-		if err := ctx.Err(); err != nil {
-			send(piece{err: err})
+	for pc, more := first, true; ; pc, more = c.next() {
+		if (pc.data != nil || pc.err != nil) && !send(pc) {
 			return
 		}
-		n, err := io.ReadFull(r, buf[carry:])
-		eof := err == io.EOF || err == io.ErrUnexpectedEOF
-		if err != nil && !eof {
-			send(piece{err: fmt.Errorf("%s: %w", name, err)})
-			return
-		}
-		data := buf[:carry+n]
-		if first && len(data) > 0 {
-			first = false
-			if looksBinary(data) {
-				send(piece{err: &BinaryError{Name: name}})
-				return
-			}
-		}
-		if skipping {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				carry = 0
-				if eof {
-					return
-				}
-				continue
-			}
-			data = data[i+1:]
-			skipping = false
-		}
-		last := bytes.LastIndexByte(data, '\n')
-		next := get()
-		carry = 0
-		var pc piece
-		switch {
-		case eof:
-			if len(data) > 0 {
-				if last != len(data)-1 {
-					data = append(data[:len(data):len(data)], '\n')
-				}
-				pc = piece{data: data, owner: buf}
-			}
-		case last >= 0:
-			carry = copy(next, data[last+1:])
-			pc = piece{data: data[:last+1], owner: buf}
-		case len(data) == len(buf):
-			// One line longer than the buffer: keep its head, drop the rest.
-			pc = piece{data: append(data[:len(data)-1:len(data)-1], '\n'), owner: buf}
-			skipping = true
-		default:
-			carry = copy(next, data)
-		}
-		if pc.data != nil && !send(pc) {
-			return
-		}
-		buf = next
-		if eof {
-			chunkPool.Put(next)
+		if !more {
 			return
 		}
 	}

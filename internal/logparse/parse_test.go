@@ -477,3 +477,39 @@ func TestOwnOutputIsNotEvidence(t *testing.T) {
 		t.Errorf("want the program's assert and the traceback after the block: %s", summarize(evs))
 	}
 }
+
+// An input that fits in one chunk is parsed inline, a longer one through
+// the reading and scanning goroutines: around the boundary (the last line
+// ending just before, at or after it, with or without a final newline) both
+// must see the same events.
+func TestOneChunkAndManyChunksParseAlike(t *testing.T) {
+	failure := "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"a.py\", line 1, in <module>\n[rank1]: RuntimeError: CUDA error: out of memory\n"
+	line := "step 10 | loss 2.31\n"
+	for _, extra := range []int{-2, -1, 0, 1, 2} {
+		for _, tail := range []string{"\n", ""} {
+			body := failure + "trailer" + tail
+			fill := chunkSize + extra - len(body)
+			pad := strings.Repeat(line, fill/len(line))
+			pad += strings.Repeat("y", fill-len(pad)-1) + "\n"
+			s := pad + body
+			evs := parseString(t, s)
+			lines := strings.Count(pad, "\n")
+			want := summarize(parseString(t, failure))
+			got := summarize(shift(evs, -lines))
+			if len(s) != chunkSize+extra || got != want {
+				t.Errorf("size %d: got\n%swant\n%s", len(s), got, want)
+			}
+		}
+	}
+}
+
+func shift(evs []Event, by int) []Event {
+	for i := range evs {
+		evs[i].Line += by
+		evs[i].EndLine += by
+		for j := range evs[i].Lines {
+			evs[i].Lines[j].N += by
+		}
+	}
+	return evs
+}

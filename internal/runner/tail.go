@@ -20,6 +20,9 @@ type stream struct {
 	maxSegs int
 }
 
+// ringJump is the size past which a growing ring is given its full capacity.
+const ringJump = 256 << 10
+
 type segment struct {
 	seq   uint64
 	start int64 // absolute offset of the first byte
@@ -46,7 +49,16 @@ func (s *stream) readBuf(max int) []byte {
 			want = s.cap
 		}
 		if cap(s.ring) < want {
-			grown := make([]byte, len(s.ring), min(s.cap, max2(want, 2*cap(s.ring))))
+			// Doubling only while the stream is small: a stream that has
+			// passed ringJump gets its whole capacity at once, because
+			// every doubling copies what is held into fresh pages the
+			// kernel must fault in, which cost a bulk stream more than
+			// the copies of the tail ever do.
+			size := max2(want, 2*cap(s.ring))
+			if size > ringJump {
+				size = s.cap
+			}
+			grown := make([]byte, len(s.ring), min(s.cap, size))
 			copy(grown, s.ring)
 			s.ring = grown
 		}
@@ -274,7 +286,9 @@ func (l *lineSplitter) hits(full []byte) {
 // output does not hold, make up more than one byte in 1024 of it (random
 // bytes have one in 256; a stray NUL in a text log is not enough).
 func binaryChunk(p []byte) bool {
-	return len(p) >= 1024 && bytes.Count(p, []byte{0}) > len(p)/1024
+	// Text holds no NUL at all: one search that finds none is cheaper than
+	// counting them.
+	return len(p) >= 1024 && bytes.IndexByte(p, 0) >= 0 && bytes.Count(p, []byte{0}) > len(p)/1024
 }
 
 func (l *lineSplitter) capped(line []byte) []byte {

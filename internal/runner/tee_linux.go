@@ -54,23 +54,24 @@ func newTee(w io.Writer) *teePipe {
 // about reading src (EAGAIN: nothing to read yet; n 0 and no error: end of
 // output); werr is a failed write (the reader went away).
 func (t *teePipe) pass(src int, buf []byte) (n, passed int, err, werr error) {
+	// tee is tried whether or not src holds anything: on an empty src it
+	// fails at once with EAGAIN, as the read after it then does, which
+	// costs less than asking poll first on every chunk.
 	linked := 0
-	if readable(src) {
-		for {
-			l, err := unix.Tee(src, t.dst, len(buf), unix.SPLICE_F_NONBLOCK)
-			if err == unix.EINTR {
-				continue
-			}
-			switch {
-			case err == unix.EAGAIN:
-				// The destination is full (src has data).
-			case err != nil:
-				return 0, 0, nil, err // EPIPE: nobody reads the destination
-			default:
-				linked = int(l)
-			}
-			break
+	for {
+		l, err := unix.Tee(src, t.dst, len(buf), unix.SPLICE_F_NONBLOCK)
+		if err == unix.EINTR {
+			continue
 		}
+		switch {
+		case err == unix.EAGAIN:
+			// src is empty, or the destination is full.
+		case err != nil:
+			return 0, 0, nil, err // EPIPE: nobody reads the destination
+		default:
+			linked = int(l)
+		}
+		break
 	}
 	// Read at least the linked bytes (they sit in src), and whatever
 	// else is there.
@@ -84,10 +85,4 @@ func (t *teePipe) pass(src int, buf []byte) (n, passed int, err, werr error) {
 		}
 		return n, min(linked, n), nil, nil
 	}
-}
-
-func readable(fd int) bool {
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, 0)
-	return err == nil && n > 0 && fds[0].Revents&(unix.POLLIN|unix.POLLHUP) != 0
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // pipeSink is a destination pipe with a reader that hashes (or stops
@@ -108,5 +109,49 @@ func TestReaderGoneThroughTeeClosesTheChildsPipe(t *testing.T) {
 	}
 	if res.ExitCode == 0 {
 		t.Error("the child kept writing into a closed pipe and exited 0")
+	}
+}
+
+// A reader slower than the child keeps the destination full: each chunk is
+// then partly linked and partly written, and the bytes must still arrive
+// once each, in order.
+func TestPassthroughToASlowReaderIsByteExact(t *testing.T) {
+	const size = 6 << 20
+	want := sha256.New()
+	rng := rand.New(rand.NewSource(5))
+	buf := make([]byte, 1<<20)
+	for left := size; left > 0; left -= len(buf) {
+		rng.Read(buf)
+		want.Write(buf)
+	}
+	argv, env := childArgv(t, "random", itoa(size), "5")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sha256.New()
+	var n int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer r.Close()
+		small := make([]byte, 3000) // not a page multiple: links split pages
+		for i := 0; ; i++ {
+			k, err := r.Read(small)
+			got.Write(small[:k])
+			n += int64(k)
+			if err != nil {
+				return
+			}
+			if i%64 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	res := run(t, Spec{Argv: argv, Env: env, Stdout: w})
+	w.Close()
+	<-done
+	if res.ExitCode != 0 || n != size || !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+		t.Errorf("exit %d, passed %d of %d bytes, same bytes %v", res.ExitCode, n, size, bytes.Equal(got.Sum(nil), want.Sum(nil)))
 	}
 }

@@ -138,7 +138,7 @@ func readError(ctx context.Context, path string, err error) error {
 }
 
 func readHeadN(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +186,31 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 		}
 		if ext.size > int64(a.maxBytes) {
 			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, a.maxBytes>>20)
+		}
+	}
+	if kind == kindJSONDoc && in.stream != nil {
+		// A stream is measured as a file is, so that a JSON-lines log
+		// with a huge first record is not held in memory to be told from
+		// a dump: what the measuring reads is kept (beyond spillAt in an
+		// unlinked temporary file) and read again in front of the rest.
+		kept := &spill{}
+		ext, err := scanFirstValue(ctx, in.stream, kept)
+		if err != nil {
+			kept.Close()
+			return false, readError(ctx, name, err)
+		}
+		again, err := kept.reader()
+		if err != nil {
+			kept.Close()
+			return false, readError(ctx, name, err)
+		}
+		in.stream = bufio.NewReaderSize(io.MultiReader(again, in.stream), sniffLen)
+		in.closer = closers{kept, in.closer}
+		if ext.jsonLines {
+			return true, nil
+		}
+		if ext.size > int64(flightrec.MaxDumpBytes) {
+			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
 		}
 	}
 	r := in.reader(ctx)
@@ -245,6 +270,12 @@ func firstJSONValue(ctx context.Context, path string) (jsonExtent, error) {
 		return jsonExtent{}, err
 	}
 	defer f.Close()
+	return scanFirstValue(ctx, f, nil)
+}
+
+// scanFirstValue reads r until the extent of the JSON value it opens is
+// known, handing every byte it reads to keep when keep is not nil.
+func scanFirstValue(ctx context.Context, r io.Reader, keep io.Writer) (jsonExtent, error) {
 	buf := make([]byte, 256<<10)
 	var ext jsonExtent
 	depth, inStr, esc, ended, newline := 0, false, false, false, false
@@ -252,7 +283,12 @@ func firstJSONValue(ctx context.Context, path string) (jsonExtent, error) {
 		if err := ctx.Err(); err != nil {
 			return ext, err
 		}
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
+		if keep != nil && n > 0 {
+			if _, werr := keep.Write(buf[:n]); werr != nil {
+				return ext, werr
+			}
+		}
 		b := buf[:n]
 		for i := 0; i < len(b); i++ {
 			c := b[i]
@@ -303,6 +339,63 @@ func firstJSONValue(ctx context.Context, path string) (jsonExtent, error) {
 			return ext, err
 		}
 	}
+}
+
+// spillAt is how much of a stream spill keeps in memory.
+const spillAt = 4 << 20
+
+// spill keeps what is written to it, the first spillAt bytes in memory and
+// the rest in a temporary file, which is unlinked at once so that nothing
+// is left behind however the process ends.
+type spill struct {
+	mem []byte
+	f   *os.File
+}
+
+func (s *spill) Write(p []byte) (int, error) {
+	if s.f == nil && len(s.mem)+len(p) <= spillAt {
+		s.mem = append(s.mem, p...)
+		return len(p), nil
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp("", "cudadoctor-stdin-*")
+		if err != nil {
+			return 0, err
+		}
+		os.Remove(f.Name())
+		s.f = f
+	}
+	return s.f.Write(p)
+}
+
+// reader returns what was written, from its start.
+func (s *spill) reader() (io.Reader, error) {
+	if s.f == nil {
+		return bytes.NewReader(s.mem), nil
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.MultiReader(bytes.NewReader(s.mem), s.f), nil
+}
+
+func (s *spill) Close() error {
+	if s.f != nil {
+		return s.f.Close()
+	}
+	return nil
+}
+
+// closers closes each of its non-nil members.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	for _, c := range cs {
+		if c != nil {
+			c.Close()
+		}
+	}
+	return nil
 }
 
 // artifactKeys says whether top-level keys may be those of a cudadoctor

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -480,4 +481,66 @@ func TestDumpShapedJSONLinesRecord(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a JSON document larger than 1 MiB") {
 		t.Errorf("err %v: want the oversized document refused", err)
 	}
+}
+
+// TestDumpShapedJSONLinesRecordOnStdin: on standard input the same log
+// reads as it does from a file, without the first record held in memory to
+// tell it from a dump (beyond a few MiB it waits in an unlinked temporary
+// file), and the same single document is refused by its size. The stream
+// is generated, never written into the repository.
+func TestDumpShapedJSONLinesRecordOnStdin(t *testing.T) {
+	defer func(n int) { flightrec.MaxDumpBytes = n }(flightrec.MaxDumpBytes)
+	flightrec.MaxDumpBytes = 1 << 20
+	const size = 6 << 20 // past the part kept in memory, past the cap
+	log, err := os.ReadFile(realLogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func() io.Reader {
+		return io.MultiReader(strings.NewReader(`{"version": "2.4", "pg_config": {}, "entries": [{"frames": "`),
+			io.LimitReader(repeatByte('x'), size), strings.NewReader(`"}]}`))
+	}
+	dir := t.TempDir()
+	jsonl := filepath.Join(dir, "train.jsonl")
+	f, err := os.Create(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, io.MultiReader(record(), strings.NewReader("\n"), bytes.NewReader(log))); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fileCode, fileOut, fileErrs := run(t, "", "explain", jsonl)
+	code, out, errs := runReader(t, io.MultiReader(record(), strings.NewReader("\n"), bytes.NewReader(log)), "explain", "-")
+	if code != 1 || fileCode != 1 || !strings.Contains(out, "device-assert-index") {
+		t.Fatalf("exit %d (file %d), stdout %q, stderr %q: want the log's embedding failure", code, fileCode, out, errs)
+	}
+	if strings.ReplaceAll(fileOut, jsonl, "-") != out || strings.ReplaceAll(fileErrs, jsonl, "-") != errs || !strings.Contains(errs, "line 1 is 6.0 MiB long") {
+		t.Errorf("standard input read differently from the file:\n%s%s\nvs\n%s%s", out, errs, fileOut, fileErrs)
+	}
+	code, _, errs = runReader(t, io.MultiReader(record(), strings.NewReader("\n\n")), "explain", "-")
+	if code != 3 || !strings.Contains(errs, "standard input: a JSON document larger than 1 MiB") {
+		t.Errorf("exit %d, stderr %q: want the oversized document refused", code, errs)
+	}
+}
+
+type repeatByte byte
+
+func (b repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+func runReader(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	sys := cli.Sys{
+		Stdin: stdin, Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
+		Now: func() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC) },
+	}
+	code := cli.Main(context.Background(), args, sys)
+	return code, out.String(), errb.String()
 }

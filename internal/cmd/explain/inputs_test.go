@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -281,5 +282,30 @@ func TestFirstJSONValue(t *testing.T) {
 		if err != nil || got.size != tc.size || got.jsonLines != tc.jsonLines {
 			t.Errorf("%q: %+v, %v; want size %d, jsonLines %v", tc.text, got, err, tc.size, tc.jsonLines)
 		}
+	}
+}
+
+// The measuring of a stream keeps at most spillAt bytes in memory and
+// gives back exactly what it read.
+func TestSpillKeepsTheStreamOutOfMemory(t *testing.T) {
+	src := io.MultiReader(strings.NewReader(`{"a": "`), bytes.NewReader(bytes.Repeat([]byte{'y'}, 3*spillAt)), strings.NewReader("\"}\n{\"b\": 1}\nrest\n"))
+	var all bytes.Buffer
+	kept := &spill{}
+	defer kept.Close()
+	r := bufio.NewReader(io.TeeReader(src, &all))
+	ext, err := scanFirstValue(context.Background(), r, kept)
+	if err != nil || !ext.jsonLines {
+		t.Fatalf("extent %+v, %v: want a JSON-lines record", ext, err)
+	}
+	if len(kept.mem) > spillAt || kept.f == nil {
+		t.Errorf("%d bytes kept in memory, file %v", len(kept.mem), kept.f)
+	}
+	again, err := kept.reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(io.MultiReader(again, r))
+	if err != nil || !bytes.Equal(got, all.Bytes()) || !bytes.HasSuffix(got, []byte("rest\n")) {
+		t.Errorf("read back %d bytes (%v), want the %d read", len(got), err, all.Len())
 	}
 }
