@@ -552,15 +552,3 @@ func (b repeatByte) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-func runReader(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	sys := cli.Sys{
-		Stdin: stdin, Stdout: &out, Stderr: &errb,
-		Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
-		Now: func() time.Time { return time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC) },
-	}
-	code := cli.Main(context.Background(), args, sys)
-	return code, out.String(), errb.String()
-}
