@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/corpus"
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
 
@@ -53,7 +53,7 @@ func main() {
 		}
 		return
 	}
-	e := explain.New(kb.MustDefault())
+	e := diagnose.New(kb.MustDefault())
 	parts := map[corpus.Split][]corpus.Report{}
 	for _, r := range rs {
 		parts[corpus.SplitOf(r.URL)] = append(parts[corpus.SplitOf(r.URL)], r)

@@ -17,7 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -159,11 +159,11 @@ func (o Outcome) Predicted() string {
 }
 
 // Run explains every report's log with e.
-func Run(ctx context.Context, e *explain.Engine, rs []Report) []Outcome {
+func Run(ctx context.Context, e *diagnose.Engine, rs []Report) []Outcome {
 	out := make([]Outcome, len(rs))
 	for i := range rs {
 		r := &rs[i]
-		fs, err := e.Explain(ctx, []explain.Input{{Name: "report.log", Reader: strings.NewReader(r.Log)}})
+		fs, err := e.Explain(ctx, []diagnose.Input{{Name: "report.log", Reader: strings.NewReader(r.Log)}})
 		out[i] = Outcome{Report: r, Err: err, Ranked: ranked(fs), Silent: len(fs) == 0}
 	}
 	return out

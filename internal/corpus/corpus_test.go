@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
 
@@ -76,7 +76,7 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := explain.New(kb.MustDefault())
+	e := diagnose.New(kb.MustDefault())
 	parts := map[Split][]Report{}
 	for _, r := range rs {
 		parts[SplitOf(r.URL)] = append(parts[SplitOf(r.URL)], r)

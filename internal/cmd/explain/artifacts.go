@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	engine "github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -87,7 +87,7 @@ type runTimes struct {
 }
 
 // splitInputs reads the Flight Recorder dumps and cudadoctor reports among
-// the inputs and returns the rest, the logs, for the log engine. Each input
+// the inputs and returns the rest, the logs, for the log diagnose. Each input
 // is sniffed by peeking at its head, so a stream loses nothing.
 func splitInputs(ctx context.Context, ins []*input, maxBytes int) ([]*input, *artifacts, error) {
 	arts := &artifacts{maxBytes: maxBytes}
@@ -583,7 +583,7 @@ func snapshotLike(data []byte) bool {
 
 // apply merges the artifacts' findings with the log engine's into the job's
 // verdict; which are root causes and which their consequences is the
-// engine's decision (engine.MergeJob).
+// engine's decision (diagnose.MergeJob).
 func (a *artifacts) apply(rep *report.Report) {
 	if a == nil {
 		return
@@ -593,9 +593,9 @@ func (a *artifacts) apply(rep *report.Report) {
 	if len(a.reports) == 0 && len(a.frFindings) == 0 {
 		return
 	}
-	nodes := make([]engine.NodeReport, len(a.reports))
+	nodes := make([]diagnose.NodeReport, len(a.reports))
 	for i, nr := range a.reports {
-		nodes[i] = engine.NodeReport{Findings: nr.findings, Run: nr.run, Ended: nr.ended}
+		nodes[i] = diagnose.NodeReport{Findings: nr.findings, Run: nr.run, Ended: nr.ended}
 	}
-	rep.Findings = engine.MergeJob(rep.Findings, nodes, a.frFindings)
+	rep.Findings = diagnose.MergeJob(rep.Findings, nodes, a.frFindings)
 }

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudadoctor/cudadoctor/internal/cli/command"
-	engine "github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 )
 
 // Command is `cudadoctor explain`.
@@ -27,7 +27,7 @@ A directory is read whole (every file below it, e.g. one log per rank).`,
 			if err != nil {
 				return err
 			}
-			return d.Emit(rep, nil, engine.NothingFound)
+			return d.Emit(rep, nil, diagnose.NothingFound)
 		},
 	}
 	d.AddFailOn(cmd)

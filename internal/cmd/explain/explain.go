@@ -13,7 +13,7 @@ import (
 	"regexp"
 	"strings"
 
-	engine "github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
@@ -64,14 +64,14 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var inputs []engine.Input
+	var inputs []diagnose.Input
 	rep := report.New("explain", "")
 	var read int64
 	for _, in := range logs {
-		inputs = append(inputs, engine.Input{Name: in.path, Reader: &byteCounter{r: in.reader(ctx), n: &read}})
+		inputs = append(inputs, diagnose.Input{Name: in.path, Reader: &byteCounter{r: in.reader(ctx), n: &read}})
 		rep.Inputs = append(rep.Inputs, in.path)
 	}
-	eng := engine.New(k)
+	eng := diagnose.New(k)
 	eng.Warn = func(msg string) {
 		if opts.Warn != nil {
 			fmt.Fprintf(opts.Warn, "cudadoctor: %s\n", msg)

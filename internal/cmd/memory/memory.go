@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
-	engine "github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/pickle"
@@ -125,7 +125,7 @@ func explainLog(ctx context.Context, name string, r io.Reader) ([]report.Finding
 	if err != nil {
 		return nil, err
 	}
-	all, err := engine.New(k).Explain(ctx, []engine.Input{{Name: name, Reader: r}})
+	all, err := diagnose.New(k).Explain(ctx, []diagnose.Input{{Name: name, Reader: r}})
 	if err != nil {
 		return nil, err
 	}

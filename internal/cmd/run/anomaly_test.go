@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 )
 
@@ -141,7 +141,7 @@ func TestAnomalyShimWithAPythonChild(t *testing.T) {
 	out, err := Run(context.Background(), Options{
 		Argv: []string{py, script}, Env: append(os.Environ(), "PYTHONPATH="+dir),
 		Stdout: &stdout, Stderr: &stdout, SameOutput: true, Messages: &msgs, TailBytes: 1 << 20,
-		RerunMaxRuntime: time.Minute, Diagnoser: Engine{E: explain.New(k)},
+		RerunMaxRuntime: time.Minute, Diagnoser: Engine{E: diagnose.New(k)},
 	})
 	if code := exitCode(t, err); code != 1 {
 		t.Fatalf("exit %d; messages:\n%s", code, msgs.String())

@@ -17,7 +17,7 @@ import (
 
 	"github.com/cudadoctor/cudadoctor/internal/atomicfile"
 	"github.com/cudadoctor/cudadoctor/internal/cli/command"
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/render"
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -201,7 +201,7 @@ func (lazyEngine) Diagnose(ctx context.Context, name string, output []byte) ([]r
 	if err != nil {
 		return nil, err
 	}
-	return Engine{E: explain.New(k)}.Diagnose(ctx, name, output)
+	return Engine{E: diagnose.New(k)}.Diagnose(ctx, name, output)
 }
 
 // presentRun shows the diagnosis of a failed run on stderr, or writes the
@@ -246,7 +246,7 @@ func presentRun(d *command.Deps, out *Outcome, reportFile string) {
 		return
 	}
 	f, _ := render.ParseFormat(d.Format)
-	opts := render.Options{Color: d.ColorOn(d.Sys.StderrTTY), NothingFound: explain.NothingFound}
+	opts := render.Options{Color: d.ColorOn(d.Sys.StderrTTY), NothingFound: diagnose.NothingFound}
 	fmt.Fprintln(d.Sys.Stderr)
 	if err := render.Render(d.Sys.Stderr, rep, f, opts, nil); err != nil {
 		fmt.Fprintf(d.Sys.Stderr, "cudadoctor: could not show the diagnosis: %s\n", command.OneLine(err.Error()))

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
 )
@@ -129,7 +129,7 @@ func TestAPrintedCUDAErrorIsNotReRun(t *testing.T) {
 		"step 10 failed\nCUDA error: device-side assert triggered\n",
 	} {
 		h := newHarness([]string{"sh", "check.sh"}, fakeRun{output: output, code: 1, dur: time.Second}, asyncAgain)
-		h.opts.Diagnoser = Engine{E: explain.New(k)}
+		h.opts.Diagnoser = Engine{E: diagnose.New(k)}
 		h.opts.IsAsync = func(id string) bool { c, ok := k.Class(id); return ok && c.Async }
 		out, err := h.run(t)
 		if code := exitCode(t, err); code != 1 {

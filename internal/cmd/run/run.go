@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/memsnap"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
@@ -29,11 +29,11 @@ type Diagnoser interface {
 }
 
 // Engine adapts the explain engine to Diagnoser.
-type Engine struct{ E *explain.Engine }
+type Engine struct{ E *diagnose.Engine }
 
 // Diagnose runs the engine over one output.
 func (e Engine) Diagnose(ctx context.Context, name string, output []byte) ([]report.Finding, error) {
-	return e.E.Explain(ctx, []explain.Input{{Name: name, Reader: bytes.NewReader(output)}})
+	return e.E.Explain(ctx, []diagnose.Input{{Name: name, Reader: bytes.NewReader(output)}})
 }
 
 // Options are the subcommand's inputs. Every outside fact comes through a

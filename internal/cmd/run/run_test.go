@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cudadoctor/cudadoctor/internal/explain"
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/runner"
@@ -851,7 +851,7 @@ func TestLocalisesWithTheRealEngine(t *testing.T) {
 			h := newHarness([]string{"python3", e.Scenario + ".py"},
 				fakeRun{output: fixture(t, filepath.Base(e.Log)), code: e.ExitCode, dur: 5 * time.Second},
 				fakeRun{output: fixture(t, filepath.Base(blocking)), code: e.ExitCode, dur: 6 * time.Second})
-			h.opts.Diagnoser = Engine{E: explain.New(k)}
+			h.opts.Diagnoser = Engine{E: diagnose.New(k)}
 			h.opts.IsAsync = isAsync
 			out, err := h.run(t)
 			if code := exitCode(t, err); code != e.ExitCode {

@@ -1,0 +1,319 @@
+package diagnose
+
+import (
+	"bytes"
+	"regexp/syntax"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// anchors picks, for every signature, the fixed texts the prefilter looks
+// for: a line can only match the signature if it holds one of them. The
+// choice is the better of its longest keyword (all keywords must occur)
+// and a set of literals the regex cannot match without (as RE2's
+// prefilter derives them): a line holding "137" is common, one holding
+// "exit code 137" or "exit status 137" is not.
+func anchors(k *kb.KB) []string {
+	a, _ := anchorSet(k)
+	return a
+}
+
+// sigReq is what a line must hold, beyond its anchor, to possibly match a
+// signature: every keyword (exact) and every case-insensitive literal at
+// the top of its regex ("cuda" in "(?i)cuda error 214").
+type sigReq struct {
+	keywords []string
+	fold     [][]byte
+}
+
+func (r *sigReq) holds(line []byte) bool {
+	for _, kw := range r.keywords {
+		if !bytes.Contains(line, []byte(kw)) {
+			return false
+		}
+	}
+	for _, f := range r.fold {
+		if !containsFold(line, f) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsFold(s, sub []byte) bool {
+	if len(sub) == 0 {
+		return true
+	}
+	first := sub[0] | 0x20 // ASCII letters: lower case; other bytes unchanged or harmlessly so
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == first && bytes.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorSet returns the distinct anchors and, per anchor, the
+// requirements of the signatures it stands for.
+func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
+	var out []string
+	var reqs [][]sigReq
+	index := map[string]int{}
+	for _, c := range k.Classes {
+		for _, s := range c.Signatures {
+			best := []string{""}
+			for _, kw := range s.Keywords {
+				if len(kw) > len(best[0]) {
+					best = []string{kw}
+				}
+			}
+			if set := requiredSet(s.Regex); len(set) > 0 && minLen(set) > len(best[0]) {
+				best = set
+			}
+			req := sigReq{keywords: s.Keywords, fold: foldLiterals(s.Regex)}
+			for _, a := range best {
+				if a == "" {
+					continue
+				}
+				i, ok := index[a]
+				if !ok {
+					i = len(out)
+					index[a] = i
+					out = append(out, a)
+					reqs = append(reqs, nil)
+				}
+				reqs[i] = append(reqs[i], req)
+			}
+		}
+	}
+	return out, reqs
+}
+
+// foldLiterals are the case-insensitive literals at the top level of a
+// regex's concatenation: every match holds each, in some case.
+func foldLiterals(expr string) [][]byte {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var out [][]byte
+	for _, s := range subs {
+		for s.Op == syntax.OpCapture {
+			s = s.Sub[0]
+		}
+		if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase != 0 {
+			out = append(out, []byte(string(s.Rune)))
+		}
+	}
+	return out
+}
+
+func minLen(set []string) int {
+	m := -1
+	for _, s := range set {
+		if m < 0 || len(s) < m {
+			m = len(s)
+		}
+	}
+	return m
+}
+
+// requiredSet returns literals of which every match of expr contains at
+// least one, or nil when it finds none worth using.
+func requiredSet(expr string) []string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	f := factors(re.Simplify())
+	if f.exact != nil {
+		return minimal(f.exact)
+	}
+	return minimal(f.any)
+}
+
+// minimal drops the members of a required set that contain another member:
+// a line holding "abcd" also holds "bcd", so "bcd" alone suffices.
+func minimal(set []string) []string {
+	var out []string
+	for i, s := range set {
+		redundant := false
+		for j, t := range set {
+			if i != j && strings.Contains(s, t) && (len(t) < len(s) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// maxSet bounds the sets, so a regex with many alternatives does not blow
+// up the cross products; it is large enough for a few spellings of a word
+// times a few separators ("CUDA error", "cudaError", ...), which is what
+// keeps short required texts such as "700" or "nan" out of the anchors.
+const maxSet = 64
+
+// factorInfo describes a sub-expression: exact is the complete set of
+// strings it can match (nil when unknown or too many); any is a set of
+// which every match contains one (nil when none is known).
+type factorInfo struct {
+	exact []string
+	any   []string
+}
+
+func factors(re *syntax.Regexp) factorInfo {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			// The parser turns [Cc] into a case-folded C: a literal with
+			// a few ASCII letters is the small set of its spellings.
+			return factorInfo{exact: foldSpellings(re.Rune)}
+		}
+		return factorInfo{exact: []string{string(re.Rune)}}
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return factorInfo{exact: []string{""}}
+	case syntax.OpCapture:
+		return factors(re.Sub[0])
+	case syntax.OpQuest:
+		// Optional: its strings or nothing.
+		f := factors(re.Sub[0])
+		if f.exact == nil || len(f.exact)+1 > maxSet {
+			return factorInfo{}
+		}
+		return factorInfo{exact: append(append([]string(nil), f.exact...), "")}
+	case syntax.OpPlus:
+		f := factors(re.Sub[0])
+		return factorInfo{any: better(f.any, f.exact)}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			f := factors(re.Sub[0])
+			return factorInfo{any: better(f.any, f.exact)}
+		}
+		return factorInfo{}
+	case syntax.OpCharClass:
+		// A small class is a set of one-character strings.
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(set) >= 4 {
+					return factorInfo{}
+				}
+				set = append(set, string(r))
+			}
+		}
+		return factorInfo{exact: set}
+	case syntax.OpAlternate:
+		var exact, any []string
+		allExact, allAny := true, true
+		for _, s := range re.Sub {
+			f := factors(s)
+			if f.exact == nil {
+				allExact = false
+			} else {
+				exact = append(exact, f.exact...)
+			}
+			a := better(f.any, f.exact)
+			if a == nil {
+				allAny = false
+			} else {
+				any = append(any, a...)
+			}
+		}
+		var out factorInfo
+		if allExact && len(exact) <= maxSet {
+			out.exact = exact
+		}
+		if allAny && len(any) <= maxSet {
+			out.any = any
+		}
+		return out
+	case syntax.OpConcat:
+		// Walk the children, growing the cross product of adjacent exact
+		// runs; the best set seen anywhere is required.
+		run := []string{""}
+		var best []string
+		for _, s := range re.Sub {
+			f := factors(s)
+			if f.exact != nil && len(run)*len(f.exact) <= maxSet {
+				var next []string
+				for _, a := range run {
+					for _, b := range f.exact {
+						next = append(next, a+b)
+					}
+				}
+				run = next
+				continue
+			}
+			best = better(best, run)
+			best = better(best, f.any)
+			best = better(best, f.exact)
+			run = []string{""}
+		}
+		if len(best) == 0 || len(run) > 0 && run[0] != "" && minLen(run) >= minLen(best) {
+			// Every child was exact: the whole concatenation is.
+			allExact := true
+			for _, s := range re.Sub {
+				if factors(s).exact == nil {
+					allExact = false
+				}
+			}
+			if allExact && len(run) <= maxSet {
+				return factorInfo{exact: run}
+			}
+		}
+		return factorInfo{any: better(best, run)}
+	}
+	return factorInfo{}
+}
+
+// better picks the set whose shortest member is longer (rarer).
+func better(a, b []string) []string {
+	if len(a) == 0 || minLen(a) == 0 {
+		if len(b) == 0 || minLen(b) == 0 {
+			return nil
+		}
+		return b
+	}
+	if len(b) == 0 || minLen(b) == 0 {
+		return a
+	}
+	if minLen(b) > minLen(a) {
+		return b
+	}
+	return a
+}
+
+// foldSpellings lists every upper/lower-case spelling of an ASCII literal,
+// or nil when there would be more than 8.
+func foldSpellings(rs []rune) []string {
+	out := []string{""}
+	for _, r := range rs {
+		lo, up := r|0x20, r&^0x20
+		var next []string
+		for _, p := range out {
+			if r < 0x80 && lo >= 'a' && lo <= 'z' {
+				next = append(next, p+string(up), p+string(lo))
+			} else if r < 0x80 {
+				next = append(next, p+string(r))
+			} else {
+				return nil
+			}
+		}
+		if len(next) > 8 {
+			return nil
+		}
+		out = next
+	}
+	return out
+}

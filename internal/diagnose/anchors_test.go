@@ -1,0 +1,81 @@
+package diagnose
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+func TestRequiredSet(t *testing.T) {
+	tests := []struct {
+		re   string
+		want []string
+	}{
+		{`(?:exit code|exit status) 137\b`, []string{"exit code 137", "exit status 137"}},
+		{`CUDA out of memory\. Tried to allocate (?P<x>\d+)`, []string{"CUDA out of memory. Tried to allocate "}},
+		{`(?i)killed`, nil},
+		{`abc|x+`, []string{"abc", "x"}},
+		{`Signal 9 \(SIGKILL\) received by PID (?P<pid>\d+)|died with <Signals\.SIGKILL`, []string{"Signal 9 (SIGKILL) received by PID ", "died with <Signals.SIGKILL"}},
+		{`a?bcd`, []string{"bcd"}},
+		{`[Cc]uda error 7`, []string{"Cuda error 7", "cuda error 7"}},
+		{`\bloss ?=(?:tensor\()?inf\b`, []string{"loss=inf", "loss =inf", "loss=tensor(inf", "loss =tensor(inf"}},
+	}
+	for _, tt := range tests {
+		got := requiredSet(tt.re)
+		sort.Strings(got)
+		sort.Strings(tt.want)
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("requiredSet(%q) (-want +got):\n%s", tt.re, d)
+		}
+	}
+}
+
+// Every line a signature matches must hold one of its anchors: checked on
+// the knowledge base's own examples.
+func TestAnchorsAreRequired(t *testing.T) {
+	k := kb.MustDefault()
+	for _, c := range k.Classes {
+		for _, ex := range append(c.Examples.Match, c.Examples.NoMatch...) {
+			for _, line := range strings.Split(ex.Text, "\n") {
+				for _, m := range k.Matches(line) {
+					as := anchors(&kb.KB{Classes: []*kb.Class{{Signatures: []kb.Signature{*m.Signature}}}})
+					found := false
+					for _, a := range as {
+						found = found || strings.Contains(line, a)
+					}
+					if !found {
+						t.Errorf("%s/%s: no anchor of %q is in the line it matches: %q", m.Class.ID, m.Signature.ID, as, line)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The prefilter samples one window every (shortest anchor - 3) bytes: a
+// short anchor ("nan", "700") would make it look at nearly every byte of a
+// log. Signatures whose fixed texts are that short need a longer regex-derived
+// anchor (a few spellings of "loss: nan", "CUDA error").
+func TestAnchorsAreLongEnough(t *testing.T) {
+	for _, a := range anchors(kb.MustDefault()) {
+		if len(a) < 6 {
+			t.Errorf("anchor %q is shorter than 6 bytes", a)
+		}
+	}
+}
+
+// The engine's own triggers keep the pre-filter's stride as the knowledge
+// base's anchors do.
+func TestTriggersAreLong(t *testing.T) {
+	for _, set := range [][]string{contextTriggers, gpuWordTriggers, fatalTriggers, commandTriggers, kb.MustDefault().StatusAnchors()} {
+		for _, s := range set {
+			if len(s) < minTrigger {
+				t.Errorf("trigger %q is shorter than %d bytes", s, minTrigger)
+			}
+		}
+	}
+}

@@ -1,0 +1,579 @@
+package diagnose
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+	"github.com/cudadoctor/cudadoctor/internal/usercode"
+)
+
+// built is a finding with what arrange needs to order and merge it.
+type built struct {
+	f      report.Finding
+	fail   *failure
+	class  *kb.Class
+	victim bool // only a consequence of another rank's failure: a timeout or a kill
+	// suspect is the rank the evidence says this one waited for (it never
+	// published what was waited on), or -1.
+	suspect int
+	time    string
+	script  string // the script of the traceback's outermost frame
+	async   bool   // reported asynchronously, origin unknown
+	launchB bool   // ran under CUDA_LAUNCH_BLOCKING=1 (no async hint)
+	dsa     bool   // the log carries the TORCH_USE_CUDA_DSA hint
+	// inplace: autograd found a saved tensor modified in place; the
+	// traceback names backward(), where it was noticed, not the write.
+	inplace bool
+	verdict kb.Verdict
+}
+
+// lineRef ties a classification line back to the log.
+type lineRef struct {
+	path  string
+	line  int
+	text  string
+	count int
+}
+
+const maxEvidence = 10
+
+// torchCUDAErrorRE is PyTorch's own CUDA error exception line.
+var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
+
+// classified is a cached Classify result: a log that repeats one error
+// thousands of times is classified once per distinct text.
+type classified struct {
+	v  kb.Verdict
+	ok bool
+}
+
+func (e *Engine) build(f *failure, cache map[string]classified) *built {
+	var texts []string
+	var refs []lineRef
+	for _, ev := range f.events {
+		for i, l := range classifyLines(ev) {
+			count := 0
+			if i == 0 {
+				count = ev.Count // a folded event's count belongs to its first line
+			}
+			texts = append(texts, l.Text)
+			refs = append(refs, lineRef{f.src.name, l.N, l.Text, count})
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	key := strings.Join(texts, "\n")
+	c, hit := cache[key]
+	if !hit {
+		c.v, c.ok = e.KB.Classify(texts)
+		if len(key) < 1<<16 {
+			cache[key] = c
+		}
+	}
+	v, ok := c.v, c.ok
+	if ok && (v.Class.ID == "oom" || v.Class.ID == "oom-fragmentation") {
+		if g, grew := f.src.track.memoryGrowth(f.firstLine()); grew {
+			// The verdict is shared through the cache: copy its facts.
+			vf := make(map[string]string, len(v.Facts)+1)
+			for k, x := range v.Facts {
+				vf[k] = x
+			}
+			vf["memory_growth"] = g
+			v.Facts = vf
+		}
+	}
+	b := &built{fail: f, time: f.time()}
+	facts := map[string]any{}
+	if !ok {
+		// A failure cudadoctor has no class for: never silent, but soft.
+		// Quote the error and say what would settle it.
+		exc := rootException(f)
+		r, st, named := e.statusLine(refs)
+		switch {
+		case named:
+			// A CUDA or library status that names no class by itself
+			// (cudaErrorUnknown, a cuSOLVER or cuFFT status) is still a
+			// failure, and the status says more than the exception.
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: fmt.Sprintf("%s reported %s, which does not say what failed: %s", statusFamily(st), st.Name, leadingWords(r.text, 24))}
+			facts["status"] = st.Name
+			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
+			b.f.Location = &report.Location{Path: r.path, Line: r.line}
+		case exc != nil && exc.Type != "":
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
+			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
+			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
+		default:
+			r, found := fatalLine(refs)
+			if !found {
+				return nil
+			}
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)}
+			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
+			b.f.Location = &report.Location{Path: r.path, Line: r.line}
+		}
+		if named || exc == nil || exc.Type == "" || cudaWordRE.MatchString(exc.Type+": "+exc.Message) {
+			// A crash, a status, or an exception about the GPU: say which
+			// roots most often stood behind such a failure. A ValueError
+			// in the user's own code gets none.
+			for _, a := range e.KB.OtherAlternatives() {
+				b.f.Alternatives = append(b.f.Alternatives, a.Class)
+			}
+		}
+		b.f.Remedies = unknownRemedies
+		if st != nil && len(st.Remedies) > 0 {
+			b.f.Remedies = append(append([]string{}, st.Remedies...), unknownRemedies...)
+		}
+	} else {
+		b.class = v.Class
+		b.verdict = v
+		b.f = report.Finding{Rule: v.Class.ID, Class: v.Class.ID, Severity: v.Class.Severity}
+		for _, a := range v.Alternatives {
+			if a.Class != v.Class.ID {
+				b.f.Alternatives = append(b.f.Alternatives, a.Class)
+			}
+		}
+		for k, val := range v.Facts {
+			facts[k] = typed(val)
+		}
+		pr := refs[v.Primary]
+		b.f.Location = &report.Location{Path: pr.path, Line: pr.line}
+		seen := map[string]bool{}
+		for _, i := range v.Evidence {
+			r := refs[i]
+			if seen[r.text] || len(b.f.Evidence) >= maxEvidence {
+				continue
+			}
+			seen[r.text] = true
+			ev := report.Evidence{Path: r.path, Line: r.line, Text: r.text}
+			if r.count > 1 {
+				ev.Count = r.count
+			}
+			b.f.Evidence = append(b.f.Evidence, ev)
+		}
+	}
+	e.eventFacts(f, facts)
+	switch {
+	case f.rank >= 0 && f.localRank():
+		facts["local_rank"] = f.rank
+	case f.rank >= 0:
+		b.f.Rank = report.IntPtr(f.rank)
+	}
+	asyncHint := false
+	dsaHint := false
+	torchCUDA, modern := false, false
+	for _, t := range texts {
+		if logparse.HasAsyncHint(t) {
+			asyncHint = true
+		}
+		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			dsaHint = true
+		}
+		if strings.Contains(t, "Search for `cuda") || strings.Contains(t, "CUDA_LAUNCH_BLOCKING") || strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			modern = true
+		}
+		if torchCUDAErrorRE.MatchString(t) {
+			torchCUDA = true
+		}
+	}
+	// PyTorch before about 1.8 printed a bare "CUDA error: ..." without
+	// the note, blocking or not: without the note's companions, nothing
+	// says the traceback line is the origin, so it counts as reported late.
+	if torchCUDA && !modern {
+		asyncHint = true
+	}
+	// Without a class, any error that carries the hint was reported late.
+	classAsync := (b.class == nil && asyncHint) || (b.class != nil && (v.Async || b.class.Async || (v.Surface != nil && v.Surface.Async)))
+	if b.class != nil {
+		b.addEvidence(f, refs, asyncHint && classAsync)
+	}
+	b.inplace = b.class != nil && isInplaceFailure(f)
+	b.locate(f, asyncHint && classAsync)
+	b.launchB = classAsync && !asyncHint
+	if len(facts) > 0 {
+		b.f.Facts = facts
+	}
+	b.victim = isVictim(b, f)
+	b.suspect = -1
+	if b.class != nil {
+		b.f.Message = e.message(b, v, facts)
+		b.asyncHint(classAsync, asyncHint, dsaHint)
+		reporter := -1
+		if f.rank >= 0 && !f.localRank() {
+			reporter = f.rank
+		}
+		b.nameSuspect(reporter)
+	}
+	return b
+}
+
+// fatalLineRE recognises a line that reports a failure in any program: an
+// exception line of any language's usual form, a crash, a failed check.
+var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+`)
+
+// cudaWordRE: an exception that is about the GPU stack, or a distributed
+// job's summary of a worker that failed (torchrun's ChildFailedError).
+var cudaWordRE = regexp.MustCompile(`(?i)cuda|cudnn|cublas|nccl|nvidia|\bgpu\b|driver|distributed\.elastic|ChildFailedError`)
+
+// statusFamily names the library a status belongs to, as users know it.
+func statusFamily(s *kb.Status) string {
+	switch s.Family {
+	case "cuda":
+		return "CUDA"
+	case "nccl":
+		return "NCCL"
+	}
+	return "cu" + strings.ToUpper(strings.TrimPrefix(s.Family, "cu"))
+}
+
+// statusLine is the first line of refs that names a CUDA or library status.
+func (e *Engine) statusLine(refs []lineRef) (lineRef, *kb.Status, bool) {
+	for _, r := range refs {
+		if hs := e.KB.Statuses(r.text); len(hs) > 0 {
+			return r, hs[0].Status, true
+		}
+	}
+	return lineRef{}, nil, false
+}
+
+// fatalLine is the first line of refs that reports a failure.
+func fatalLine(refs []lineRef) (lineRef, bool) {
+	for _, r := range refs {
+		if fatalLineRE.MatchString(r.text) {
+			return r, true
+		}
+	}
+	return lineRef{}, false
+}
+
+// unknownRemedies say what would settle a failure of no known class.
+var unknownRemedies = []string{
+	"Run `cudadoctor env` on the machine that failed: a driver, library or GPU-architecture problem shows there even when the error text does not name it.",
+	"If the error came from a CUDA kernel, re-run with CUDA_LAUNCH_BLOCKING=1 (or `cudadoctor run -- CMD`) so that it is reported at the call that caused it, and explain the new log.",
+	"Give cudadoctor the whole log, not only its last lines: the first error printed is usually the cause.",
+}
+
+func oneLine(typ, msg string) string {
+	if msg == "" {
+		return typ
+	}
+	if len(msg) > 160 {
+		msg = msg[:157] + "..."
+	}
+	return typ + ": " + msg
+}
+
+// typed turns numeric fact strings into numbers for JSON.
+func typed(s string) any {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return s
+}
+
+// eventFacts adds what the parser measured: the assertion, the collective,
+// torchrun's exit status.
+func (e *Engine) eventFacts(f *failure, facts map[string]any) {
+	workSeen := false
+	for _, ev := range f.events {
+		switch {
+		case ev.Assert != nil:
+			if _, ok := facts["failed_threads"]; !ok {
+				// The knowledge base names the first line's parts; the
+				// parser adds what only the whole flood shows.
+				setDefault(facts, "kernel", ev.Assert.Kernel)
+				setDefault(facts, "assertion", ev.Assert.Expr)
+				if _, ok := facts["kernel_src"]; !ok {
+					setDefault(facts, "assert_source", fmt.Sprintf("%s:%d", ev.Assert.File, ev.Assert.Line))
+				}
+				setDefault(facts, "block", ev.Assert.Block)
+				setDefault(facts, "thread", ev.Assert.Thread)
+				facts["failed_threads"] = ev.Count
+			}
+		case ev.Work != nil:
+			if !workSeen {
+				// The knowledge base's signature may have named some of
+				// these already, under the same names: fill the rest.
+				workSeen = true
+				w := ev.Work
+				setDefault(facts, "seq", w.SeqNum)
+				setDefault(facts, "nccl_op", w.OpType)
+				if w.NumelIn > 0 || w.NumelOut > 0 {
+					setDefault(facts, "numel_in", w.NumelIn)
+					setDefault(facts, "numel_out", w.NumelOut)
+				}
+				setDefault(facts, "timeout_ms", w.TimeoutMs)
+				if w.RanForMs > 0 {
+					setDefault(facts, "ran_ms", w.RanForMs)
+				}
+			}
+		case ev.Kind == logparse.KindSanitizer:
+			if len(ev.Lines) > 0 {
+				facts["sanitizer_error"] = ev.Lines[0].Text
+				if ev.Count > 1 {
+					facts["sanitizer_records"] = ev.Count
+				}
+				for _, l := range ev.Lines[1:] {
+					if strings.HasPrefix(l.Text, "at ") {
+						facts["kernel_location"] = strings.TrimPrefix(l.Text, "at ")
+						break
+					}
+				}
+			}
+		}
+	}
+	for _, ev := range f.events {
+		for _, l := range ev.Lines {
+			if m := fingerprintRE.FindAllStringSubmatch(l.Text, -1); len(m) == 2 {
+				ranks := rankRunningRE.FindAllStringSubmatch(l.Text, -1)
+				if len(ranks) == 2 {
+					facts["nccl_op"] = m[0][2]
+					facts["seq"] = typed(m[0][1])
+					facts["rank_"+ranks[0][1]+"_shape"] = "[" + m[0][3] + "]"
+					facts["rank_"+ranks[1][1]+"_shape"] = "[" + m[1][3] + "]"
+					if m[0][4] != m[1][4] {
+						facts["rank_"+ranks[0][1]+"_dtype"] = m[0][4]
+						facts["rank_"+ranks[1][1]+"_dtype"] = m[1][4]
+					}
+				}
+				return
+			}
+		}
+	}
+}
+
+// fingerprintMismatch reports whether the facts hold two ranks'
+// fingerprints of one collective (rank_<r>_shape), which settles the cause.
+func fingerprintMismatch(facts map[string]any) bool {
+	n := 0
+	for k := range facts {
+		if strings.HasPrefix(k, "rank_") && strings.HasSuffix(k, "_shape") {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+var (
+	fingerprintRE = regexp.MustCompile(`CollectiveFingerPrint\(SequenceNumber=(\d+), OpType=(\w+), TensorShape=\[([^\]]*)\], TensorDtypes=(\w+)`)
+	rankRunningRE = regexp.MustCompile(`Rank (\d+) is running collective`)
+)
+
+// rootException is the first exception of the failure's chain: the cause.
+func rootException(f *failure) *logparse.Exception {
+	for _, ev := range f.events {
+		if ev.Kind == logparse.KindTraceback && len(ev.Chain) > 0 {
+			return &ev.Chain[0]
+		}
+	}
+	return nil
+}
+
+// innermostUser returns the deepest user frame of an exception.
+func innermostUser(frames []logparse.Frame) *logparse.Frame {
+	for i := len(frames) - 1; i >= 0; i-- {
+		if usercode.IsUser(frames[i].Path) {
+			return &frames[i]
+		}
+	}
+	return nil
+}
+
+func loc(fr *logparse.Frame) *report.Location {
+	return &report.Location{Path: fr.Path, Line: fr.Line, Function: fr.Function, Code: fr.Code}
+}
+
+// locate sets origin and reported. The traceback's innermost user frame of
+// the root exception is where the error surfaced. It is the origin unless
+// the error was reported asynchronously; then only other evidence names
+// the origin: the failed collective's stack, or a sanitizer's host
+// backtrace.
+func (b *built) locate(f *failure, async bool) {
+	var surfaced *logparse.Frame
+	var userFiles = map[string]string{} // basename -> full path
+	for _, ev := range f.events {
+		if ev.Kind != logparse.KindTraceback {
+			continue
+		}
+		for ci := range ev.Chain {
+			for _, fr := range ev.Chain[ci].Frames {
+				if usercode.IsUser(fr.Path) {
+					userFiles[filepath.Base(fr.Path)] = fr.Path
+				}
+			}
+			if surfaced == nil {
+				surfaced = innermostUser(ev.Chain[ci].Frames)
+			}
+		}
+		if b.script == "" && len(ev.Chain) > 0 {
+			last := ev.Chain[len(ev.Chain)-1]
+			for _, fr := range last.Frames {
+				if usercode.IsUser(fr.Path) {
+					b.script = fr.Path
+					break
+				}
+			}
+		}
+	}
+	var other *logparse.Frame
+	for _, ev := range f.events {
+		if other != nil {
+			break
+		}
+		switch ev.Kind {
+		case logparse.KindMessage:
+			// "#0 all_reduce from ..." frames are innermost first.
+			for i := range ev.Frames {
+				if usercode.IsUser(ev.Frames[i].Path) {
+					fr := ev.Frames[i]
+					other = &fr
+					break
+				}
+			}
+		case logparse.KindSanitizer:
+			// Host frames are bare file names; prefer one the traceback
+			// shows as user code, else the outermost.
+			for i := range ev.Frames {
+				if full, ok := userFiles[filepath.Base(ev.Frames[i].Path)]; ok {
+					fr := ev.Frames[i]
+					fr.Path = full
+					other = &fr
+					break
+				}
+			}
+			if other == nil && len(ev.Frames) > 0 {
+				fr := ev.Frames[len(ev.Frames)-1]
+				other = &fr
+			}
+		}
+	}
+	switch {
+	case other != nil:
+		b.f.Origin = loc(other)
+		if surfaced != nil && (surfaced.Line != other.Line || filepath.Base(surfaced.Path) != filepath.Base(other.Path)) {
+			b.f.Reported = loc(surfaced)
+		}
+	case async:
+		if surfaced != nil {
+			b.f.Reported = loc(surfaced)
+		}
+		b.async = true
+	case surfaced != nil && b.inplace:
+		b.f.Reported = loc(surfaced)
+	case surfaced != nil:
+		b.f.Origin = loc(surfaced)
+	}
+	if b.inplace {
+		if node, fwd := anomalyForward(f); fwd != nil {
+			b.f.Related = append(b.f.Related, report.Related{
+				Message:  fmt.Sprintf("the tensor changed in place was saved for backward here, by %s (anomaly detection); the in-place write is here or later", node),
+				Location: loc(fwd),
+			})
+		}
+	}
+	if b.script == "" && surfaced != nil {
+		b.script = surfaced.Path
+	}
+}
+
+// isVictim: a failure that only shows a rank waiting for, or killed
+// because of, another rank.
+func isVictim(b *built, f *failure) bool {
+	if b.class == nil {
+		return true
+	}
+	for _, ev := range f.events {
+		for _, l := range ev.Lines {
+			t := l.Text
+			if strings.Contains(t, "Detected mismatch between collectives") {
+				return false
+			}
+		}
+	}
+	switch b.class.ID {
+	case "nccl-error", "host-killed":
+		return true
+	}
+	return false
+}
+
+func factStrings(facts map[string]any) map[string]string {
+	out := make(map[string]string, len(facts))
+	for k, v := range facts {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
+}
+
+// classifyLines are the lines of an event the knowledge base judges: its
+// significant lines and, for tracebacks, the frame lines (a refinement may
+// need to know the error came from a kernel launch), in log order. Code
+// lines are left out: source text is not evidence of a failure.
+func classifyLines(ev *logparse.Event) []logparse.Line {
+	if ev.Kind != logparse.KindTraceback {
+		return ev.Lines
+	}
+	var out []logparse.Line
+	for _, e := range ev.Chain {
+		for _, fr := range e.Frames {
+			text := fmt.Sprintf("File %q, line %d", fr.Path, fr.Line)
+			if fr.Function != "" {
+				text += ", in " + fr.Function
+			}
+			out = append(out, logparse.Line{N: fr.LogLine, Text: text})
+			// The statement itself ("loss = F.cross_entropy(logits, y)") is
+			// often the only clue to which kernel asserted: notebooks never
+			// show the kernel's own assertion line.
+			if fr.Code != "" {
+				out = append(out, logparse.Line{N: fr.LogLine + 1, Text: fr.Code})
+			}
+		}
+	}
+	out = append(out, ev.Lines...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+func setDefault(m map[string]any, k string, v any) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// addEvidence makes sure the evidence shows the exception that surfaced
+// and, when it matters, PyTorch's note that it was reported late.
+func (b *built) addEvidence(f *failure, refs []lineRef, async bool) {
+	have := map[string]bool{}
+	for _, e := range b.f.Evidence {
+		have[e.Text] = true
+	}
+	add := func(r lineRef) {
+		if have[r.text] || len(b.f.Evidence) >= maxEvidence {
+			return
+		}
+		have[r.text] = true
+		b.f.Evidence = append(b.f.Evidence, report.Evidence{Path: r.path, Line: r.line, Text: r.text})
+	}
+	if exc := rootException(f); exc != nil && len(exc.Lines) > 0 {
+		add(lineRef{path: f.src.name, line: exc.Lines[0].N, text: exc.Lines[0].Text})
+	}
+	if async {
+		for _, r := range refs {
+			if logparse.HasAsyncHint(r.text) {
+				add(r)
+				break
+			}
+		}
+	}
+	sort.SliceStable(b.f.Evidence, func(i, j int) bool { return b.f.Evidence[i].Line < b.f.Evidence[j].Line })
+}

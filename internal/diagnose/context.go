@@ -1,0 +1,239 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/probe"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// contextTriggers let the lines of pasted environment output (collect_env,
+// nvidia-smi, torch.__version__, pip lists) reach the parser, so that the
+// root behind a surface error can be read from them.
+var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver Version", "driver version", "CUDA Version",
+	"GeForce", "Tesla ", "Quadro", "TITAN ", "torch==", "MiB / ", "torch.__version__", "torch.version.cuda",
+	"get_device_name", "GPU models and configuration", "Is CUDA available", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX",
+	// GPUs and CUDA versions as users write them in prose.
+	"RTX 20", "RTX 30", "RTX 40", "RTX 50", "RTX 60", "RTX 80", "rtx 20", "rtx 30", "rtx 40", "rtx 50", "rtx-20", "rtx-30", "rtx-40", "RTX-20", "RTX-30", "RTX-40",
+	"RTX206", "RTX207", "RTX208", "RTX306", "RTX307", "RTX308", "RTX309", "RTX406", "RTX407", "RTX408", "RTX409", "RTX507", "RTX508", "RTX509",
+	"GTX 10", "GTX 16", "GTX 95", "GTX 96", "GTX 97", "GTX 98", "GTX 75", "GTX 76", "GTX 77", "GTX 78", "GTX 66", "GTX 67", "GTX 68",
+	"GTX106", "GTX107", "GTX108", "GTX165", "GTX166", "GTX950", "GTX960", "GTX970", "GTX980",
+	"CUDA 1", "CUDA 9", "CUDA 8", "cuda 1", "cuda 9", "cuda 8", "Cuda 1", "Cuda 9", "cuda:9", "cuda:8", "cuda:1",
+	"CUDA version", "cuda version", "Cuda version", "CUDA/cuDNN", "cudatoolkit", "nvidia/cuda:", "compilation tools", "CUDA runtime version",
+	"TensorFlow version", "tensorflow-gpu", "tensorflow:", "tensorflow==",
+	"pytorch is", "pytorch0", "pytorch1", "pytorch 0", "pytorch 1", "pytorch 2", "PyTorch 0", "PyTorch 1", "PyTorch 2",
+	"torch 0.", "torch 1.", "torch 2.", "torch0.", "torch1.", "torch2.", "pytorch:", "cuda9.", "cuda8.", "cuda10", "cuda11", "cuda12"}
+
+// Every trigger is at least minTrigger bytes long: the pre-filter samples
+// the log with a stride of the shortest pattern's length minus three, so a
+// short trigger would slow the scan of every log (see logparse/prefilter.go).
+const minTrigger = 6
+
+// refinableBy names, for each root that pasted facts can establish, the
+// surface classes it stands behind: a cuBLAS error on a GPU the build has no
+// kernels for is that missing architecture; "CUDA unavailable" with a driver
+// older than the build is the driver.
+var refinableBy = map[string]map[string]bool{
+	"no-kernel-image": set("cublas-error", "cudnn-error", "illegal-address", "other", "nccl-error", "launch-config", "device-assert-other"),
+	"driver-too-old":  set("cuda-unavailable", "other", "cublas-error", "cudnn-error", "illegal-address", "device-busy", "library-mismatch"),
+	"oom":             set("cublas-error", "cudnn-error", "other"),
+}
+
+func set(xs ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// sourceLines are every parsed line of a source, in log order.
+func sourceLines(s *source) []logparse.Line {
+	var out []logparse.Line
+	seen := map[int]bool{}
+	add := func(ls []logparse.Line) {
+		for _, l := range ls {
+			if !seen[l.N] {
+				seen[l.N] = true
+				out = append(out, l)
+			}
+		}
+	}
+	for i := range s.events {
+		ev := &s.events[i]
+		add(ev.Lines)
+		for _, e := range ev.Chain {
+			add(e.Lines)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+// applyContext refines findings whose log also holds pasted environment
+// output: the environment checks run on those facts, and a failing check
+// whose root stands behind the finding's surface class becomes its class,
+// with the pasted lines as evidence and the surface kept as an alternative.
+func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding {
+	// Reading the facts costs a dozen regexps per parsed line; a source
+	// no finding can take them from is not read (a directory of thousands
+	// of logs has many such), unless it says CUDA is unavailable.
+	located := map[string][]int{} // path -> the findings it can refine
+	for i := range fs {
+		if f := &fs[i]; f.Location != nil && f.Severity >= report.Warning {
+			located[f.Location.Path] = append(located[f.Location.Path], i)
+		}
+	}
+	for _, s := range all {
+		idx := located[s.name]
+		lines := sourceLines(s)
+		if len(lines) == 0 || len(idx) == 0 && !saysUnavailable(lines) {
+			continue
+		}
+		texts := make([]string, len(lines))
+		for i, l := range lines {
+			texts[i] = l.Text
+		}
+		refineByWords(k, s.name, lines, texts, fs)
+		for i := range texts {
+			texts[i] = expandGPUNames(texts[i])
+		}
+		p := probe.FromText(texts)
+		if p == nil {
+			continue
+		}
+		ctx := p.Judge()
+		if len(idx) == 0 {
+			f, ok := unavailableFinding(k, s.name, lines, texts, p)
+			if !ok {
+				continue
+			}
+			fs = append(fs, f)
+			idx = append(idx, len(fs)-1)
+		}
+		for _, i := range idx {
+			f := &fs[i]
+			for _, c := range ctx {
+				if !refinableBy[c.Class][f.Class] {
+					continue
+				}
+				refine(f, c, lines, s.name)
+				break
+			}
+		}
+	}
+	return fs
+}
+
+func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name string) {
+	surface := f.Class
+	var ev []report.Evidence
+	for _, e := range c.Evidence {
+		if e.Line >= 1 && e.Line <= len(lines) {
+			l := lines[e.Line-1]
+			ev = append(ev, report.Evidence{Path: name, Line: l.N, Text: l.Text})
+		}
+	}
+	reclass(f, c.Class)
+	f.Severity = report.Error
+	f.Message = c.Message + "; the log's " + surface + " failure is its symptom"
+	f.Evidence = append(ev, f.Evidence...)
+	f.Remedies = append(append([]string{}, c.Remedies...), f.Remedies...)
+	if f.Facts == nil {
+		f.Facts = map[string]any{}
+	}
+	f.Facts["surface_class"] = surface
+	for k, v := range c.Facts {
+		if _, ok := f.Facts[k]; !ok {
+			f.Facts[k] = v
+		}
+	}
+}
+
+// reclass makes to the finding's class and rule, with the surface class it
+// had as the first alternative.
+func reclass(f *report.Finding, to string) {
+	surface := f.Class
+	alts := []string{surface}
+	for _, a := range f.Alternatives {
+		if a != to && a != surface {
+			alts = append(alts, a)
+		}
+	}
+	f.Rule, f.Class, f.Alternatives = to, to, alts
+}
+
+// refineByWords applies the knowledge base's context refinements: a bare
+// finding (no kernel assertion, no refinement of its own) becomes the
+// class the words around it point to, with that line as evidence and the
+// surface kept as the first alternative.
+func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string, fs []report.Finding) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Location == nil || f.Location.Path != name || f.Severity < report.Warning {
+			continue
+		}
+		if _, known := f.Facts["assertion"]; known {
+			continue
+		}
+		to, at := k.RefineByContext(f.Class, texts)
+		if to == nil {
+			continue
+		}
+		facts := map[string]string{}
+		for key, v := range f.Facts {
+			facts[key] = fmt.Sprint(v)
+		}
+		v := kb.Verdict{Class: to, Surface: to, Facts: facts}
+		reclass(f, to.ID)
+		f.Message = v.Message()
+		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
+		f.Remedies = append(v.Remedies(nil), f.Remedies...)
+	}
+}
+
+// saysUnavailable: some parsed line of the source holds collect_env's
+// "Is CUDA available" (a cheap test before its facts are read).
+func saysUnavailable(lines []logparse.Line) bool {
+	for _, l := range lines {
+		if strings.Contains(l.Text, "Is CUDA available") {
+			return true
+		}
+	}
+	return false
+}
+
+// unavailableRE is collect_env's verdict that PyTorch sees no GPU.
+var unavailableRE = regexp.MustCompile(`^\s*Is CUDA available:\s*(?:No|False)\s*$`)
+
+// unavailableFinding: a pasted collect_env that says CUDA is unavailable on
+// a machine that lists a GPU is the failure itself when nothing else in the
+// input is (the caller asks only then); the environment checks that follow may name its root. Without
+// a GPU in the paste (a CPU runner printing its environment) it is not.
+func unavailableFinding(k *kb.KB, name string, lines []logparse.Line, texts []string, p *probe.Pasted) (report.Finding, bool) {
+	if _, gpu := p.Lines["gpu"]; !gpu {
+		return report.Finding{}, false
+	}
+	c, ok := k.Class("cuda-unavailable")
+	if !ok {
+		return report.Finding{}, false
+	}
+	for i, t := range texts {
+		if !unavailableRE.MatchString(t) {
+			continue
+		}
+		v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
+		return report.Finding{
+			Rule: c.ID, Class: c.ID, Severity: c.Severity, Message: v.Message(),
+			Location: &report.Location{Path: name, Line: lines[i].N},
+			Evidence: []report.Evidence{{Path: name, Line: lines[i].N, Text: lines[i].Text}},
+			Remedies: v.Remedies(nil),
+		}, true
+	}
+	return report.Finding{}, false
+}

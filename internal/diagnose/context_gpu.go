@@ -1,0 +1,127 @@
+package diagnose
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Users name their GPU the short way in prose: "GPU: 3080", "on a 4090",
+// "my 2080ti", "4x A6000 cards", "A100-SXM4". The pasted-facts reader
+// knows a GPU by its full product name, so such a line is rewritten to the
+// full name ("RTX 3080", "NVIDIA A6000") before the facts are read; the
+// architecture checks then judge it as they judge a collect_env line.
+//
+// A bare number is a GPU only next to a GPU word or a possessive phrase:
+// "step 3080", "1080p", "1080 x 720", a port or a PID are not.
+
+// gpuModel is the short form of a GPU: a GeForce model number (GTX 750 to
+// RTX 5090, x50-x90 only: "RTX 4000"-"RTX 8000" are workstation cards a
+// bare number cannot tell from anything else) or a data-center name.
+const gpuModel = `((?:[79][5-8]0|10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[5-9]0|50[5-9]0)(?:\s?(?:ti|super))?|` +
+	`[AHB]100|[AH]800|H200|B200|V100|P100|P40|K80|A[4-6]000|A40|L40s?|A10g?|T4|L4)`
+
+var (
+	// "GPU: 3080", "gpu is 2080ti", "Graphics card: 1660 super", "VGA 1080",
+	// "GPU(s): 2x 3090", "nvidia 3090".
+	gpuAfterWordRE = regexp.MustCompile(`(?i)\b(?:gpus?|cards?|graphics|vga|device|nvidia)(?:\(s\))?\s*(?:is|are|:|=|-)?\s*(?:an?\s+|\d\s*x\s*)?` + gpuModel + `s?\b`)
+	// "3080 GPU", "two 3090s cards", "A6000 (48GB) gpu".
+	gpuBeforeWordRE = regexp.MustCompile(`(?i)\b` + gpuModel + `s?\s*(?:\(\d+\s*gb\)\s*)?(?:gpus?|cards?|graphics)\b`)
+	// "on a 4090", "with my 2080 Ti", "using 8 A100s", "have two 3090s".
+	gpuPhraseRE = regexp.MustCompile(`(?i)\b(?:on|with|using|have|has|got|own|bought|in)\s+(?:an?|my|the|our|one|two|four|eight|\d+\s*x?)\s+` + gpuModel + `s?\b`)
+	// nvidia-smi tables of older drivers name data-center cards without
+	// "NVIDIA": "|   0  A100-SXM4-40GB  On |", "Tesla" is gone since.
+	gpuFormFactorRE = regexp.MustCompile(`\b([AHB]100|[AH]800|H200|B200)[-\s](?:SXM|PCIE)`)
+	// What follows a number that is not a GPU: "1080p", "1080 x 720",
+	// "2080.5", "3090:1", "1080 MB".
+	notAfterGPURE = regexp.MustCompile(`(?i)^(?:p\b|\s*[x×*]\s*\d|[.:,]\d|\s*(?:mhz|mb|mib|ms|px|k\b))`)
+)
+
+// gpuWordTriggers let the lines naming a GPU the short way reach the
+// parser: the forms gpuAfterWordRE and friends read, for each GeForce model
+// number (a data-center name carries its own trigger: "A100-S", "NVIDIA A").
+var gpuWordTriggers = func() []string {
+	var out []string
+	models := []string{"750", "760", "770", "780", "950", "960", "970", "980", "1050", "1060", "1070", "1080", "1650", "1660",
+		"2060", "2070", "2080", "3050", "3060", "3070", "3080", "3090", "4060", "4070", "4080", "4090", "5060", "5070", "5080", "5090"}
+	for _, m := range models {
+		out = append(out, "GPU:"+m, "GPU: "+m, "gpu:"+m, "gpu: "+m, "a "+m, "my "+m, m+" GPU", m+" gpu", m+"ti", m+"Ti", m+" Ti", m+" card")
+	}
+	out = append(out, "A100-S", "A100-P", "H100-S", "H100-P", "A800-S", "H800-P", "A6000", "A5000", "A4000")
+	// A trigger shorter than minTrigger would slow every scan: the short
+	// ones ("a 950", "A6000") are taken with the space before them.
+	for i, t := range out {
+		if len(t) < minTrigger {
+			out[i] = " " + t
+		}
+	}
+	return out
+}()
+
+// expandGPUNames rewrites the short GPU names of one line to the names the
+// facts reader knows, and returns the line unchanged when it has none.
+func expandGPUNames(l string) string {
+	if !strings.ContainsAny(l, "0123456789") {
+		return l
+	}
+	out := l
+	for _, re := range []*regexp.Regexp{gpuAfterWordRE, gpuBeforeWordRE, gpuPhraseRE} {
+		var b strings.Builder
+		last := 0
+		for _, m := range re.FindAllStringSubmatchIndex(out, -1) {
+			lo, hi := m[2], m[3]
+			if notAfterGPURE.MatchString(out[m[1]:]) || namedBefore(out[:lo], out[lo:hi]) {
+				continue
+			}
+			b.WriteString(out[last:lo])
+			b.WriteString(fullGPUName(out[lo:hi]))
+			last = hi
+		}
+		if last > 0 {
+			b.WriteString(out[last:])
+			out = b.String()
+		}
+	}
+	return gpuFormFactorRE.ReplaceAllStringFunc(out, func(m string) string {
+		if i := strings.Index(out, m); i >= 0 && namedBefore(out[:i], m) {
+			return m
+		}
+		return "NVIDIA " + m
+	})
+}
+
+// seriesBeforeRE: the number already follows its series ("RTX 3080",
+// "GeForce 1080"), so it is whole; a data-center name is whole after its
+// brand too ("Tesla V100", "NVIDIA A100"), a GeForce number is not
+// ("nvidia 3090" is the RTX 3090).
+var (
+	seriesBeforeRE = regexp.MustCompile(`(?i)(?:rtx|gtx|geforce|quadro|titan|gt|mx)[\s-]?$`)
+	brandBeforeRE  = regexp.MustCompile(`(?i)(?:rtx|tesla|nvidia)[\s-]?$`)
+)
+
+func namedBefore(before, model string) bool {
+	if model[0] >= '0' && model[0] <= '9' {
+		return seriesBeforeRE.MatchString(before)
+	}
+	return brandBeforeRE.MatchString(before)
+}
+
+// fullGPUName: "3080" is an RTX 3080, "1080ti" a GTX 1080 Ti, "a6000" an
+// NVIDIA A6000.
+func fullGPUName(model string) string {
+	if model[0] < '0' || model[0] > '9' {
+		return "NVIDIA " + strings.ToUpper(model)
+	}
+	n := 0
+	for n < len(model) && model[n] >= '0' && model[n] <= '9' {
+		n++
+	}
+	num, rest := model[:n], strings.TrimSpace(model[n:])
+	series := "RTX "
+	if len(num) == 3 || num[0] == '1' {
+		series = "GTX "
+	}
+	if rest != "" {
+		rest = " " + strings.ToUpper(rest[:1]) + strings.ToLower(rest[1:])
+	}
+	return series + num + rest
+}

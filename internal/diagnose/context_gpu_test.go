@@ -1,0 +1,60 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+func TestExpandGPUNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"GPU:3080":                       "GPU:RTX 3080",
+		"GPU: 2080ti":                    "GPU: RTX 2080 Ti",
+		"Graphics card: 1660 super":      "Graphics card: GTX 1660 Super",
+		"I am training on a 4090":        "I am training on a RTX 4090",
+		"with my 1080 Ti it works":       "with my GTX 1080 Ti it works",
+		"we have 4 A6000 cards":          "we have 4 NVIDIA A6000 cards",
+		"nvidia 3090":                    "nvidia RTX 3090",
+		"|   0  A100-SXM4-40GB  On  |":   "|   0  NVIDIA A100-SXM4-40GB  On  |",
+		"two 3090s GPUs":                 "two RTX 3090s GPUs",
+		"GPU 0: NVIDIA GeForce RTX 3080": "GPU 0: NVIDIA GeForce RTX 3080",
+		"GPU: RTX 3080":                  "GPU: RTX 3080",
+		"Tesla V100-SXM2-16GB":           "Tesla V100-SXM2-16GB",
+		"NVIDIA A100-SXM4-80GB":          "NVIDIA A100-SXM4-80GB",
+		"step 3080 loss 0.12":            "step 3080 loss 0.12",
+		"on a 1080p monitor":             "on a 1080p monitor",
+		"with a 1080 x 720 image":        "with a 1080 x 720 image",
+		"GPU: 1080 MB free":              "GPU: 1080 MB free",
+		"in 2080 steps":                  "in 2080 steps",
+		"Unable to determine the device handle for GPU0000:03:00.0": "Unable to determine the device handle for GPU0000:03:00.0",
+	} {
+		if got := expandGPUNames(in); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A GPU named the short way is judged as its full name is: an RTX 3080
+// (sm_86) under CUDA 10.1 has no kernels, so the cuBLAS failure is
+// no-kernel-image (https://github.com/PhilipZRH/ferm/issues/1); without a
+// GPU word the number is not a GPU.
+func TestShortGPUNameFeedsArchFacts(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "`CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm`\n"
+	fs := explainText(t, e, fail+"There is my info of environment:\nGPU:3080\nDriver:455\nCuda:10.1\n")
+	if len(fs) != 1 || fs[0].Class != "no-kernel-image" {
+		t.Fatalf("GPU:3080 under CUDA 10.1: %+v", fs)
+	}
+	if fs[0].Alternatives[0] != "cublas-error" {
+		t.Errorf("the surface is not the first alternative: %v", fs[0].Alternatives)
+	}
+	fs = explainText(t, e, fail+"it fails at step 3080\nCuda:10.1\n")
+	if len(fs) != 1 || fs[0].Class != "cublas-error" {
+		t.Errorf("a step number was read as a GPU: %+v", fs)
+	}
+	// The same card under a CUDA that knows it stays a cuBLAS error.
+	fs = explainText(t, e, fail+"GPU: 3080\nCuda:11.1\n")
+	if len(fs) != 1 || fs[0].Class != "cublas-error" {
+		t.Errorf("RTX 3080 under CUDA 11.1: %+v", fs)
+	}
+}

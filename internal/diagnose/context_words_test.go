@@ -1,0 +1,81 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// A bare device assert says nothing of its kernel; the words around it can.
+func TestContextWordsRefineABareAssert(t *testing.T) {
+	e := New(kb.MustDefault())
+	bare := "RuntimeError: CUDA error: device-side assert triggered\n" +
+		"CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+
+	fs := explainText(t, e, "I have got 4 labels and it fails; binary worked.\n"+bare)
+	if len(fs) != 1 || fs[0].Class != "device-assert-target" {
+		t.Fatalf("with a label count: %+v", fs)
+	}
+	if len(fs[0].Alternatives) == 0 || fs[0].Alternatives[0] != "device-assert-other" {
+		t.Errorf("the surface class is not the first alternative: %v", fs[0].Alternatives)
+	}
+	found := false
+	for _, ev := range fs[0].Evidence {
+		if ev.Line == 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the line that showed it is not evidence: %+v", fs[0].Evidence)
+	}
+
+	// Reports are written in many languages: "labels out of range" in Chinese
+	// (https://github.com/chenyuntc/simple-faster-rcnn-pytorch/issues/198, where
+	// the class count had not been changed for the dataset), or "class" (类别).
+	for _, prose := range []string{
+		"查了好多资料，有人说是标签超出范围，但是我查了标签页没有问题啊，\n",
+		"数据集的类别数改了吗？\n",
+	} {
+		if fs := explainText(t, e, bare+prose); len(fs) != 1 || fs[0].Class != "device-assert-target" {
+			t.Errorf("%q: %+v", prose, fs)
+		}
+	}
+
+	if fs := explainText(t, e, "training my language model\n"+bare); len(fs) != 1 || fs[0].Class != "device-assert-other" {
+		t.Errorf("without such words: %+v", fs)
+	}
+
+	// A custom kernel's own assertion is known: prose does not override it.
+	withKernel := "model_args.num_labels = 3\n" +
+		"/w/kernels/topk.cu:41: void topk_kernel(float *): block: [0,0,0], thread: [3,0,0] Assertion `k <= 1024` failed.\n" + bare
+	if fs := explainText(t, e, withKernel); len(fs) != 1 || fs[0].Class != "device-assert-other" {
+		t.Errorf("a known custom assertion was refined by prose: %+v", fs)
+	}
+}
+
+// An NCCL failure in a report that says NCCL was built for another CUDA is
+// the two CUDAs, not the network (https://github.com/NVIDIA/nccl-tests/issues/6:
+// "my nccl depends on a different CUDA version (11.0) than I have on my
+// system (10.2)"; https://github.com/horovod/horovod/issues/108).
+func TestContextWordsNCCLBuiltForAnotherCUDA(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "Test NCCL failure common.cu:777 'unhandled cuda error'\n"
+	for _, prose := range []string{
+		"By using NCCL_DEBUG=WARN I notice that my nccl depends on a different CUDA version (11.0) than I have on my system(10.2).\n",
+		"I use the latest NCCL version which force used cuda9.0.\n",
+	} {
+		fs := explainText(t, e, fail+prose)
+		if len(fs) != 1 || fs[0].Class != "library-mismatch" {
+			t.Errorf("%q: %+v", prose, fs)
+		}
+	}
+	// Naming NCCL's CUDA without saying it differs is no evidence.
+	for _, prose := range []string{
+		"NCCL version 2.4.8+cuda10.2\n",
+		"nccl is installed. The job was built for 8 GPUs with cuda 11.\n",
+	} {
+		if fs := explainText(t, e, fail+prose); len(fs) != 1 || fs[0].Class != "nccl-error" {
+			t.Errorf("%q: %+v", prose, fs)
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package diagnose
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// The engine's own tests run against a small knowledge base of test
+// classes (testdata/kb), so they exercise grouping, location and rank
+// logic independently of the real knowledge base's wording.
+func testEngine(t testing.TB) *Engine {
+	t.Helper()
+	k, err := kb.Load(os.DirFS("testdata/kb"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(k)
+}
+
+const logs = "../../testdata/gpu/logs/"
+
+func explainFiles(t testing.TB, e *Engine, paths ...string) []report.Finding {
+	t.Helper()
+	var ins []Input
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ins = append(ins, Input{Name: p, Reader: f})
+	}
+	out, err := e.Explain(context.Background(), ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func explainText(t testing.TB, e *Engine, text string) []report.Finding {
+	t.Helper()
+	out, err := e.Explain(context.Background(), []Input{{Name: "t.log", Reader: strings.NewReader(text)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func line(l *report.Location) int {
+	if l == nil {
+		return 0
+	}
+	return l.Line
+}
+
+func rank(f report.Finding) int {
+	if f.Rank == nil {
+		return -1
+	}
+	return *f.Rank
+}
+
+func TestFixtures(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		log              string
+		class            string
+		rank             int
+		origin, reported int
+		related          []int // ranks named as consequences
+		message          string
+	}{
+		{log: "h100/s01_embedding_oob.plain.log", class: "device-assert-index", rank: -1, origin: 0, reported: 5, message: "(vectorized_gather_kernel, 896 threads)"},
+		{log: "h100/s01_embedding_oob.blocking.log", class: "device-assert-index", rank: -1, origin: 4},
+		{log: "h100/s05_oom.plain.log", class: "oom", rank: -1, origin: 3},
+		{log: "h100/s12_fork_reinit.blocking.log", class: "fork-reinit", rank: -1, origin: 5},
+		{log: "h100/s26_dataloader_worker_cuda.plain.log", class: "fork-reinit", rank: -1, origin: 8},
+		{log: "h100/s09_triton_illegal.plain.log", class: "illegal-address", rank: -1, origin: 0, reported: 14},
+		{log: "h100/s09_triton_illegal.sanitizer.log", class: "illegal-address", rank: -1, origin: 13, reported: 14, message: "scale_kernel"},
+		{log: "h100/s09_triton_illegal.blocking.log", class: "illegal-address", rank: -1, origin: 13},
+		{log: "h200x2/n1_desync_timeout.plain.log", class: "nccl-error", rank: 0, origin: 14, reported: 12},
+		{log: "h200x2/n2_rank_crash.plain.log", class: "device-assert-index", rank: 1, origin: 0, reported: 17, related: []int{0}},
+		{log: "h200x2/n4_shape_mismatch.plain.log", class: "nccl-error", rank: 1, origin: 9},
+		{log: "h200x2/n4_shape_mismatch.detail.log", class: "nccl-error", rank: 0, origin: 9, related: []int{1}, message: "1000 vs 1024 elements"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.log, func(t *testing.T) {
+			fs := explainFiles(t, e, logs+tt.log)
+			if len(fs) == 0 {
+				t.Fatal("no finding")
+			}
+			f := fs[0]
+			if f.Class != tt.class || rank(f) != tt.rank {
+				t.Errorf("class %s rank %d, want %s rank %d (%s)", f.Class, rank(f), tt.class, tt.rank, f.Message)
+			}
+			if line(f.Origin) != tt.origin || line(f.Reported) != tt.reported {
+				t.Errorf("origin %d reported %d, want %d %d", line(f.Origin), line(f.Reported), tt.origin, tt.reported)
+			}
+			var rel []int
+			for _, r := range f.Related {
+				if r.Rank != nil {
+					rel = append(rel, *r.Rank)
+				}
+			}
+			if len(rel) != len(tt.related) || (len(rel) > 0 && rel[0] != tt.related[0]) {
+				t.Errorf("related ranks %v, want %v", rel, tt.related)
+			}
+			if !strings.Contains(f.Message, tt.message) {
+				t.Errorf("message %q lacks %q", f.Message, tt.message)
+			}
+			for _, other := range fs[1:] {
+				if other.Severity == report.Error && other.Class == f.Class {
+					t.Errorf("duplicate finding %s: %s", other.Class, other.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestAsyncRemedyNamesCommand(t *testing.T) {
+	e := testEngine(t)
+	f := explainFiles(t, e, logs+"h100/s01_embedding_oob.plain.log")[0]
+	joined := strings.Join(f.Remedies, "\n")
+	for _, want := range []string{"cudadoctor run -- python /workspace/faultlab/scenarios/s01_embedding_oob.py",
+		"CUDA_LAUNCH_BLOCKING=1 python /workspace/faultlab/scenarios/s01_embedding_oob.py", "TORCH_USE_CUDA_DSA is a build-time option"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("remedies lack %q:\n%s", want, joined)
+		}
+	}
+	if f.Facts["reported_asynchronously"] != true {
+		t.Errorf("facts %v", f.Facts)
+	}
+	if strings.Contains(joined, "{") {
+		t.Errorf("unfilled placeholder in remedies:\n%s", joined)
+	}
+	// In blocking mode the traceback names the origin: no re-run advice.
+	b := explainFiles(t, e, logs+"h100/s01_embedding_oob.blocking.log")[0]
+	if strings.Contains(strings.Join(b.Remedies, "\n"), "asynchronously") {
+		t.Errorf("blocking-mode log told to re-run: %v", b.Remedies)
+	}
+}
+
+func TestCommandFromLog(t *testing.T) {
+	e := testEngine(t)
+	log := "$ python train.py --bs 64\n/x/IndexKernel.cu:9: k: block: [0,0,0], thread: [1,0,0] Assertion `idx < n && \"index out of bounds\"` failed.\n" +
+		"Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    y = x.cpu()\n" +
+		"RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+	f := explainText(t, e, log)[0]
+	if !strings.Contains(strings.Join(f.Remedies, "\n"), "cudadoctor run -- python train.py --bs 64") {
+		t.Errorf("remedies: %v", f.Remedies)
+	}
+	if f.Origin != nil || line(f.Reported) != 3 {
+		t.Errorf("origin %v reported %v", f.Origin, f.Reported)
+	}
+}
+
+func TestHealthyAndEmpty(t *testing.T) {
+	e := testEngine(t)
+	for _, p := range []string{"h200x2/n3_debug_info.plain.log", "h100/s19_seed_amp_masked.plain.log"} {
+		if fs := explainFiles(t, e, logs+p); len(fs) != 0 {
+			t.Errorf("%s: %d findings, first %s", p, len(fs), fs[0].Message)
+		}
+	}
+	if fs := explainText(t, e, ""); len(fs) != 0 {
+		t.Errorf("empty: %v", fs)
+	}
+}
+
+func TestPerRankFiles(t *testing.T) {
+	// n2's combined log split into one file per rank (as a directory of
+	// per-rank logs would give): the root cause is still rank 1.
+	dir := t.TempDir()
+	b, err := os.ReadFile(logs + "h200x2/n2_rank_crash.plain.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r0, r1 []string
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "[rank0]:"):
+			r0 = append(r0, strings.TrimPrefix(l, "[rank0]:"))
+		default:
+			r1 = append(r1, strings.TrimPrefix(l, "[rank1]:"))
+		}
+	}
+	r0 = append(r0, "[E1122 05:37:30.1 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=30000) ran for 30001 milliseconds before timing out.")
+	p0, p1 := filepath.Join(dir, "rank_0.log"), filepath.Join(dir, "rank_1.log")
+	os.WriteFile(p0, []byte(strings.Join(r0, "\n")), 0o644)
+	os.WriteFile(p1, []byte(strings.Join(r1, "\n")), 0o644)
+	fs := explainFiles(t, testEngine(t), p0, p1)
+	if len(fs) == 0 || fs[0].Class != "device-assert-index" || rank(fs[0]) != 1 {
+		t.Fatalf("got %+v", fs)
+	}
+	found := false
+	for _, r := range fs[0].Related {
+		if r.Rank != nil && *r.Rank == 0 && r.Class == "nccl-error" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("rank 0's timeout is not a related consequence: %+v", fs[0].Related)
+	}
+	for _, f := range fs[1:] {
+		if f.Class == "nccl-error" {
+			t.Errorf("rank 0's timeout reported as its own finding")
+		}
+	}
+}
+
+func TestWindowKeepsRecentWithinBudget(t *testing.T) {
+	w := &window{budget: 64 << 10}
+	for i := 0; i < 5000; i++ {
+		w.push(logparse.Event{Line: i + 1, Lines: []logparse.Line{{N: i + 1, Text: strings.Repeat("x", 1000)}}})
+	}
+	items := w.items()
+	if w.bytes > w.budget || len(items) == 0 || items[len(items)-1].Line != 5000 || len(items) > 64 {
+		t.Errorf("window holds %d events, %d bytes (budget %d), last line %d", len(items), w.bytes, w.budget, items[len(items)-1].Line)
+	}
+}
+
+func TestLastFailureOfAHugeErrorLogIsKept(t *testing.T) {
+	defer func(n int) { keepBytes = n }(keepBytes)
+	keepBytes = 128 << 10
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		b.WriteString("[W1122 05:35:14.401199093 Utils.hpp:137] Warning: RuntimeError: CUDA error: unspecified launch failure, retrying step ")
+		b.WriteString(strings.Repeat("z", 400))
+		b.WriteString("\nstep done\n")
+	}
+	b.WriteString(oomTraceback)
+	fs := explainText(t, testEngine(t), b.String())
+	found := false
+	for _, f := range fs {
+		found = found || f.Class == "oom"
+	}
+	if !found {
+		t.Errorf("the OOM at the end of the log is lost: %d findings", len(fs))
+	}
+}
+
+const oomTraceback = "Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    x = torch.randn(4_000_000, 8192, device=\"cuda\")\n" +
+	"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 122.07 GiB. GPU 0 has a total capacity of 79.18 GiB of which 78.41 GiB is free.\n"
+
+// PyTorch 1.x printed a bare "CUDA error: ..." with no note about
+// asynchronous reporting: the traceback line must not become the origin.
+func TestOldBareCUDAErrorIsNotLocated(t *testing.T) {
+	log := "/pytorch/aten/src/THC/THCTensorIndex.cu:361: void indexSelectLargeIndex(TensorInfo<T, IndexType>): block: [234,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize && \"index out of bounds\"` failed.\n" +
+		"Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\nRuntimeError: CUDA error: device-side assert triggered\n"
+	f := explainText(t, testEngine(t), log)[0]
+	if f.Origin != nil || line(f.Reported) != 88 {
+		t.Errorf("origin %+v reported %+v", f.Origin, f.Reported)
+	}
+}
+
+func TestSummaryNamesTheRankOfUnprefixedLogs(t *testing.T) {
+	log := "E0301 10:00:01.123000 77 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -9) local_rank: 3 (pid: 4242) of binary: /usr/bin/python3\n" +
+		"Root Cause (first observed failure):\n[0]:\n  time      : 2024-03-01_10:00:01\n  host      : gpu-node-7\n  rank      : 3 (local_rank: 3)\n  exitcode  : -9 (pid: 4242)\n  error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) received by PID 4242\n==========\n" +
+		"Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    x = torch.randn(4_000_000, 8192, device=\"cuda\")\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 122.07 GiB. GPU 0 has a total capacity of 79.18 GiB of which 78.41 GiB is free.\n"
+	f := explainText(t, testEngine(t), log)[0]
+	if rank(f) != 3 || f.Facts["signal"] != "SIGKILL" {
+		t.Errorf("rank %d facts %v", rank(f), f.Facts)
+	}
+	for _, r := range f.Related {
+		if r.Rank != nil && *r.Rank == 3 {
+			t.Errorf("the failing rank is its own consequence: %+v", r)
+		}
+	}
+}
+
+// torchrun --tee prefixes ("[default1]:") number ranks per node: they are
+// recorded as local ranks, and become a global rank only where torchrun's
+// summary maps one to the other.
+func TestLocalRankPrefixes(t *testing.T) {
+	b, err := os.ReadFile(logs + "h200x2/n2_rank_crash.plain.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := strings.NewReplacer("[rank0]:", "[default0]:", "[rank1]:", "[default1]:").Replace(string(b))
+	withSummary := explainText(t, testEngine(t), local)[0]
+	if withSummary.Facts["local_rank"] != 1 || rank(withSummary) != 1 {
+		t.Errorf("with torchrun's summary: local_rank %v rank %d, want 1 and 1", withSummary.Facts["local_rank"], rank(withSummary))
+	}
+	cut := local[:strings.Index(local, "E1122 05:36:55.349000 1284 torch/distributed/elastic")]
+	alone := explainText(t, testEngine(t), cut)[0]
+	if alone.Facts["local_rank"] != 1 || alone.Rank != nil {
+		t.Errorf("without a summary: local_rank %v rank %v, want 1 and none", alone.Facts["local_rank"], alone.Rank)
+	}
+	for _, r := range alone.Related {
+		if r.Rank != nil {
+			t.Errorf("a related entry claims global rank %d from a local prefix", *r.Rank)
+		}
+	}
+	if f := explainText(t, testEngine(t), string(b))[0]; f.Facts["local_rank"] != nil || rank(f) != 1 {
+		t.Errorf("[rank1]: prefixes: local_rank %v rank %d", f.Facts["local_rank"], rank(f))
+	}
+}
+
+// A failure of no class is never silent, and its finding keeps the advice
+// that would settle it (the status's own first).
+func TestUnclassifiedFailureKeepsItsAdvice(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ log, message, remedy string }{
+		{"D:\\darknet> darknet.exe detector train cfg/obj.data\nCUDA Error: unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
+		{"THCudaCheck FAIL file=/pytorch/torch/lib/THC/THCGeneral.c line=70 error=30 : unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
+		{"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n    f()\nValueError: the widget is not frobnicated\n", "ValueError: the widget", "cudadoctor env"},
+	} {
+		fs := explainText(t, e, c.log)
+		if len(fs) != 1 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, c.message) {
+			t.Errorf("%q: %v", c.log, fs)
+			continue
+		}
+		if !strings.Contains(strings.Join(fs[0].Remedies, "\n"), c.remedy) {
+			t.Errorf("%q: remedies lack %q: %v", c.log, c.remedy, fs[0].Remedies)
+		}
+	}
+}

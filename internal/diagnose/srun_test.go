@@ -1,0 +1,41 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// The re-run advice names the launcher the log shows: srun --label's "N: "
+// prefixes come from srun, "[rankN]:" from torchrun.
+func TestRerunAdviceNamesTheLauncher(t *testing.T) {
+	e := New(kb.MustDefault())
+	body := "/w/k.cu:5: k: block: [0,0,0], thread: [1,0,0] Assertion `i < n` failed.\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"train.py\", line 9, in <module>\n" +
+		"    loss = model(x)\n" +
+		"RuntimeError: CUDA error: device-side assert triggered\n" +
+		"CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+	prefixed := func(p string) string {
+		var b strings.Builder
+		b.WriteString(strings.Replace(p, "N", "0", 1) + "step 1 loss 0.5\n")
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(body, "\n"), "\n") {
+			b.WriteString(strings.Replace(p, "N", "1", 1) + strings.TrimSuffix(l, "\n") + "\n")
+		}
+		return b.String()
+	}
+	for _, tc := range []struct{ prefix, want, not string }{
+		{"N: ", "srun --label -n 2 cudadoctor run -- python train.py", "torchrun"},
+		{"[rankN]:", "cudadoctor run -- torchrun --nproc_per_node=2 train.py", "srun"},
+	} {
+		fs := explainText(t, e, prefixed(tc.prefix))
+		if len(fs) != 1 {
+			t.Fatalf("%q: %d findings", tc.prefix, len(fs))
+		}
+		all := strings.Join(fs[0].Remedies, "\n")
+		if !strings.Contains(all, tc.want) || strings.Contains(all, tc.not) {
+			t.Errorf("%q: remedies do not name %q (or name %q):\n%s", tc.prefix, tc.want, tc.not, all)
+		}
+	}
+}
