@@ -77,7 +77,7 @@ cases=(
 	"explain --format json $log"
 	"explain --format sarif $log"
 	"lint testdata/lint/recall/pairs/cd113-set-device/hazard.py"
-	"lint --format json internal/pylint/rules/testdata"
+	"lint --format json internal/pycheck/rules/testdata"
 	"rules device-assert-index"
 	"env --no-python"
 	"run -- sh -c 'cat $log >&2; exit 3'"
@@ -115,7 +115,7 @@ done
 # (explain and lint exit 1 for what they find.)
 arm64 explain "$log" >"$work/explain.txt" || true
 head -1 "$work/explain.txt" | grep -q '^error\[device-assert-index\]' || fail "arm64 explain did not find device-assert-index"
-arm64 lint --format json internal/pylint/rules/testdata >"$work/lint.json" || true
+arm64 lint --format json internal/pycheck/rules/testdata >"$work/lint.json" || true
 python3 - "$work/lint.json" <<'PY' || fail "arm64 lint"
 import json, sys
 d = json.load(open(sys.argv[1]))

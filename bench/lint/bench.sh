@@ -22,7 +22,7 @@ echo "corpus: $(wc -l < "$files") files, $lines lines; GOMAXPROCS=$(nproc)"
 results=""
 for i in $(seq "$count"); do
 	out=$(CUDADOCTOR_LINT_CORPUS="$corpus" go test -run '^$' -bench '^Benchmark(BareParse|Lint|LintParseAll)$' \
-		-benchtime 1x ./internal/pylint/rules | grep '^Benchmark')
+		-benchtime 1x ./internal/pycheck/rules | grep '^Benchmark')
 	echo "$out"
 	results+="$out"$'\n'
 done

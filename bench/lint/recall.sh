@@ -9,6 +9,6 @@
 # its numbers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=$(go test -count=1 -run '^TestRecallCorpus$' -v ./internal/pylint/rules 2>&1 || true)
+out=$(go test -count=1 -run '^TestRecallCorpus$' -v ./internal/pycheck/rules 2>&1 || true)
 grep -E "(recall (tune|test) |tune miss|tune clean twin|below the landed floor|clean twins got)" <<< "$out" | sed 's/^ *//; s/^recall_test.go:[0-9]*: //'
 grep -qE '^(ok|FAIL)' <<< "$out" && grep -E '^(ok|FAIL|--- FAIL)' <<< "$out"

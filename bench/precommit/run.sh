@@ -60,7 +60,7 @@ repos:
     hooks:
       - id: $id
 YAML
-	cp "$root/internal/pylint/rules/testdata/CD101/flagged.py" "$repo/copy_then_read.py"
+	cp "$root/internal/pycheck/rules/testdata/CD101/flagged.py" "$repo/copy_then_read.py"
 	printf 'import torch\n\nx = torch.ones(3, device="cuda")\nprint(x.sum().item())\n' >"$repo/clean.py"
 	(
 		cd "$repo"

@@ -1,5 +1,5 @@
 // Package lint is the `cudadoctor lint` command: it collects Python files,
-// runs the pylint rules over them and returns a report.
+// runs the pycheck rules over them and returns a report.
 package lint
 
 import (
@@ -8,8 +8,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/cudadoctor/cudadoctor/internal/pylint"
-	"github.com/cudadoctor/cudadoctor/internal/pylint/rules"
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/pycheck/rules"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -20,7 +20,7 @@ type Options struct {
 	// ConfigPath names a pyproject.toml; empty means discover the nearest.
 	ConfigPath string
 	// FS is the file system (nil: the real one).
-	FS pylint.FS
+	FS pycheck.FS
 	// Workers is the parallelism (0: GOMAXPROCS).
 	Workers int
 	// Stdin is read when Paths is exactly "-".
@@ -30,7 +30,7 @@ type Options struct {
 // Rules documents every code lint can report, in code order.
 func Rules() []report.RuleInfo {
 	var out []report.RuleInfo
-	for _, r := range append(pylint.EngineRules(), rules.All()...) {
+	for _, r := range append(pycheck.EngineRules(), rules.All()...) {
 		out = append(out, r.Info())
 	}
 	return out
@@ -38,15 +38,15 @@ func Rules() []report.RuleInfo {
 
 func codes() []string {
 	var out []string
-	for _, r := range append(pylint.EngineRules(), rules.All()...) {
+	for _, r := range append(pycheck.EngineRules(), rules.All()...) {
 		out = append(out, r.Code)
 	}
 	return out
 }
 
 // readStdin lints standard input as one file named "-", as ruff does.
-func readStdin(r io.Reader) (<-chan pylint.Source, <-chan error) {
-	ch := make(chan pylint.Source, 1)
+func readStdin(r io.Reader) (<-chan pycheck.Source, <-chan error) {
+	ch := make(chan pycheck.Source, 1)
 	errc := make(chan error, 1)
 	if r == nil {
 		errc <- fmt.Errorf("-: no standard input")
@@ -54,11 +54,11 @@ func readStdin(r io.Reader) (<-chan pylint.Source, <-chan error) {
 		close(errc)
 		return ch, errc
 	}
-	b, err := pylint.ReadSource("-", r)
+	b, err := pycheck.ReadSource("-", r)
 	if err != nil {
 		errc <- err
 	} else {
-		ch <- pylint.Source{Path: "-", Src: b}
+		ch <- pycheck.Source{Path: "-", Src: b}
 	}
 	close(ch)
 	close(errc)
@@ -69,16 +69,16 @@ func readStdin(r io.Reader) (<-chan pylint.Source, <-chan error) {
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	fsys := opts.FS
 	if fsys == nil {
-		fsys = pylint.OSFS{}
+		fsys = pycheck.OSFS{}
 	}
 	paths := opts.Paths
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	var cfg *pylint.Config
+	var cfg *pycheck.Config
 	var err error
 	if opts.ConfigPath != "" {
-		cfg, err = pylint.LoadConfig(opts.ConfigPath)
+		cfg, err = pycheck.LoadConfig(opts.ConfigPath)
 	} else {
 		start := paths[0]
 		if start == "-" {
@@ -87,7 +87,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		if info, serr := fsys.Stat(start); serr == nil && !info.IsDir() {
 			start = filepath.Dir(start)
 		}
-		cfg, err = pylint.FindConfig(start)
+		cfg, err = pycheck.FindConfig(start)
 	}
 	if err == nil {
 		err = cfg.CheckCodes(codes())
@@ -97,18 +97,18 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var sources <-chan pylint.Source
+	var sources <-chan pycheck.Source
 	var errc <-chan error
 	if len(paths) == 1 && paths[0] == "-" {
 		sources, errc = readStdin(opts.Stdin)
 	} else {
-		files, err := pylint.Collect(fsys, paths, cfg)
+		files, err := pycheck.Collect(fsys, paths, cfg)
 		if err != nil {
 			return nil, err
 		}
-		sources, errc = pylint.Read(ctx, fsys, files)
+		sources, errc = pycheck.Read(ctx, fsys, files)
 	}
-	l := &pylint.Linter{Rules: rules.All(), Enabled: cfg.Enabled, Workers: opts.Workers}
+	l := &pycheck.Linter{Rules: rules.All(), Enabled: cfg.Enabled, Workers: opts.Workers}
 	findings, _, lintErr := l.Lint(ctx, sources)
 	if err := <-errc; err != nil {
 		return nil, err

@@ -1,0 +1,360 @@
+package pycheck
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"strings"
+)
+
+// File is one parsed Python source. Rules find their candidates by scanning
+// Src for anchor text (fast, in Go) and then ask the tree about those few
+// places, instead of visiting every node through cgo.
+type File struct {
+	Path string
+	Src  []byte
+	Root *Node
+	Tree *Tree
+
+	lineStarts []int
+	model      *Model
+	project    *Project
+	// ctx is the run's context: the searches rules make over the whole
+	// file look at it now and then and come back empty once it is
+	// cancelled, so Ctrl-C stops a very large file within one rule.
+	ctx context.Context
+}
+
+// cancelled reports whether the run was cancelled.
+func (f *File) cancelled() bool { return f.ctx != nil && f.ctx.Err() != nil }
+
+func newFile(path string, src []byte, tree *Tree) *File {
+	f := &File{Path: path, Src: src, Tree: tree, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	if tree != nil {
+		f.Root = tree.Root()
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		f.lineStarts = append(f.lineStarts, i)
+	}
+	return f
+}
+
+// LineCol returns the 1-based line and (byte) column of a byte offset.
+func (f *File) LineCol(off int) (int, int) {
+	row := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
+	if row < 0 {
+		row = 0
+	}
+	return row + 1, off - f.lineStarts[row] + 1
+}
+
+// Line returns the text of a 1-based line without its newline.
+func (f *File) Line(line int) string {
+	if line < 1 || line > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[line-1]
+	end := len(f.Src)
+	if line < len(f.lineStarts) {
+		end = f.lineStarts[line] - 1
+	}
+	return strings.TrimRight(string(f.Src[start:end]), "\r")
+}
+
+// Text is the source of a node.
+func (f *File) Text(n *Node) string {
+	if n == nil {
+		return ""
+	}
+	return string(f.Src[n.StartByte():n.EndByte()])
+}
+
+// NodeAt is the smallest named node covering [start, end).
+func (f *File) NodeAt(start, end int) *Node {
+	return f.Tree.descendantAt(uint32(start), uint32(end), true)
+}
+
+// Find returns the offsets of every occurrence of s in [start, end).
+func (f *File) Find(s string, start, end int) []int {
+	var out []int
+	if end > len(f.Src) {
+		end = len(f.Src)
+	}
+	if s == "" || f.cancelled() {
+		return nil // a MISSING node's name: nothing to look for
+	}
+	needle := []byte(s)
+	for k := 0; start < end; k++ {
+		if k&1023 == 1023 && f.cancelled() {
+			return nil
+		}
+		i := bytes.Index(f.Src[start:end], needle)
+		if i < 0 {
+			break
+		}
+		out = append(out, start+i)
+		start += i + len(needle)
+	}
+	return out
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// Names returns the identifier nodes spelling name in [start, end): code
+// only, never the same letters inside a string, a comment or a longer name.
+func (f *File) Names(name string, start, end int) []*Node {
+	var out []*Node
+	for _, off := range f.Find(name, start, end) {
+		if off > 0 && isIdentByte(f.Src[off-1]) || off+len(name) < len(f.Src) && isIdentByte(f.Src[off+len(name)]) {
+			continue
+		}
+		n := f.NodeAt(off, off+len(name))
+		if n != nil && n.Type() == "identifier" && int(n.StartByte()) == off && int(n.EndByte()) == off+len(name) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// CallsAt returns the call nodes whose callee ends with the text at each
+// occurrence of needle (e.g. "synchronize(" finds x.synchronize() calls), in
+// code only.
+func (f *File) CallsAt(needle string, start, end int) []*Node {
+	var out []*Node
+	for _, off := range f.Find(needle, start, end) {
+		n := f.NodeAt(off, off+len(needle)-1)
+		for n != nil && n.Type() != "call" {
+			t := n.Type()
+			if t != "identifier" && t != "attribute" {
+				n = nil
+				break
+			}
+			n = n.Parent()
+		}
+		if n != nil && int(n.ChildByFieldName("function").EndByte()) == off+len(needle)-1 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Ancestor is the nearest proper ancestor of n of one of the given types.
+func Ancestor(n *Node, types ...string) *Node {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		t := p.Type()
+		for _, want := range types {
+			if t == want {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// Scope is the function or lambda (or, at top level, the module) whose body
+// holds n.
+func (f *File) Scope(n *Node) *Node {
+	if s := n.t.scope[n.Index()]; s >= 0 {
+		return n.t.node(s)
+	}
+	return f.Root
+}
+
+// Loop is the innermost for/while loop around n in its function, or nil.
+func (f *File) Loop(n *Node) *Node { return n.t.node(n.t.loop[n.Index()]) }
+
+// Within reports whether n lies inside outer.
+func Within(n, outer *Node) bool {
+	return n.StartByte() >= outer.StartByte() && n.EndByte() <= outer.EndByte()
+}
+
+// Statement is the simple or compound statement that contains n directly in a
+// block (or at module level).
+func Statement(n *Node) *Node { return n.t.node(n.t.stmt[n.Index()]) }
+
+// Callee is the dotted text of a call's function ("torch.cuda.synchronize").
+func (f *File) Callee(call *Node) string {
+	if call == nil || call.Type() != "call" {
+		return ""
+	}
+	return f.Text(call.ChildByFieldName("function"))
+}
+
+// LastName is the part after the last dot of a dotted name.
+func LastName(dotted string) string {
+	if i := strings.LastIndexByte(dotted, '.'); i >= 0 {
+		return dotted[i+1:]
+	}
+	return dotted
+}
+
+// Keyword returns the value node of keyword argument name in a call.
+func (f *File) Keyword(call *Node, name string) *Node {
+	args := call.ChildByFieldName("arguments")
+	if args == nil {
+		return nil
+	}
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		a := args.NamedChild(i)
+		if a.Type() == "keyword_argument" && f.Text(a.ChildByFieldName("name")) == name {
+			return a.ChildByFieldName("value")
+		}
+	}
+	return nil
+}
+
+// PositionalArgs returns a call's positional arguments.
+func PositionalArgs(call *Node) []*Node {
+	args := call.ChildByFieldName("arguments")
+	if args == nil || args.Type() != "argument_list" {
+		return nil
+	}
+	var out []*Node
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		a := args.NamedChild(i)
+		switch a.Type() {
+		case "keyword_argument", "list_splat", "dictionary_splat", "comment":
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// Context is what a region of code runs under.
+type Context int
+
+const (
+	CtxAutocast     Context = 1 << iota // inside an enabled torch.autocast region
+	CtxNoGrad                           // gradients off: no_grad, inference_mode
+	CtxGraphCapture                     // inside torch.cuda.graph capture
+)
+
+// ContextOf reports the contexts enclosing n within its function: the with
+// statements around it, then the function's decorators. A with outside the
+// function does not count: the function may be called from anywhere.
+func (f *File) ContextOf(n *Node) Context { return n.t.ctx[n.Index()] }
+
+// precompute fills, in one pre-order pass (parents come before children),
+// what each node's rules would otherwise climb the tree to learn.
+func (f *File) precompute() {
+	t := f.Tree
+	n := len(t.nodes)
+	t.scope, t.loop, t.stmt, t.ctx = make([]int32, n), make([]int32, n), make([]int32, n), make([]Context, n)
+	depth := make([]int32, n)
+	for i := range t.nodes {
+		if i&0xffff == 0xffff && f.cancelled() {
+			return // the run stops; what is left is never read
+		}
+		nd := &t.nodes[i]
+		p := nd.parent
+		if p < 0 {
+			t.scope[i], t.loop[i], t.stmt[i] = -1, -1, int32(i)
+			continue
+		}
+		depth[i] = depth[p] + 1
+		if int(depth[i]) > t.MaxDepth {
+			t.MaxDepth = int(depth[i])
+		}
+		pt := t.nodes[p].Type()
+		t.scope[i], t.loop[i], t.ctx[i] = t.scope[p], t.loop[p], t.ctx[p]
+		switch pt {
+		case "function_definition", "lambda":
+			t.scope[i] = p
+		}
+		switch pt {
+		case "for_statement", "while_statement":
+			t.loop[i] = p
+		case "function_definition":
+			t.loop[i] = -1
+		}
+		if pt == "block" || pt == "module" {
+			t.stmt[i] = int32(i)
+		} else {
+			t.stmt[i] = t.stmt[p]
+		}
+		switch pt {
+		case "with_statement":
+			if nd.FieldName() == "body" {
+				for _, item := range withItems(&t.nodes[p]) {
+					t.ctx[i] = applyContext(t.ctx[i], f.Text(item))
+				}
+			}
+		case "function_definition":
+			t.ctx[i] = 0
+			if dd := t.nodes[p].Parent(); dd != nil && dd.Type() == "decorated_definition" {
+				for _, d := range dd.NamedChildren() {
+					if d.Type() == "decorator" {
+						t.ctx[i] = applyContext(t.ctx[i], f.Text(d))
+					}
+				}
+			}
+		case "class_definition":
+			t.ctx[i] = 0
+		}
+	}
+}
+
+// applyContext lets a context manager or decorator decide its kind of
+// context; applied outermost first, so the innermost decides.
+func applyContext(ctx Context, text string) Context {
+	c, on := classifyContext(text)
+	if c == 0 {
+		return ctx
+	}
+	ctx &^= c
+	if on {
+		ctx |= c
+	}
+	return ctx
+}
+
+func withItems(w *Node) []*Node {
+	var out []*Node
+	for i := 0; i < int(w.NamedChildCount()); i++ {
+		c := w.NamedChild(i)
+		if c.Type() != "with_clause" {
+			continue
+		}
+		for j := 0; j < int(c.NamedChildCount()); j++ {
+			if it := c.NamedChild(j); it.Type() == "with_item" {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+// classifyContext recognises a context manager or decorator by its text.
+func classifyContext(t string) (Context, bool) {
+	compact := strings.Join(strings.Fields(t), "")
+	switch {
+	case strings.Contains(compact, "autocast("):
+		return CtxAutocast, !strings.Contains(compact, "enabled=False")
+	case strings.Contains(compact, "no_grad(") || strings.Contains(compact, "inference_mode("):
+		return CtxNoGrad, !strings.Contains(compact, "inference_mode(False") && !strings.Contains(compact, "mode=False")
+	case strings.Contains(compact, "enable_grad("):
+		return CtxNoGrad, false
+	case strings.Contains(compact, "set_grad_enabled(False"):
+		return CtxNoGrad, true
+	case strings.Contains(compact, "cuda.graph(") || strings.Contains(compact, "cuda.graphs.graph("):
+		return CtxGraphCapture, true
+	}
+	return 0, false
+}
+
+// IsTrue reports whether a node is the literal True.
+func (f *File) IsTrue(n *Node) bool { return n != nil && n.Type() == "true" }
+
+// compact strips all whitespace, for matching call text.
+func compact(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// Compact strips all whitespace from a node's text.
+func (f *File) Compact(n *Node) string { return compact(f.Text(n)) }

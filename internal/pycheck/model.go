@@ -1,0 +1,619 @@
+package pycheck
+
+import (
+	"sort"
+	"strings"
+)
+
+// Model is what a file means, built once and shared by every rule: which
+// qualified name each imported or aliased name stands for, and a summary of
+// every function the file defines (does it wait for the GPU, directly or
+// through what it calls; does it run CUDA work; does it return a
+// non_blocking device-to-host copy).
+type Model struct {
+	f *File
+	// path, key and isPackage name the module for the project: key is the
+	// dotted name the path stands for (pkg/utils.py: pkg.utils).
+	path      string
+	key       string
+	isPackage bool
+	proj      *Project
+	inProject bool // summarised in the project's first phase
+	// firstPhase: the rules run before the project is linked; imported
+	// summaries are not there yet and local ones may still gain flags, so
+	// every answer is recorded for Project.changed to check.
+	firstPhase bool
+	asked      []asked
+	aliases    map[string]string // local name -> qualified name
+	// syncNames are names bound to a bound method that waits for the GPU.
+	syncNames map[string]bool
+	// fns are the file's functions and methods by name; a name defined
+	// twice keeps the summary that is true of either (a sync anywhere).
+	// Built on first use: most files only need the imports.
+	fns  map[string]*FuncSummary
+	defs []*Node
+	// flows are the control-flow graphs built so far, by scope node.
+	flows map[int32]*Flow
+}
+
+// FuncSummary is what a function does, as far as the rules care.
+type FuncSummary struct {
+	Name string
+	Node *Node
+	// Syncs: the function waits for the GPU (.item(), .cpu(), .tolist(),
+	// synchronize(), ...) itself or through a function of this file it calls.
+	Syncs bool
+	// RunsCUDA: it moves data to the GPU or names CUDA, or calls a
+	// function of this file that does.
+	RunsCUDA bool
+	// ReturnsNonBlockingD2H: it returns the result of a non_blocking copy to
+	// the CPU (directly or through a local name).
+	ReturnsNonBlockingD2H bool
+	// ReturnsCPUTensor: it returns a tensor a factory made without
+	// device= (torch.ones(n, n).tril()), so it lives on the CPU.
+	ReturnsCPUTensor bool
+	// Method: defined in a class body, so obj.name() may reach it.
+	Method bool
+	// calls are the file's own functions it calls by name; ext the
+	// qualified names (imports resolved) of what it calls through an
+	// import; retCalls the callees whose result it returns.
+	calls    []string
+	ext      []string
+	retCalls []string
+	// nbReturn: it returns a non_blocking copy, complete unless one of
+	// nbGuards (called between copy and return) synchronises.
+	nbReturn bool
+	nbGuards []callRef
+}
+
+// commonMethods are method names too widely shared (by tensors, modules,
+// optimisers) for obj.name() to be taken as the file's own method.
+var commonMethods = map[string]bool{"to": true, "cpu": true, "cuda": true, "item": true, "forward": true, "step": true,
+	"backward": true, "__call__": true, "__init__": true, "run": true, "update": true, "get": true, "load": true,
+	"save": true, "train": true, "eval": true, "sum": true, "mean": true, "numpy": true, "tolist": true, "wait": true}
+
+// Model builds the file's model on first use.
+func (f *File) Model() *Model {
+	if f.model == nil {
+		f.model = buildModel(f)
+	}
+	return f.model
+}
+
+// SyncCalls are method and function names whose call makes the host wait
+// for the GPU.
+var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cpu": true, "synchronize": true,
+	"elapsed_time": true, "wait": true, "all_reduce": true, "barrier": true}
+
+func buildModel(f *File) *Model {
+	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, path: f.Path, key: moduleKey(f.Path),
+		proj: f.project}
+	m.isPackage = isPackageInit(f.Path)
+	t := f.Tree
+	var defs, assigns []*Node
+	for i := range t.nodes {
+		if i&0xffff == 0xffff && f.cancelled() {
+			break
+		}
+		n := &t.nodes[i]
+		switch n.Type() {
+		case "import_statement":
+			for _, c := range n.ChildrenByFieldName("name") {
+				switch c.Type() {
+				case "dotted_name":
+					// import a.b binds a, which names the package a.
+					first := strings.SplitN(f.Text(c), ".", 2)[0]
+					m.aliases[first] = first
+				case "aliased_import":
+					m.aliases[f.Text(c.ChildByFieldName("alias"))] = f.Compact(c.ChildByFieldName("name"))
+				}
+			}
+		case "import_from_statement":
+			mod := f.Compact(n.ChildByFieldName("module_name"))
+			for _, c := range n.ChildrenByFieldName("name") {
+				switch c.Type() {
+				case "dotted_name":
+					m.aliases[f.Text(c)] = joinModule(mod, f.Compact(c))
+				case "aliased_import":
+					m.aliases[f.Text(c.ChildByFieldName("alias"))] = joinModule(mod, f.Compact(c.ChildByFieldName("name")))
+				}
+			}
+		case "function_definition":
+			defs = append(defs, n)
+		case "assignment":
+			assigns = append(assigns, n)
+		}
+	}
+	// name = some.imported.thing makes name an alias (clock =
+	// time.perf_counter), when the right side resolves through an import.
+	for _, a := range assigns {
+		l, r := a.ChildByFieldName("left"), a.ChildByFieldName("right")
+		// sync = getattr(torch, device).synchronize: calling sync() waits.
+		if l != nil && r != nil && l.Type() == "identifier" && r.Type() == "attribute" && SyncCalls[f.Text(r.ChildByFieldName("attribute"))] {
+			m.syncNames[f.Text(l)] = true
+		}
+		if l == nil || r == nil || l.Type() != "identifier" || (r.Type() != "attribute" && r.Type() != "identifier") {
+			continue
+		}
+		if q := m.Qualified(r); q != f.Compact(r) {
+			if _, taken := m.aliases[f.Text(l)]; !taken {
+				m.aliases[f.Text(l)] = q
+			}
+		}
+	}
+	m.defs = defs
+	return m
+}
+
+// joinModule names what `from mod import name` binds; `from . import x`
+// has the module ".".
+func joinModule(mod, name string) string {
+	if strings.HasSuffix(mod, ".") {
+		return mod + name
+	}
+	return mod + "." + name
+}
+
+// funcs summarises the file's functions on first use. In a project the
+// first phase summarises every file and links them; a file parsed again
+// for its rules takes those summaries over.
+func (m *Model) funcs() map[string]*FuncSummary {
+	if m.fns != nil {
+		return m.fns
+	}
+	if m.proj != nil && !m.firstPhase {
+		if prior := m.proj.byPath[m.path]; prior != nil && prior != m && prior.fns != nil {
+			m.fns = prior.fns
+			return m.fns
+		}
+	}
+	m.fns = map[string]*FuncSummary{}
+	f := m.f
+	for _, d := range m.defs {
+		s := &FuncSummary{Name: f.Text(d.ChildByFieldName("name")), Node: d}
+		owner := Ancestor(d, "class_definition", "function_definition")
+		s.Method = owner != nil && owner.Type() == "class_definition"
+		m.summarise(s)
+		if old := m.fns[s.Name]; old != nil {
+			old.Syncs = old.Syncs || s.Syncs
+			old.RunsCUDA = old.RunsCUDA || s.RunsCUDA
+			old.nbReturn = old.nbReturn || s.nbReturn
+			old.nbGuards = append(old.nbGuards, s.nbGuards...)
+			old.ReturnsCPUTensor = old.ReturnsCPUTensor || s.ReturnsCPUTensor
+			old.Method = old.Method && s.Method
+			old.calls = append(old.calls, s.calls...)
+			old.ext = append(old.ext, s.ext...)
+			old.retCalls = append(old.retCalls, s.retCalls...)
+			continue
+		}
+		m.fns[s.Name] = s
+	}
+	// What a function does through its callees: iterate to a fixed point
+	// (each round can only set flags, so it ends).
+	for changed := true; changed; {
+		changed = false
+		for _, s := range m.fns {
+			for _, c := range s.calls {
+				callee := m.fns[c]
+				if callee == nil || callee == s {
+					continue
+				}
+				if callee.Syncs && !s.Syncs {
+					s.Syncs, changed = true, true
+				}
+				if callee.RunsCUDA && !s.RunsCUDA {
+					s.RunsCUDA, changed = true, true
+				}
+			}
+		}
+	}
+	// Within the file alone; in a project, linking settles it once every
+	// file's Syncs is known.
+	if m.inProject {
+		return m.fns
+	}
+	m.settle(func(r callRef) *FuncSummary {
+		if r.ext {
+			return nil
+		}
+		return m.fns[r.name]
+	})
+	return m.fns
+}
+
+// settle decides ReturnsNonBlockingD2H once Syncs is known everywhere: a
+// function returns an unfinished copy when it returns one with no
+// synchronising call between, or returns what such a function returns.
+func (m *Model) settle(resolve func(callRef) *FuncSummary) {
+	var queue []*FuncSummary
+	for _, s := range m.fns {
+		if !s.nbReturn || s.ReturnsNonBlockingD2H {
+			continue
+		}
+		synced := false
+		for _, g := range s.nbGuards {
+			if t := resolve(g); t != nil && t.Syncs {
+				synced = true
+				break
+			}
+		}
+		if !synced {
+			s.ReturnsNonBlockingD2H = true
+			queue = append(queue, s)
+		}
+	}
+	if len(queue) == 0 {
+		return
+	}
+	// return helper(x) within the file: what the helper returns.
+	for changed := true; changed; {
+		changed = false
+		for _, s := range m.fns {
+			if s.ReturnsNonBlockingD2H {
+				continue
+			}
+			for _, c := range s.retCalls {
+				if t := m.fns[c]; t != nil && t != s && t.ReturnsNonBlockingD2H {
+					s.ReturnsNonBlockingD2H, changed = true, true
+					break
+				}
+			}
+		}
+	}
+}
+
+// summarise reads one function's own body (nested functions included: a
+// closure defined and called there runs as part of it).
+func (m *Model) summarise(s *FuncSummary) {
+	f := m.f
+	d := s.Node
+	t := f.Tree
+	end := d.Index() + 1
+	for end < len(t.nodes) && t.nodes[end].start < d.end {
+		end++
+	}
+	for i := d.Index() + 1; i < end; i++ {
+		if i&0x3fff == 0x3fff && f.cancelled() {
+			return
+		}
+		n := &t.nodes[i]
+		switch n.Type() {
+		case "call":
+			fn := n.ChildByFieldName("function")
+			if fn == nil {
+				continue
+			}
+			callee := LastName(f.Compact(fn))
+			if SyncCalls[callee] && fn.Type() == "attribute" {
+				s.Syncs = true
+			}
+			// .to(device, non_blocking=True) only makes sense for a copy
+			// to or from the GPU.
+			if callee == "cuda" || callee == "to" && (strings.Contains(f.Text(n.ChildByFieldName("arguments")), "cuda") ||
+				f.IsTrue(f.Keyword(n, "non_blocking"))) {
+				s.RunsCUDA = true
+			}
+			switch {
+			case m.viaImport(fn):
+				s.ext = append(s.ext, m.Qualified(fn))
+			case fn.Type() == "identifier" || fn.Type() == "attribute" && f.Text(fn.ChildByFieldName("object")) == "self":
+				s.calls = append(s.calls, callee)
+			}
+		case "return_statement":
+			r := n.NamedChild(0)
+			if r == nil {
+				continue
+			}
+			if nb, guards := m.isNonBlockingD2H(r, d); nb {
+				s.nbReturn = true
+				s.nbGuards = append(s.nbGuards, guards...)
+			}
+			if m.isCPUFactory(r) {
+				s.ReturnsCPUTensor = true
+			}
+			// return helper(x): what the helper returns, this returns.
+			if r.Type() == "call" {
+				if fn := r.ChildByFieldName("function"); m.viaImport(fn) {
+					s.retCalls = append(s.retCalls, m.Qualified(fn))
+				} else if fn != nil && fn.Type() == "identifier" {
+					s.retCalls = append(s.retCalls, f.Text(fn))
+				}
+			}
+		}
+	}
+}
+
+// viaImport reports whether a callee's first name was imported or
+// aliased (u.to_host with `import pkg.utils as u`; to_host with `from
+// .utils import to_host`).
+func (m *Model) viaImport(fn *Node) bool {
+	root := fn
+	for root != nil && root.Type() == "attribute" {
+		root = root.ChildByFieldName("object")
+	}
+	if root == nil || root.Type() != "identifier" {
+		return false
+	}
+	_, ok := m.aliases[m.f.Text(root)]
+	return ok
+}
+
+// cpuFactories are torch functions that allocate on the default device.
+var cpuFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "rand": true, "arange": true, "empty": true,
+	"full": true, "eye": true, "linspace": true, "randint": true, "randperm": true}
+
+// cpuFactoryKeeps are methods whose result stays where the tensor is.
+var cpuFactoryKeeps = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
+	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "triu": true, "tril": true}
+
+// isCPUFactory: e is torch.<factory>(...) without device=, possibly
+// through methods that keep the device (torch.ones(n, n).tril().bool()).
+func (m *Model) isCPUFactory(e *Node) bool {
+	for e != nil && e.Type() == "parenthesized_expression" && e.NamedChildCount() == 1 {
+		e = e.NamedChild(0)
+	}
+	for e != nil && e.Type() == "call" {
+		fn := e.ChildByFieldName("function")
+		if fn == nil || fn.Type() != "attribute" {
+			return false
+		}
+		q := m.Qualified(fn)
+		if name, ok := strings.CutPrefix(q, "torch."); ok && cpuFactories[name] {
+			return m.f.Keyword(e, "device") == nil
+		}
+		// torch.triu(x, 1): x's device.
+		if q == "torch.triu" || q == "torch.tril" {
+			args := PositionalArgs(e)
+			if len(args) == 0 {
+				return false
+			}
+			e = args[0]
+			continue
+		}
+		if !cpuFactoryKeeps[m.f.Text(fn.ChildByFieldName("attribute"))] {
+			return false
+		}
+		e = fn.ChildByFieldName("object")
+	}
+	return false
+}
+
+// release lets go of the syntax tree once the summaries are made, for a
+// file kept in the project only for what it exports.
+func (m *Model) release() {
+	for _, s := range m.fns {
+		s.Node = nil
+	}
+	m.f, m.defs, m.flows = nil, nil, nil
+}
+
+// isNonBlockingD2H: e is a non_blocking copy to the CPU, or a name in scope
+// assigned one. guards are the functions called between the copy and the
+// return: if one of them waits for the GPU, the copy is complete (known
+// once every summary is in; see settle).
+func (m *Model) isNonBlockingD2H(e *Node, scope *Node) (bool, []callRef) {
+	f := m.f
+	for e != nil && e.Type() == "parenthesized_expression" && e.NamedChildCount() == 1 {
+		e = e.NamedChild(0)
+	}
+	if e == nil {
+		return false, nil
+	}
+	var guards []callRef
+	if e.Type() == "identifier" {
+		var rhs *Node
+		for _, id := range f.Names(f.Text(e), int(scope.StartByte()), int(e.StartByte())) {
+			if p := id.Parent(); p != nil && p.Type() == "assignment" && p.ChildByFieldName("left") == id {
+				rhs = p.ChildByFieldName("right")
+			}
+		}
+		if rhs == nil {
+			return false, nil
+		}
+		// A synchronize between the copy and the return completes it.
+		if len(f.CallsAt("synchronize(", int(rhs.EndByte()), int(e.StartByte()))) > 0 {
+			return false, nil
+		}
+		for _, c := range f.Calls(int(rhs.EndByte()), int(e.StartByte())) {
+			if r, ok := m.callRef(c); ok {
+				guards = append(guards, r)
+			}
+		}
+		e = rhs
+	}
+	if e.Type() == "conditional_expression" {
+		// t.to("cpu", non_blocking=True) if pinned else t.cpu(): one path
+		// returns an unfinished copy.
+		for _, c := range e.NamedChildren() {
+			if IsNonBlockingD2H(f, c) {
+				return true, guards
+			}
+		}
+	}
+	return IsNonBlockingD2H(f, e), guards
+}
+
+// callRef names what a call reaches, for summaries: a function of this
+// file by name, or a project function through an import.
+type callRef struct {
+	name string
+	ext  bool
+}
+
+func (m *Model) callRef(c *Node) (callRef, bool) {
+	fn := c.ChildByFieldName("function")
+	switch {
+	case fn == nil:
+	case m.viaImport(fn):
+		return callRef{m.Qualified(fn), true}, true
+	case fn.Type() == "identifier":
+		return callRef{m.f.Text(fn), false}, true
+	case fn.Type() == "attribute" && m.f.Text(fn.ChildByFieldName("object")) == "self":
+		return callRef{m.f.Text(fn.ChildByFieldName("attribute")), false}, true
+	}
+	return callRef{}, false
+}
+
+// IsNonBlockingD2H: call is `x.cpu(non_blocking=True)` or
+// `x.to("cpu", non_blocking=True)`.
+func IsNonBlockingD2H(f *File, call *Node) bool {
+	if call.Type() != "call" {
+		return false
+	}
+	kw := f.Keyword(call, "non_blocking")
+	if !f.IsTrue(kw) {
+		return false
+	}
+	switch LastName(f.Callee(call)) {
+	case "cpu":
+		return true
+	case "to":
+		a := f.Compact(call.ChildByFieldName("arguments"))
+		return strings.Contains(a, `"cpu"`) || strings.Contains(a, `'cpu'`)
+	}
+	return false
+}
+
+// Qualified is the dotted name an expression stands for, with its first
+// part resolved through the file's imports and aliases: with `from
+// torch.cuda import amp`, `amp.autocast` is `torch.cuda.amp.autocast`.
+// Anything that is not a dotted name comes back as its compact text.
+func (m *Model) Qualified(n *Node) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Type() {
+	case "identifier":
+		name := m.f.Text(n)
+		if q, ok := m.aliases[name]; ok {
+			return q
+		}
+		return name
+	case "attribute":
+		obj := n.ChildByFieldName("object")
+		if obj != nil && (obj.Type() == "identifier" || obj.Type() == "attribute") {
+			return m.Qualified(obj) + "." + m.f.Text(n.ChildByFieldName("attribute"))
+		}
+	}
+	return m.f.Compact(n)
+}
+
+// QualifiedCallee is the qualified name of a call's function.
+func (m *Model) QualifiedCallee(call *Node) string {
+	if call == nil || call.Type() != "call" {
+		return ""
+	}
+	return m.Qualified(call.ChildByFieldName("function"))
+}
+
+// Alias is the qualified name a bare name was imported or aliased as.
+func (m *Model) Alias(name string) (string, bool) {
+	q, ok := m.aliases[name]
+	return q, ok
+}
+
+// Summary is the summary of the function a call reaches, when it is a
+// plain name or a method on self defined in this file.
+func (m *Model) Summary(call *Node) *FuncSummary {
+	fn := call.ChildByFieldName("function")
+	if fn == nil {
+		return nil
+	}
+	s := m.summary(fn)
+	if m.firstPhase {
+		a := asked{local: s, flags: s.flags()}
+		if m.viaImport(fn) {
+			a.imported = m.Qualified(fn)
+		}
+		m.asked = append(m.asked, a)
+	}
+	return s
+}
+
+func (m *Model) summary(fn *Node) *FuncSummary {
+	switch fn.Type() {
+	case "identifier":
+		if s := m.funcs()[m.f.Text(fn)]; s != nil {
+			return s
+		}
+		return m.importedSummary(fn)
+	case "attribute":
+		name := m.f.Text(fn.ChildByFieldName("attribute"))
+		if m.f.Text(fn.ChildByFieldName("object")) == "self" {
+			return m.funcs()[name]
+		}
+		// u.to_host(x) with `import pkg.utils as u`.
+		if s := m.importedSummary(fn); s != nil {
+			return s
+		}
+		// obj.name(): a method this file defines under a name not shared
+		// with tensors, modules or optimisers.
+		if s := m.funcs()[name]; s != nil && s.Method && !commonMethods[name] && !strings.HasPrefix(name, "__") {
+			return s
+		}
+	}
+	return nil
+}
+
+// asked is one summary question a rule asked in the first phase: the
+// answer it got (the local summary, or none) and, for a call through an
+// import, the qualified name that may reach a project function.
+type asked struct {
+	local    *FuncSummary
+	imported string
+	flags    uint8
+}
+
+// flags packs what rules read of a summary; no summary reads as none set.
+func (s *FuncSummary) flags() uint8 {
+	if s == nil {
+		return 0
+	}
+	var b uint8
+	for i, on := range []bool{s.Syncs, s.RunsCUDA, s.ReturnsNonBlockingD2H, s.ReturnsCPUTensor, s.Method} {
+		if on {
+			b |= 1 << i
+		}
+	}
+	return b
+}
+
+// CallsImported reports whether a call's callee was imported (so a
+// summary of it, if any, is another module's).
+func (m *Model) CallsImported(call *Node) bool {
+	return m.viaImport(call.ChildByFieldName("function"))
+}
+
+// CallSyncs reports whether a call waits for the GPU: a synchronising
+// method (.item(), .synchronize(), ...), a name bound to one, or a function
+// of this file whose summary synchronises.
+func (m *Model) CallSyncs(call *Node) bool {
+	fn := call.ChildByFieldName("function")
+	if fn == nil {
+		return false
+	}
+	if s := m.Summary(call); s != nil {
+		return s.Syncs
+	}
+	if fn.Type() == "identifier" {
+		return m.syncNames[m.f.Text(fn)]
+	}
+	return fn.Type() == "attribute" && SyncCalls[m.f.Text(fn.ChildByFieldName("attribute"))]
+}
+
+// Calls lists the call nodes inside [start, end) in source order.
+func (f *File) Calls(start, end int) []*Node {
+	t := f.Tree
+	var out []*Node
+	i := sort.Search(len(t.nodes), func(i int) bool { return int(t.nodes[i].start) >= start })
+	for k := 0; i < len(t.nodes) && int(t.nodes[i].start) < end; i, k = i+1, k+1 {
+		if k&0x3fff == 0 && f.cancelled() {
+			return nil
+		}
+		n := &t.nodes[i]
+		if int(n.start) >= start && int(n.end) <= end && n.Type() == "call" {
+			out = append(out, n)
+		}
+	}
+	return out
+}

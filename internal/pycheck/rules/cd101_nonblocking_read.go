@@ -1,0 +1,233 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD101: a device-to-host copy made with non_blocking=True is read on the
+// host before the GPU has finished it.
+var CD101 = &pycheck.Rule{
+	Code:     "CD101",
+	Name:     "nonblocking-copy-read",
+	Severity: report.Error,
+	Anchors:  []string{"non_blocking"},
+	Follows:  func(s *pycheck.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
+	Doc: pycheck.Doc{
+		Title:   "Result of a non_blocking device-to-host copy read before synchronising",
+		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
+		Why: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
+stream; the call returns before the data arrives. Reading the destination on the host
+before torch.cuda.synchronize(), an event's synchronize() or the stream's synchronize()
+reads whatever the memory held before: no error is raised, the numbers are just wrong.`,
+		Example: `probs = logits.softmax(-1).to("cpu", non_blocking=True)
+print(probs.tolist())        # may print stale memory`,
+		Fix: `Synchronise before reading: call torch.cuda.synchronize() (or record an event after the
+copy and call event.synchronize()) before touching the result on the host; or drop
+non_blocking=True when the value is needed right away.`,
+		References: []string{
+			"https://docs.pytorch.org/tutorials/intermediate/pinmem_nonblock.html (A guide on good usage of non_blocking and pin_memory(): reading a non-blocking device-to-host copy before synchronising gives undefined data)",
+			"testdata/gpu/scenarios/s21_nonblocking_race.py (H100: an unsynchronised non_blocking copy was corrupted 50 times out of 50, silently)",
+		},
+	},
+	Check: checkCD101,
+}
+
+// hostReads are the methods that read a CPU tensor's data into Python.
+var hostReads = map[string]bool{"tolist": true, "numpy": true, "item": true, "__array__": true}
+
+// passOn are methods that hand a copy on without reading its data on the
+// host: a copy back to the device runs on the same stream, after the first.
+var passOn = map[string]bool{"to": true, "cuda": true, "pin_memory": true, "record_stream": true, "share_memory_": true,
+	"size": true, "dim": true, "numel": true, "copy_": true}
+
+// hostReadFuncs are builtins and numpy functions that read their argument.
+var hostReadFuncs = map[string]bool{"print": true, "float": true, "int": true, "bool": true, "list": true, "str": true,
+	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true, "np.save": true, "len": false}
+
+func checkCD101(p *pycheck.Pass) {
+	f := p.File
+	for _, off := range f.Find("non_blocking", 0, len(f.Src)) {
+		call := nonBlockingCall(f, off)
+		if call == nil {
+			continue
+		}
+		if pycheck.LastName(f.Callee(call)) == "copy_" {
+			// dst.copy_(src, non_blocking=True) into host memory: dst is
+			// what the host must not read yet.
+			if dst := unparen(receiver(call)); dst != nil && isPlace(f, dst) && hostBuffer(f, dst) {
+				checkPlaceReads(p, call, dst, f.Text(dst)+", filled by a non_blocking copy_ from the GPU")
+			}
+			continue
+		}
+		if copyDirection(f, call) != "d2h" {
+			continue
+		}
+		checkCopyRead(p, call, "the result of a non_blocking device-to-host copy")
+	}
+	m := f.Model()
+	for _, call := range f.Calls(0, len(f.Src)) {
+		if s := m.Summary(call); s != nil && s.ReturnsNonBlockingD2H {
+			checkCopyRead(p, call, fmt.Sprintf("the non_blocking device-to-host copy %s() returns", s.Name))
+		}
+	}
+}
+
+// hostBuffer reports whether a place holds host memory: it was last
+// assigned (in this function, or for self.x anywhere in the class) a
+// pinned or CPU tensor.
+func hostBuffer(f *pycheck.File, place *pycheck.Node) bool {
+	var scopes []*pycheck.Node
+	scopes = append(scopes, f.Scope(place))
+	if place.Type() == "attribute" {
+		if cls := pycheck.Ancestor(place, "class_definition"); cls != nil {
+			scopes = append(scopes, cls)
+		}
+	}
+	for _, sc := range scopes {
+		for _, n := range placeOccurrences(f, nil, place, int(sc.StartByte()), int(sc.EndByte())) {
+			if !placeRebound(n) {
+				continue
+			}
+			t := f.Compact(n.Parent().ChildByFieldName("right"))
+			if containsAny(t, []string{"pin_memory", `device="cpu"`, `device='cpu'`, ".cpu()", ".numpy()"}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
+	f := p.File
+	if n, how := hostRead(f, upParen(call)); n != nil {
+		p.Report(n, fmt.Sprintf("%s reads %s before it has completed", how, what))
+		return
+	}
+	// Copies made in a comprehension: the list they land in is the place.
+	if c := pycheck.Ancestor(call, "list_comprehension", "generator_expression", "function_definition"); c != nil && c.Type() != "function_definition" {
+		if body := c.ChildByFieldName("body"); body != nil && same(unparen(body), upParen(call)) {
+			call = c
+		}
+	}
+	place := assignedPlace(f, call)
+	if place == nil {
+		return
+	}
+	checkPlaceReads(p, call, place, f.Text(place)+", "+what)
+}
+
+// checkPlaceReads reports the first host read of place that the value
+// the copy made by call puts there reaches, along some path of the
+// function's control flow with no synchronisation on it: later in the
+// function, in a finally clause, or in the next pass of a loop.
+func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
+	f := p.File
+	fl := f.Flow(f.Scope(call))
+	line, _ := f.LineCol(int(call.StartByte()))
+	// The value enters place where it is assigned (after the copy's
+	// statement); a copy_ fills it at the call.
+	at := call
+	if d := assignedPlace(f, call); d != nil {
+		at = d
+	}
+	uses := fl.UsesAfter(at, place, hostSyncs(f, fl), true)
+	sortNodes(uses)
+	for _, use := range uses {
+		n, how := hostRead(f, use)
+		if n == nil {
+			n, how = elementRead(f, use)
+		}
+		if n != nil {
+			where := ""
+			if use.StartByte() < call.StartByte() {
+				where = " in the loop's next pass"
+			}
+			p.Report(n, fmt.Sprintf("%s reads %s (line %d)%s, before any synchronize()", how, what, line, where))
+			return
+		}
+	}
+}
+
+// elementRead: place is iterated (`for h in place`, a comprehension over
+// it) and an element is read on the host inside.
+func elementRead(f *pycheck.File, use *pycheck.Node) (*pycheck.Node, string) {
+	p := upParen(use).Parent()
+	if p == nil || (p.Type() != "for_in_clause" && p.Type() != "for_statement") || !same(p.ChildByFieldName("right"), upParen(use)) {
+		return nil, ""
+	}
+	target := p.ChildByFieldName("left")
+	if target == nil || target.Type() != "identifier" {
+		return nil, ""
+	}
+	region := p.Parent()
+	if p.Type() == "for_statement" {
+		region = p.ChildByFieldName("body")
+	}
+	if region == nil {
+		return nil, ""
+	}
+	for _, id := range f.Names(f.Text(target), int(region.StartByte()), int(region.EndByte())) {
+		if same(id, target) {
+			continue
+		}
+		if n, how := hostRead(f, id); n != nil {
+			return n, how
+		}
+	}
+	return nil, ""
+}
+
+// hostRead classifies a use of a host tensor that reads its data: a
+// method (other than handing it on), indexing, arithmetic or a comparison,
+// or a builtin or numpy function of it.
+func hostRead(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
+	n = upParen(n)
+	p := n.Parent()
+	if p == nil {
+		return nil, ""
+	}
+	switch p.Type() {
+	case "attribute":
+		if m, call := methodCallOn(f, n); call != nil && (hostReads[m] || !passOn[m] && !isInplaceMethod(m)) {
+			return call, "." + m + "()"
+		}
+	case "subscript":
+		if v := p.ChildByFieldName("value"); same(v, n) {
+			if g := p.Parent(); g != nil && (g.Type() == "assignment" || g.Type() == "augmented_assignment") && same(g.ChildByFieldName("left"), p) {
+				return nil, ""
+			}
+			return p, "indexing"
+		}
+	case "comparison_operator":
+		// x is None / x is not None asks about the name, not the data.
+		if isNoneTest(p) {
+			return nil, ""
+		}
+		return p, "a comparison"
+	case "binary_operator":
+		return p, f.Text(p.ChildByFieldName("operator"))
+	case "argument_list":
+		call := p.Parent()
+		if call != nil && call.Type() == "call" && hostReadFuncs[f.Callee(call)] {
+			return call, f.Callee(call) + "()"
+		}
+	}
+	return nil, ""
+}
+
+// isNoneTest: a comparison `x is None` or `x is not None`.
+func isNoneTest(cmp *pycheck.Node) bool {
+	is, none := false, false
+	for _, c := range cmp.Children() {
+		switch c.Type() {
+		case "is", "is not":
+			is = true
+		case "none":
+			none = true
+		}
+	}
+	return is && none
+}

@@ -1,0 +1,116 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD102: a pinned host tensor is modified while a non_blocking copy from it
+// to the GPU may still be running.
+var CD102 = &pycheck.Rule{
+	Code:     "CD102",
+	Name:     "pinned-source-mutated",
+	Severity: report.Error,
+	Anchors:  []string{"non_blocking"},
+	Doc: pycheck.Doc{
+		Title:   "Pinned source of a non_blocking copy modified before synchronising",
+		Summary: "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
+		Why: `A non_blocking host-to-device copy from pinned memory is a DMA transfer queued on the
+stream: the call returns before the bytes are read. Writing the source afterwards races
+with the transfer, and the GPU receives the new values, the old ones or a mix, with no
+error. In a loop the write at the top of the next iteration races the same way.
+Pageable (unpinned) sources are safe: CUDA stages them synchronously.`,
+		Example: `src = torch.empty(n).pin_memory()
+dst = src.to("cuda", non_blocking=True)
+src.fill_(-1.0)              # races with the copy`,
+		Fix: `Synchronise (torch.cuda.synchronize(), or record an event after the copy and wait on it
+with event.synchronize()) before writing the pinned buffer again; or keep one pinned
+buffer per in-flight copy (double buffering) and reuse a buffer only after its event.`,
+		References: []string{
+			"testdata/gpu/scenarios/s21_nonblocking_race.py and testdata/gpu/logs/h100/s21_nonblocking_race.plain.log (H100: the GPU copy was corrupted 50 times out of 50, no error)",
+			"https://docs.pytorch.org/tutorials/intermediate/pinmem_nonblock.html (non_blocking copies from pinned memory are asynchronous)",
+		},
+	},
+	Check: checkCD102,
+}
+
+func checkCD102(p *pycheck.Pass) {
+	f := p.File
+	for _, off := range f.Find("non_blocking", 0, len(f.Src)) {
+		call := nonBlockingCall(f, off)
+		if call == nil {
+			continue
+		}
+		var src *pycheck.Node
+		switch pycheck.LastName(f.Callee(call)) {
+		case "to", "cuda":
+			if copyDirection(f, call) == "h2d" {
+				src = unparen(receiver(call))
+			}
+		case "copy_":
+			if args := pycheck.PositionalArgs(call); len(args) > 0 {
+				src = unparen(args[0])
+			}
+		}
+		if src == nil || !isPlace(f, src) {
+			continue
+		}
+		scope := f.Scope(call)
+		name := f.Text(src)
+		if !pinnedPlace(f, scope, src) {
+			continue
+		}
+		// The writes that some path from the copy reaches with no
+		// synchronisation between: later in the function, or in the
+		// loop's next pass before the copy (unless the buffer is made
+		// anew there).
+		fl := f.Flow(scope)
+		line, _ := f.LineCol(int(call.StartByte()))
+		uses := fl.UsesAfter(call, src, hostSyncs(f, fl), true)
+		sortNodes(uses)
+		for _, use := range uses {
+			if n, what := mutation(f, use); n != nil {
+				when := ""
+				if use.StartByte() < call.StartByte() {
+					when = " on the next loop iteration"
+				}
+				p.Report(n, fmt.Sprintf("%s writes pinned %s%s while the non_blocking copy from it (line %d) may still be running", what, name, when, line))
+				break
+			}
+		}
+	}
+}
+
+// pinnedPlace reports whether place may hold pinned memory where it is
+// copied from (an assignment that pins reaches there), or (self.x) pinned anywhere in its class.
+func pinnedPlace(f *pycheck.File, scope, place *pycheck.Node) bool {
+	isPinned := func(rhs *pycheck.Node) bool {
+		t := f.Compact(rhs)
+		return strings.Contains(t, ".pin_memory()") || strings.Contains(t, "pin_memory=True")
+	}
+	if place.Type() == "identifier" {
+		// Pinned by an assignment that reaches the copy on some path (a
+		// buffer made lazily: `if buf is None: buf = ....pin_memory()`).
+		for _, d := range f.Flow(scope).ReachingDefs(place, place) {
+			if rhs := defValue(d); rhs != nil && isPinned(rhs) {
+				return true
+			}
+		}
+		return false
+	}
+	region := scope
+	if place.Type() == "attribute" && strings.HasPrefix(f.Text(place), "self.") {
+		if cls := pycheck.Ancestor(place, "class_definition"); cls != nil {
+			region = cls
+		}
+	}
+	for _, n := range placeOccurrences(f, nil, place, int(region.StartByte()), int(region.EndByte())) {
+		if placeRebound(n) && isPinned(n.Parent().ChildByFieldName("right")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,241 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD103: CUDA is used in a process that was forked, or a fork happens after
+// CUDA was initialised.
+var CD103 = &pycheck.Rule{
+	Code:     "CD103",
+	Name:     "cuda-in-forked-process",
+	Severity: report.Error,
+	Anchors:  []string{"DataLoader", "Pool", "get_context", "Process(", "ProcessPoolExecutor"},
+	Doc: pycheck.Doc{
+		Title:   "CUDA used in a forked subprocess",
+		Summary: "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised.",
+		Why: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
+first CUDA call in the child raises "Cannot re-initialize CUDA in forked subprocess. To
+use CUDA with multiprocessing, you must use the 'spawn' start method". DataLoader
+workers are forked on Linux by default (Python before 3.14), so a Dataset that builds
+CUDA tensors fails as soon as num_workers > 0, and so does a fork Pool whose function
+touches the GPU.`,
+		Example: `class OnGpu(Dataset):
+    def __getitem__(self, i):
+        return torch.full((4,), float(i), device="cuda")
+loader = DataLoader(OnGpu(), num_workers=2)`,
+		Fix: `Keep Datasets on the CPU and move whole batches to the GPU in the training loop
+(batch.to("cuda", non_blocking=True) with pin_memory=True); if a worker must use CUDA,
+pass multiprocessing_context="spawn" to the DataLoader or use
+multiprocessing.get_context("spawn") for the Pool.`,
+		References: []string{
+			"testdata/gpu/scenarios/s26_dataloader_worker_cuda.py and testdata/gpu/logs/h100/s26_dataloader_worker_cuda.plain.log (\"Cannot re-initialize CUDA in forked subprocess\")",
+			"testdata/gpu/scenarios/s12_fork_reinit.py and testdata/gpu/logs/h100/s12_fork_reinit.plain.log (fork Pool after CUDA init, same error)",
+			"https://docs.pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing (the CUDA runtime does not support the fork start method)",
+		},
+	},
+	Check: checkCD103,
+}
+
+func checkCD103(p *pycheck.Pass) {
+	f := p.File
+	spawnGlobal := setsSafeStartMethod(f)
+	// Part 1: Datasets that touch CUDA, with a forking DataLoader in the file.
+	if !spawnGlobal {
+		var loaders []*pycheck.Node
+		for _, call := range f.CallsAt("DataLoader(", 0, len(f.Src)) {
+			if forkingLoader(f, call) {
+				loaders = append(loaders, call)
+			}
+		}
+		if len(loaders) > 0 {
+			for _, m := range []string{"def __getitem__", "def __iter__", "def __getitems__"} {
+				for _, off := range f.Find(m, 0, len(f.Src)) {
+					fn := f.NodeAt(off, off+len(m))
+					if fn == nil || fn.Type() != "function_definition" {
+						continue
+					}
+					cls := pycheck.Ancestor(fn, "class_definition")
+					if cls == nil || !strings.Contains(f.Text(cls.ChildByFieldName("superclasses")), "Dataset") {
+						continue
+					}
+					loader := loaderOf(f, loaders, f.Text(cls.ChildByFieldName("name")))
+					if loader == nil {
+						continue
+					}
+					lline, _ := f.LineCol(int(loader.StartByte()))
+					for _, use := range cudaUses(f, int(fn.StartByte()), int(fn.EndByte())) {
+						p.Report(use, fmt.Sprintf("%s.%s puts tensors on CUDA, but the DataLoader at line %d starts fork workers: \"Cannot re-initialize CUDA in forked subprocess\"",
+							f.Text(cls.ChildByFieldName("name")), strings.TrimPrefix(m, "def "), lline))
+					}
+				}
+			}
+		}
+	}
+	// Part 2: a fork-based pool or process started after CUDA initialised.
+	m := f.Model()
+	var moduleCUDA []*pycheck.Node
+	moduleDone := false
+	moduleCUDAUse := func() *pycheck.Node {
+		if !moduleDone {
+			moduleDone = true
+			for _, use := range cudaUses(f, 0, len(f.Src)) {
+				if same(f.Scope(use), f.Root) {
+					moduleCUDA = append(moduleCUDA, use)
+				}
+			}
+		}
+		if len(moduleCUDA) == 0 {
+			return nil
+		}
+		return moduleCUDA[0]
+	}
+	for _, needle := range []string{"Pool(", "Process(", "ProcessPoolExecutor("} {
+		for _, call := range f.CallsAt(needle, 0, len(f.Src)) {
+			callee := f.Callee(call)
+			last := pycheck.LastName(callee)
+			if last == "ThreadPool" || strings.Contains(callee, "Thread") || !(last == "Pool" || last == "Process" || last == "ProcessPoolExecutor") {
+				continue
+			}
+			scope := f.Scope(call)
+			ctxText := f.Compact(call)
+			qualified := m.QualifiedCallee(call)
+			// ctx.Process(...) with ctx = get_context(...) kept in a variable.
+			if r := unparen(receiver(call)); r != nil && r.Type() == "identifier" {
+				if rhs := reachingValue(f, r); rhs != nil {
+					ctxText += f.Compact(rhs)
+					qualified = m.Qualified(rhs.ChildByFieldName("function")) + "." + last
+				}
+			}
+			if !strings.Contains(ctxText, `get_context("fork")`) && !strings.Contains(ctxText, `get_context('fork')`) {
+				if spawnGlobal || strings.Contains(ctxText, "spawn") || strings.Contains(ctxText, "forkserver") || !forkDefault(callee) && !forkDefault(qualified) {
+					continue
+				}
+			}
+			var first *pycheck.Node
+			for _, use := range cudaUses(f, int(scope.StartByte()), int(call.StartByte())) {
+				if same(f.Scope(use), scope) {
+					first = use
+					break
+				}
+			}
+			// CUDA initialised at import time precedes every call of a function.
+			if first == nil && !same(scope, f.Root) {
+				first = moduleCUDAUse()
+			}
+			if first == nil {
+				continue
+			}
+			uline, _ := f.LineCol(int(first.StartByte()))
+			p.Report(call, fmt.Sprintf("%s forks after CUDA was initialised (line %d); CUDA calls in the children fail with \"Cannot re-initialize CUDA in forked subprocess\"", last, uline))
+		}
+	}
+}
+
+func forkDefault(callee string) bool {
+	return strings.Contains(callee, "get_context(") || strings.HasPrefix(callee, "multiprocessing.") || strings.HasPrefix(callee, "mp.") ||
+		strings.HasPrefix(callee, "torch.multiprocessing.") || strings.HasPrefix(callee, "concurrent.futures.") ||
+		callee == "Pool" || callee == "Process" || callee == "ProcessPoolExecutor"
+}
+
+// setsSafeStartMethod: the file switches to spawn/forkserver globally.
+func setsSafeStartMethod(f *pycheck.File) bool {
+	for _, call := range f.CallsAt("set_start_method(", 0, len(f.Src)) {
+		t := f.Compact(call)
+		if strings.Contains(t, "spawn") || strings.Contains(t, "forkserver") {
+			return true
+		}
+	}
+	return false
+}
+
+// forkingLoader: a DataLoader call with worker processes and no safe
+// multiprocessing_context.
+func forkingLoader(f *pycheck.File, call *pycheck.Node) bool {
+	nw := f.Keyword(call, "num_workers")
+	if nw == nil || f.Text(nw) == "0" {
+		return false
+	}
+	if mc := f.Keyword(call, "multiprocessing_context"); mc != nil {
+		t := f.Text(mc)
+		return strings.Contains(t, "fork") && !strings.Contains(t, "forkserver")
+	}
+	return true
+}
+
+// cudaUses finds calls in [start, end) that initialise CUDA or put data on
+// it: x.cuda(), x.to("cuda..."), factories with device="cuda...",
+// torch.cuda.set_device/synchronize.
+func cudaUses(f *pycheck.File, start, end int) []*pycheck.Node {
+	var out []*pycheck.Node
+	for _, c := range f.CallsAt(".cuda(", start, end) {
+		out = append(out, c)
+	}
+	for _, q := range []string{`"cuda`, `'cuda`} {
+		for _, off := range f.Find(q, start, end) {
+			s := f.NodeAt(off, off+len(q))
+			for s != nil && s.Type() != "string" {
+				s = s.Parent()
+				if s != nil && s.Type() != "string" && s.Type() != "string_content" {
+					s = nil
+				}
+			}
+			if s == nil {
+				continue
+			}
+			v, ok := stringValue(f, s)
+			if !ok || !(v == "cuda" || strings.HasPrefix(v, "cuda:")) {
+				continue
+			}
+			call := pycheck.Ancestor(s, "call")
+			if call == nil || !pycheck.Within(call, f.Scope(s)) {
+				continue
+			}
+			callee := f.Callee(call)
+			if last := pycheck.LastName(callee); !strings.HasPrefix(callee, "torch.") && last != "to" && last != "cuda" {
+				continue
+			}
+			if pycheck.LastName(callee) == "device" {
+				if outer := pycheck.Ancestor(call, "call"); outer != nil {
+					call = outer
+				} else {
+					continue
+				}
+			}
+			out = append(out, call)
+		}
+	}
+	for _, c := range f.CallsAt("cuda.set_device(", start, end) {
+		out = append(out, c)
+	}
+	sortNodes(out)
+	return out
+}
+
+// loaderOf is the forking DataLoader whose dataset is an instance of class
+// cls: built in the call, or bound to a name earlier in the same scope.
+func loaderOf(f *pycheck.File, loaders []*pycheck.Node, cls string) *pycheck.Node {
+	for _, l := range loaders {
+		ds := f.Keyword(l, "dataset")
+		if args := pycheck.PositionalArgs(l); ds == nil && len(args) > 0 {
+			ds = args[0]
+		}
+		if ds == nil {
+			continue
+		}
+		t := f.Text(ds)
+		if ds.Type() == "identifier" {
+			if rhs := reachingValue(f, ds); rhs != nil {
+				t = f.Text(rhs)
+			}
+		}
+		if strings.Contains(t, cls+"(") {
+			return l
+		}
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD107: a loss (a tensor with an autograd graph) kept across training-loop
+// iterations.
+var CD107 = &pycheck.Rule{
+	Code:     "CD107",
+	Name:     "loss-kept-across-iterations",
+	Severity: report.Warning,
+	Anchors:  []string{".append(", "+"},
+	// The accumulated value must be a loss or something back-propagated.
+	AlsoAnchors: []string{"loss", "backward("},
+	Doc: pycheck.Doc{
+		Title:   "Loss accumulated across iterations with its autograd graph",
+		Summary: "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`.",
+		Why: `A loss that requires grad holds its whole autograd graph, and with it the
+activations saved for backward. Storing it (history.append(loss)) or summing it into a
+variable created before the loop (total += loss) keeps every iteration's graph alive:
+memory grows each step until CUDA runs out of memory, far from the line at fault.`,
+		Example: `history = []
+for step in range(steps):
+    loss = model(x).pow(2).mean()
+    history.append(loss)`,
+		Fix: `Store plain numbers or detached tensors: history.append(loss.item()) or
+total += loss.detach() (or float(loss)).`,
+		References: []string{
+			"testdata/gpu/scenarios/s28_leak_oom.py and testdata/gpu/logs/h100/s28_leak_oom.plain.log (allocated memory grows every step until torch.OutOfMemoryError)",
+			"testdata/gpu/scenarios/s33_memory_snapshot.py and testdata/gpu/artifacts/s33_memory_snapshot.pickle (the snapshot at OOM: memory held by every step's graph)",
+			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
+		},
+	},
+	Check: checkCD107,
+}
+
+func checkCD107(p *pycheck.Pass) {
+	f := p.File
+	for _, call := range f.CallsAt(".append(", 0, len(f.Src)) {
+		args := pycheck.PositionalArgs(call)
+		if len(args) != 1 {
+			continue
+		}
+		checkAccumulation(p, call, receiver(call), args[0], "append")
+	}
+	for _, off := range f.Find("+=", 0, len(f.Src)) {
+		n := f.NodeAt(off, off+2)
+		if n == nil || n.Type() != "augmented_assignment" {
+			continue
+		}
+		checkAccumulation(p, n, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+=")
+	}
+	// total = total + loss (or loss + total): += written out.
+	for _, off := range f.Find("+", 0, len(f.Src)) {
+		if off+1 < len(f.Src) && f.Src[off+1] == '=' {
+			continue
+		}
+		n := f.NodeAt(off, off+1)
+		if n == nil || n.Type() != "binary_operator" || f.Text(n.ChildByFieldName("operator")) != "+" {
+			continue
+		}
+		a := n.Parent()
+		if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("right"), n) {
+			continue
+		}
+		left := a.ChildByFieldName("left")
+		if left == nil || !isPlace(f, left) {
+			continue
+		}
+		l, r := unparen(n.ChildByFieldName("left")), unparen(n.ChildByFieldName("right"))
+		switch {
+		case l != nil && f.Compact(l) == f.Compact(left):
+			checkAccumulation(p, a, l, r, "+")
+		case r != nil && f.Compact(r) == f.Compact(left):
+			checkAccumulation(p, a, r, l, "+")
+		}
+	}
+}
+
+func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how string) {
+	f := p.File
+	if target == nil || value == nil {
+		return
+	}
+	scope := f.Scope(at)
+	loop := enclosingLoop(at, scope)
+	if loop == nil {
+		return
+	}
+	// The accumulated expression must carry the loss itself, not a number
+	// taken from it.
+	vt := f.Compact(value)
+	for _, safe := range []string{".item()", ".detach()", "float(", ".tolist()", ".data", "int(", "len("} {
+		if strings.Contains(vt, safe) {
+			return
+		}
+	}
+	loss := lossIdentifier(f, unparen(value))
+	if loss == nil {
+		return
+	}
+	name := f.Text(loss)
+	// The target must outlive the iteration: bound before the loop or an
+	// attribute (self.history).
+	tt := f.Text(target)
+	// The accumulator outlives the loop: a name assigned before it, an
+	// attribute, or an element of one (running["loss"], log["train"]).
+	base := target
+	for base.Type() == "subscript" && isPlace(f, base) {
+		base = unparen(base.ChildByFieldName("value"))
+	}
+	fl := f.Flow(scope)
+	if base.Type() == "identifier" {
+		// Some assignment from before the loop reaches the accumulation.
+		outside := false
+		for _, d := range fl.ReachingDefs(base, base) {
+			if !pycheck.Within(d, loop) {
+				outside = true
+			}
+		}
+		if !outside {
+			return
+		}
+	} else if base.Type() != "attribute" {
+		return
+	}
+	// The loss must be computed in this loop iteration, with gradients on:
+	// every assignment of it that reaches here is in the loop body, and on
+	// some path it is not made a number or detached first.
+	body := loop.ChildByFieldName("body")
+	if body == nil {
+		return
+	}
+	graph := false
+	for _, d := range fl.ReachingDefs(loss, loss) {
+		rhs := defValue(d)
+		if rhs == nil || !pycheck.Within(rhs, body) || f.ContextOf(rhs)&pycheck.CtxNoGrad != 0 {
+			return
+		}
+		if !containsAny(f.Compact(rhs), []string{".item()", ".detach()", "float(", ".tolist()", ".cpu().numpy()", "torch.tensor(", ".data"}) {
+			graph = true
+		}
+	}
+	if !graph {
+		return
+	}
+	backpropagated := len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) > 0
+	if !strings.Contains(strings.ToLower(name), "loss") && !backpropagated {
+		return
+	}
+	// Into an element of a dict or list (logs, per-name totals) only what
+	// this loop backpropagates is known to carry a graph: per-item loss
+	// lists are often summed and backpropagated by the caller.
+	if target != base && !backpropagated {
+		return
+	}
+	// Accumulated on purpose: a backward() outside the loop runs after the
+	// accumulation (gradient accumulation, several losses combined).
+	for _, c := range f.CallsAt("backward(", int(scope.StartByte()), int(scope.EndByte())) {
+		if !pycheck.Within(c, loop) && fl.Contains(c) && fl.Reaches(at, c, nil, false) {
+			return
+		}
+	}
+	// The list is combined after the loop (torch.stack(losses).mean()), or
+	// a loop over the parts of one input (range, chunks, layers) that
+	// steps no optimiser returns the total (a loss function summing over
+	// chunks): the graphs are kept to be used, backpropagated once by the
+	// caller.
+	if target.Type() == "identifier" {
+		parts := partsLoop(f, loop)
+		from := at
+		if at.Type() == "assignment" {
+			from = at.ChildByFieldName("left") // total = total + loss: the new total
+		}
+		for _, use := range fl.UsesAfter(from, target, nil, false) {
+			if pycheck.Within(use, loop) {
+				continue
+			}
+			if parts && pycheck.Statement(use).Type() == "return_statement" {
+				return
+			}
+			if c := pycheck.Ancestor(use, "call"); c != nil {
+				switch f.Callee(c) {
+				case "torch.stack", "torch.cat", "sum", "torch.sum", "torch.mean":
+					return
+				}
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
+	switch how {
+	case "+=":
+		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
+	case "+":
+		msg = fmt.Sprintf("%s = %s + %s chains the autograd graph of every iteration into %s", tt, tt, name, tt)
+	}
+	p.Report(at, msg+"; memory grows until CUDA runs out", fmt.Sprintf("accumulate %s.item() (or %s.detach()) instead", name, name))
+}
+
+// lossIdentifier is the identifier an accumulated expression is made of:
+// `loss`, `loss * n`, `loss / k`.
+func lossIdentifier(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
+	switch v.Type() {
+	case "identifier":
+		return v
+	case "binary_operator":
+		for _, side := range []string{"left", "right"} {
+			if s := unparen(v.ChildByFieldName(side)); s != nil && s.Type() == "identifier" && strings.Contains(strings.ToLower(f.Text(s)), "loss") {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// partsLoop: a for loop over the parts of one input (`range(0, n,
+// chunk)`, `x.chunk(k)`, `x.split(n)`, a model's layers) whose body neither
+// backpropagates nor steps an optimiser.
+func partsLoop(f *pycheck.File, loop *pycheck.Node) bool {
+	if loop.Type() != "for_statement" {
+		return false
+	}
+	it := f.Compact(loop.ChildByFieldName("right"))
+	if !strings.HasPrefix(it, "range(") && !containsAny(it, []string{".chunk(", ".split(", "layers", "blocks"}) {
+		return false
+	}
+	body := loop.ChildByFieldName("body")
+	return body != nil && len(f.CallsAt("backward(", int(body.StartByte()), int(body.EndByte()))) == 0 &&
+		len(f.CallsAt(".step(", int(body.StartByte()), int(body.EndByte()))) == 0
+}

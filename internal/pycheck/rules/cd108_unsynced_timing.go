@@ -1,0 +1,224 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD108: GPU work timed with a host clock without synchronising first.
+var CD108 = &pycheck.Rule{
+	Code:     "CD108",
+	Name:     "unsynchronized-timing",
+	Severity: report.Warning,
+	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time", "default_timer"},
+	// Without CUDA in the file there is nothing asynchronous to time.
+	AlsoAnchors: []string{"cuda"},
+	Follows:     func(s *pycheck.FuncSummary) bool { return s.RunsCUDA },
+	Doc: pycheck.Doc{
+		Title:   "GPU work timed with a host clock and no synchronisation",
+		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
+		Why: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
+The host clock read right after measures how long it took to queue the work, not to
+run it, so the number is usually far too small (and the next synchronising call gets
+blamed for the time).`,
+		Example: `t0 = time.perf_counter()
+y = model(x.cuda())
+elapsed = time.perf_counter() - t0      # measures launch time only`,
+		Fix: `Call torch.cuda.synchronize() before each clock read, or time with CUDA events:
+start = torch.cuda.Event(enable_timing=True); end = ...; start.record(); ...;
+end.record(); end.synchronize(); start.elapsed_time(end). torch.utils.benchmark does
+both for you.`,
+		References: []string{
+			"https://docs.pytorch.org/docs/stable/notes/cuda.html#asynchronous-execution (CUDA operations are asynchronous; time with synchronize() or events)",
+			"testdata/gpu/README.md (s01..s10: kernels failed asynchronously and the error surfaced at a later call, the same queuing that skews host timings)",
+		},
+	},
+	Check: checkCD108,
+}
+
+// clockFuncs are the host clocks, by qualified name.
+var clockFuncs = map[string]bool{"time.time": true, "time.perf_counter": true, "time.monotonic": true, "time.perf_counter_ns": true,
+	"time.time_ns": true, "time.monotonic_ns": true, "timeit.default_timer": true}
+
+// gpuCallees are callee names that launch GPU work when a model or tensor
+// lives there; .cuda() and .to() are checked separately. Pipelines are not
+// among them: they return images or arrays, read back from the GPU.
+var gpuCallees = map[string]bool{"model": true, "forward": true, "backward": true, "net": true, "unet": true, "step": true, "vae": true,
+	"encoder": true, "decoder": true, "transformer": true}
+
+func checkCD108(p *pycheck.Pass) {
+	f := p.File
+	// A file that never names CUDA times GPU work only through a project
+	// helper that runs it (its summary says so); its own calls are taken
+	// as CPU work.
+	helpersOnly := !bytes.Contains(f.Src, []byte("cuda"))
+	m := f.Model()
+	var clocks []*pycheck.Node
+	for _, c := range f.Calls(0, len(f.Src)) {
+		if clockFuncs[m.QualifiedCallee(c)] && len(pycheck.PositionalArgs(c)) == 0 {
+			clocks = append(clocks, c)
+		}
+	}
+	for _, end := range clocks {
+		start := clockStart(f, m, end)
+		// t = time.time(); t - t: the start is the end itself.
+		if start == nil || start.EndByte() > end.StartByte() {
+			continue
+		}
+		// A start read in another loop iteration or before a yield does not
+		// bracket one stretch of work.
+		if f.Loop(start) != f.Loop(end) || bytes.Contains(f.Src[start.EndByte():end.StartByte()], []byte("yield")) {
+			continue
+		}
+		work, synced := timedWork(f, m, int(start.EndByte()), end, helpersOnly)
+		if work == nil || synced {
+			continue
+		}
+		line, _ := f.LineCol(int(start.StartByte()))
+		p.Report(end, fmt.Sprintf("%s measures GPU work (%s, line %d) without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+			f.Callee(end), shorten(f.Callee(work))+"()", line))
+	}
+}
+
+// timedWork finds the first call in [start, end) that runs GPU work, and
+// whether the host waits for the GPU before the second clock read: a
+// synchronize() on every path of the function's control flow from the
+// work to the clock, or a call that waits incidentally (.item(), a
+// function of the file or project that synchronises, a CUDA event,
+// generation, which reads each token back) in the timed region.
+func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.Node, helpersOnly bool) (work *pycheck.Node, synced bool) {
+	end := int(endClock.StartByte())
+	scope := f.Scope(endClock)
+	fl := f.Flow(scope)
+	// Explicit waits (synchronize()) count where every path from the work
+	// to the clock passes one; an incidental wait (.item(), a helper that
+	// reads a result back, generation) counts where some path from the
+	// work passes it: real timed regions read results back on the branches
+	// that log them, and time the rest at launch cost too rarely to warn.
+	var syncs, incidental []*pycheck.Node
+	for _, c := range f.Calls(start, end) {
+		if !fl.Contains(c) {
+			continue
+		}
+		callee := f.Callee(c)
+		last := pycheck.LastName(callee)
+		// A project helper imported from elsewhere that neither waits nor
+		// runs CUDA work reads as an unknown call (as it does before its
+		// module is summarised).
+		if s := m.Summary(c); s != nil && (s.Syncs || s.RunsCUDA || !m.CallsImported(c)) {
+			if s.Syncs {
+				incidental = append(incidental, c)
+			}
+			if s.RunsCUDA && work == nil && !s.Syncs {
+				work = c
+			}
+			continue
+		}
+		if m.CallSyncs(c) || last == "generate" || strings.HasPrefix(m.QualifiedCallee(c), "torch.cuda.Event") {
+			if last != "synchronize" {
+				incidental = append(incidental, c)
+			} else if fl.Certain(c) {
+				syncs = append(syncs, c)
+			}
+			continue
+		}
+		if work != nil || helpersOnly {
+			continue
+		}
+		switch {
+		case last == "cuda":
+			work = c
+		case last == "to" && strings.Contains(f.Text(c.ChildByFieldName("arguments")), "cuda"):
+			work = c
+		case gpuCallees[last] && !strings.HasPrefix(callee, "np.") && !strings.HasPrefix(callee, "numpy."):
+			work = c
+		case takesCUDAValue(f, c, scope):
+			work = c
+		}
+	}
+	if work == nil {
+		return nil, false
+	}
+	for _, c := range incidental {
+		if c.StartByte() < work.StartByte() || fl.Reaches(work, c, nil, true) {
+			return work, true
+		}
+	}
+	// A machine that runs this timing has a GPU: a synchronize() under
+	// `if torch.cuda.is_available():` runs.
+	return work, fl.EveryPathPasses(work, endClock, syncs, true)
+}
+
+// takesCUDAValue: a call is given a name that this function put on the
+// GPU (x = x.cuda(), x.to("cuda"), torch.randn(..., device="cuda")).
+func takesCUDAValue(f *pycheck.File, c, scope *pycheck.Node) bool {
+	for _, a := range pycheck.PositionalArgs(c) {
+		a = unparen(a)
+		if a.Type() != "identifier" {
+			continue
+		}
+		rhs := reachingValue(f, a)
+		if rhs == nil || rhs.Type() != "call" {
+			continue
+		}
+		switch pycheck.LastName(f.Callee(rhs)) {
+		case "cuda":
+			return true
+		case "to":
+			if t := f.Compact(rhs.ChildByFieldName("arguments")); strings.HasPrefix(t, `("cuda`) || strings.HasPrefix(t, `('cuda`) {
+				return true
+			}
+		}
+		if v, ok := stringValue(f, f.Keyword(rhs, "device")); ok && strings.HasPrefix(v, "cuda") {
+			return true
+		}
+	}
+	return false
+}
+
+func clockStart(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) *pycheck.Node {
+	var start *pycheck.Node
+	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
+		start = unparen(p.ChildByFieldName("right"))
+	} else if name := assignedName(end); name != nil {
+		for _, use := range usesAfter(f, name) {
+			if p := use.Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(p.ChildByFieldName("left"), use) {
+				start = unparen(p.ChildByFieldName("right"))
+				break
+			}
+		}
+	}
+	if start == nil || !isPlace(f, start) {
+		return nil
+	}
+	// The clock read the start holds: every assignment of it that reaches
+	// the subtraction reads a clock (a start set on one branch only to
+	// something else is not a timing), the last of them in the source.
+	var rhs *pycheck.Node
+	for _, d := range f.Flow(f.Scope(end)).ReachingDefs(start, start) {
+		v := unparen(defValue(d))
+		if v == nil || v.Type() != "call" || !clockFuncs[m.QualifiedCallee(v)] {
+			return nil
+		}
+		if v.StartByte() < end.StartByte() && (rhs == nil || v.StartByte() > rhs.StartByte()) {
+			rhs = v
+		}
+	}
+	if rhs == nil || rhs.Type() != "call" || !clockFuncs[m.QualifiedCallee(rhs)] {
+		return nil
+	}
+	return rhs
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}

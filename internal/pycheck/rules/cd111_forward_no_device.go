@@ -1,0 +1,270 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
+)
+
+// CD111: tensors created in forward() on the default (CPU) device and mixed
+// with the module's inputs.
+var CD111 = &pycheck.Rule{
+	Code:     "CD111",
+	Name:     "forward-tensor-without-device",
+	Severity: report.Warning,
+	Anchors:  []string{"def forward"},
+	Doc: pycheck.Doc{
+		Title:   "Tensor created in forward() without device= and combined with the inputs",
+		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Why: `Factory functions allocate on the default device, the CPU, whatever device the module
+and its inputs are on. The first operation that mixes the two fails with "Expected all
+tensors to be on the same device, but got mat1 is on cpu, different from other tensors
+on cuda:0". The module works in CPU tests and breaks as soon as it runs on the GPU.`,
+		Example: `def forward(self, x):
+    pos = torch.arange(x.shape[1])
+    return x + self.emb(pos)`,
+		Fix: `Create tensors where the inputs are: torch.arange(n, device=x.device),
+torch.zeros_like(x), x.new_zeros(shape); or register constants as buffers
+(self.register_buffer) so .to()/.cuda() moves them with the module.`,
+		References: []string{
+			"testdata/gpu/scenarios/s07_device_mismatch.py and testdata/gpu/logs/h100/s07_device_mismatch.plain.log (\"Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0\")",
+			"https://docs.pytorch.org/docs/stable/notes/cuda.html#best-practices (device-agnostic code: create tensors with device= or *_like / new_* methods)",
+		},
+	},
+	Check: checkCD111,
+}
+
+var factories = []string{"zeros", "ones", "randn", "rand", "arange", "empty", "full", "eye", "tensor", "linspace", "randint", "randperm"}
+
+// combiners are functions whose tensor arguments must share a device.
+var combiners = map[string]bool{"cat": true, "stack": true, "where": true, "matmul": true, "bmm": true, "mm": true, "einsum": true,
+	"add": true, "mul": true, "sub": true, "div": true, "maximum": true, "minimum": true, "masked_fill": true, "gather": true, "bucketize": true}
+
+func checkCD111(p *pycheck.Pass) {
+	f := p.File
+	for _, off := range f.Find("def forward", 0, len(f.Src)) {
+		fn := f.NodeAt(off, off+len("def forward"))
+		if fn == nil || fn.Type() != "function_definition" || f.Text(fn.ChildByFieldName("name")) != "forward" {
+			continue
+		}
+		if pycheck.Ancestor(fn, "class_definition") == nil {
+			continue
+		}
+		start, end := int(fn.StartByte()), int(fn.EndByte())
+		var m *pycheck.Model
+		var modules map[string]bool
+		for _, call := range f.Calls(start, end) {
+			// A cheap look at the called name before resolving it.
+			callee := call.ChildByFieldName("function")
+			if callee == nil {
+				continue
+			}
+			if callee.Type() == "attribute" {
+				callee = callee.ChildByFieldName("attribute")
+			}
+			if callee == nil || callee.Type() != "identifier" {
+				continue
+			}
+			if m == nil {
+				m = f.Model()
+				modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
+			}
+			// what names the maker: torch.zeros(), or a helper (of this file
+			// or imported from the project) that returns such a tensor.
+			var what, remedy string
+			if isFactory[f.Text(callee)] {
+				q := m.QualifiedCallee(call)
+				fac := strings.TrimPrefix(q, "torch.")
+				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
+					continue
+				}
+				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
+					continue
+				}
+				what = "torch." + fac + "() without device="
+				remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
+			} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && !s.Method && same(f.Scope(call), fn) {
+				what = s.Name + "(), which returns a tensor made without device=,"
+				remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
+			} else {
+				continue
+			}
+			// torch.triu(torch.ones(t, t), 1), .bool(): the same CPU tensor.
+			val := call
+			for {
+				up := upParen(val)
+				if pr := up.Parent(); pr != nil && pr.Type() == "argument_list" {
+					if outer := pr.Parent(); outer != nil && outer.Type() == "call" && sameDeviceWrappers[m.QualifiedCallee(outer)] {
+						val = outer
+						continue
+					}
+				}
+				if mname, c := methodCallOn(f, up); c != nil && keepsDevice[mname] {
+					val = c
+					continue
+				}
+				break
+			}
+			if moved(f, val) {
+				continue
+			}
+			if n := combinedUse(f, val, modules); n != nil {
+				p.Report(call, fmt.Sprintf("%s creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", what, line(f, n)),
+					remedy)
+				continue
+			}
+			name := assignedName(val)
+			if name == nil {
+				continue
+			}
+			for _, use := range usesAfter(f, name) {
+				// b.to(x.device) moves a copy; b itself moves only where the
+				// copy is bound to it again, which ends the uses above.
+				if m, c := methodCallOn(f, use); c != nil && (m == "to" || m == "cuda" || m == "type_as") {
+					continue
+				}
+				if n := combinedUse(f, use, modules); n != nil {
+					p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
+						remedy)
+					break
+				}
+			}
+		}
+	}
+}
+
+var isFactory = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range factories {
+		m[f] = true
+	}
+	return m
+}()
+
+// sameDeviceWrappers return a tensor on their argument's device.
+var sameDeviceWrappers = map[string]bool{"torch.triu": true, "torch.tril": true, "torch.diag": true, "torch.diag_embed": true, "torch.flip": true}
+
+// keepsDevice are methods whose result stays on the tensor's device.
+var keepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true, "view": true,
+	"reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true}
+
+// submodules are the attributes a class assigns nn.* layers to in its
+// methods (self.lstm = nn.LSTM(...)): their weights live with the model.
+func submodules(f *pycheck.File, cls *pycheck.Node) map[string]bool {
+	out := map[string]bool{}
+	if cls == nil {
+		return out
+	}
+	m := f.Model()
+	for _, off := range f.Find("self.", int(cls.StartByte()), int(cls.EndByte())) {
+		n := f.NodeAt(off, off+len("self"))
+		if n == nil || n.Type() != "identifier" {
+			continue
+		}
+		a := n.Parent()
+		if a == nil || a.Type() != "attribute" || !placeRebound(a) {
+			continue
+		}
+		rhs := unparen(a.Parent().ChildByFieldName("right"))
+		if rhs == nil || rhs.Type() != "call" {
+			continue
+		}
+		if q := m.QualifiedCallee(rhs); strings.HasPrefix(q, "torch.nn.") || strings.HasPrefix(q, "nn.") {
+			out[f.Text(a)] = true
+		}
+	}
+	return out
+}
+
+func line(f *pycheck.File, n *pycheck.Node) int {
+	l, _ := f.LineCol(int(n.StartByte()))
+	return l
+}
+
+// scalarLiteral: torch.tensor(1.0) is a 0-dim CPU tensor, which PyTorch
+// lets combine with CUDA tensors.
+func scalarLiteral(f *pycheck.File, call *pycheck.Node) bool {
+	args := pycheck.PositionalArgs(call)
+	if len(args) == 0 {
+		return true
+	}
+	// Only a list or tuple literal is evidently more than one number: a
+	// name or an expression is usually a Python scalar.
+	switch unparen(args[0]).Type() {
+	case "list", "tuple", "list_comprehension":
+		return false
+	}
+	return true
+}
+
+// moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
+func moved(f *pycheck.File, call *pycheck.Node) bool {
+	m, c := methodCallOn(f, upParen(call))
+	return c != nil && (m == "to" || m == "cuda" || m == "type_as")
+}
+
+// combinedUse is the expression that mixes n with other tensors, or nil.
+func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pycheck.Node {
+	cur := upParen(n)
+	// Indexing keeps the device: pos[None] is still on the CPU.
+	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
+		cur = upParen(p)
+	}
+	p := cur.Parent()
+	if p == nil {
+		return nil
+	}
+	switch p.Type() {
+	case "binary_operator":
+		switch f.Text(p.ChildByFieldName("operator")) {
+		case "+", "-", "*", "/", "@", "//", "%":
+			other := p.ChildByFieldName("left")
+			if same(other, cur) {
+				other = p.ChildByFieldName("right")
+			}
+			if o := unparen(other); o != nil && (o.Type() == "integer" || o.Type() == "float") {
+				return nil
+			}
+			return p
+		}
+	case "argument_list", "list", "tuple":
+		call := pycheck.Ancestor(cur, "call")
+		if call == nil {
+			return nil
+		}
+		callee := f.Callee(call)
+		if combiners[pycheck.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
+			return call
+		}
+		// self.lstm(x, (h0, c0)), self.pos(positions): a layer of the model.
+		if modules[callee] {
+			return call
+		}
+	case "keyword_argument":
+		// self.attn(x, x, x, attn_mask=mask): a layer of the model.
+		if args := p.Parent(); args != nil && args.Type() == "argument_list" && same(p.ChildByFieldName("value"), cur) {
+			if call := args.Parent(); call != nil && call.Type() == "call" && modules[f.Callee(call)] {
+				return call
+			}
+		}
+
+	}
+	return nil
+}
+
+// scalarShape: a size of () or [] makes a 0-dim tensor, which combines with
+// CUDA tensors without error.
+func scalarShape(f *pycheck.File, call *pycheck.Node) bool {
+	if sz := f.Keyword(call, "size"); sz != nil {
+		t := f.Compact(sz)
+		return t == "()" || t == "[]"
+	}
+	for _, a := range pycheck.PositionalArgs(call) {
+		if t := f.Compact(a); t == "()" || t == "[]" {
+			return true
+		}
+	}
+	return false
+}

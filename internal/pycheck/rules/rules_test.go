@@ -1,0 +1,156 @@
+package rules
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+)
+
+var wantRE = regexp.MustCompile(`#\s*want\s+((?:CD\d+\s*)+)`)
+
+// wants reads the inline expectations: line -> codes.
+func wants(src []byte) []string {
+	var out []string
+	for i, line := range strings.Split(string(src), "\n") {
+		if m := wantRE.FindStringSubmatch(line); m != nil {
+			for _, c := range strings.Fields(m[1]) {
+				out = append(out, fmt.Sprintf("%d:%s", i+1, c))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestFixtures runs each rule over its fixtures: every finding must be
+// expected by a `# want CODE` on its line, and every want must be found.
+func TestFixtures(t *testing.T) {
+	for _, r := range All() {
+		files, _ := filepath.Glob(filepath.Join("testdata", r.Code, "*.py"))
+		for _, path := range files {
+			t.Run(r.Code+"/"+filepath.Base(path), func(t *testing.T) {
+				src, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l := &pycheck.Linter{Rules: []*pycheck.Rule{r}}
+				var got []string
+				for _, f := range l.LintSource(path, src) {
+					got = append(got, fmt.Sprintf("%d:%s", f.Location.Line, f.Rule))
+				}
+				sort.Strings(got)
+				if diff := cmp.Diff(wants(src), got); diff != "" {
+					t.Errorf("findings mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestRegistry checks what every rule must have: a unique code in order, a
+// kebab-case name, every doc section, references, and fixtures that both
+// flag (flagged.py, with wants) and stay quiet (clean.py, without).
+func TestRegistry(t *testing.T) {
+	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)+$`)
+	codes := map[string]bool{}
+	names := map[string]bool{}
+	prev := ""
+	for _, r := range append(pycheck.EngineRules(), All()...) {
+		if codes[r.Code] || names[r.Name] {
+			t.Errorf("%s: duplicate code or name %q", r.Code, r.Name)
+		}
+		codes[r.Code], names[r.Name] = true, true
+		if !regexp.MustCompile(`^CD\d{3}$`).MatchString(r.Code) || !kebab.MatchString(r.Name) {
+			t.Errorf("%s: bad code or name %q", r.Code, r.Name)
+		}
+		if r.Code <= prev {
+			t.Errorf("%s: registry not sorted (after %s)", r.Code, prev)
+		}
+		prev = r.Code
+		d := r.Doc
+		for sec, body := range map[string]string{"title": d.Title, "summary": d.Summary, "why": d.Why, "example": d.Example, "fix": d.Fix} {
+			if strings.TrimSpace(body) == "" {
+				t.Errorf("%s: empty %s", r.Code, sec)
+			}
+		}
+		if len(d.References) == 0 {
+			t.Errorf("%s: no references", r.Code)
+		}
+		if r.Check == nil && !strings.HasPrefix(r.Code, "CD00") {
+			t.Errorf("%s: no check", r.Code)
+		}
+		if strings.HasPrefix(r.Code, "CD00") {
+			continue
+		}
+		flagged, err := os.ReadFile(filepath.Join("testdata", r.Code, "flagged.py"))
+		if err != nil || len(wants(flagged)) == 0 {
+			t.Errorf("%s: testdata/%s/flagged.py missing or without # want lines", r.Code, r.Code)
+		}
+		clean, err := os.ReadFile(filepath.Join("testdata", r.Code, "clean.py"))
+		if err != nil || len(wants(clean)) != 0 || len(strings.TrimSpace(string(clean))) == 0 {
+			t.Errorf("%s: testdata/%s/clean.py missing, empty or with # want lines", r.Code, r.Code)
+		}
+		for _, ref := range d.References {
+			if strings.HasPrefix(ref, "testdata/gpu/") {
+				p := filepath.Join("..", "..", "..", strings.Fields(ref)[0])
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("%s: reference %s does not exist", r.Code, p)
+				}
+			}
+		}
+	}
+}
+
+// TestProjectFixtures lints each directory of testdata/projects as one
+// project (its files import each other) with every rule: findings and
+// `# want` lines must match both ways, in every file.
+func TestProjectFixtures(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "projects", "*"))
+	if len(dirs) == 0 {
+		t.Fatal("no project fixtures")
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var srcs []pycheck.Source
+			var want []string
+			err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+					return err
+				}
+				src, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				srcs = append(srcs, pycheck.Source{Path: p, Src: src})
+				for _, w := range wants(src) {
+					want = append(want, p+":"+w)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := (&pycheck.Linter{Rules: All()}).LintSources(srcs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range fs {
+				got = append(got, fmt.Sprintf("%s:%d:%s", f.Location.Path, f.Location.Line, f.Rule))
+			}
+			sort.Strings(want)
+			sort.Strings(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("findings mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

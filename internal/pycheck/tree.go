@@ -1,0 +1,344 @@
+package pycheck
+
+/*
+#include <stdint.h>
+#include <stdbool.h>
+
+// The layouts of tree-sitter's public value types (api.h of the pinned
+// go-tree-sitter); the functions are linked from that module's C code.
+typedef struct { uint32_t context[4]; const void *id; const void *tree; } TSNode;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
+typedef struct TSLanguage TSLanguage;
+
+uint32_t ts_node_descendant_count(TSNode);
+uint16_t ts_node_symbol(TSNode);
+uint32_t ts_node_start_byte(TSNode);
+uint32_t ts_node_end_byte(TSNode);
+bool ts_node_is_named(TSNode);
+bool ts_node_is_missing(TSNode);
+bool ts_node_is_error(TSNode);
+const TSLanguage *ts_node_language(TSNode);
+TSTreeCursor ts_tree_cursor_new(TSNode);
+void ts_tree_cursor_delete(TSTreeCursor *);
+TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
+uint16_t ts_tree_cursor_current_field_id(const TSTreeCursor *);
+bool ts_tree_cursor_goto_parent(TSTreeCursor *);
+bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
+bool ts_tree_cursor_goto_first_child(TSTreeCursor *);
+const char *ts_language_symbol_name(const TSLanguage *, uint16_t);
+const char *ts_language_field_name_for_id(const TSLanguage *, uint16_t);
+uint32_t ts_language_symbol_count(const TSLanguage *);
+uint32_t ts_language_field_count(const TSLanguage *);
+
+typedef struct {
+	uint32_t start, end;
+	int32_t parent;
+	uint16_t sym, field;
+	uint8_t flags;
+} cd_node;
+
+enum { CD_NAMED = 1, CD_MISSING = 2, CD_ERROR = 4 };
+
+static uint32_t cd_count(TSNode *root) { return ts_node_descendant_count(*root); }
+
+// cd_flatten writes the tree below root in pre-order, iteratively (no C
+// recursion, whatever the nesting), and returns the number of nodes written.
+static uint32_t cd_flatten(TSNode *root, cd_node *out, uint32_t cap) {
+	TSTreeCursor c = ts_tree_cursor_new(*root);
+	uint32_t n = 0;
+	int32_t parent = -1;
+	for (;;) {
+		if (n >= cap) break;
+		TSNode node = ts_tree_cursor_current_node(&c);
+		cd_node *o = &out[n];
+		o->start = ts_node_start_byte(node);
+		o->end = ts_node_end_byte(node);
+		o->parent = parent;
+		o->sym = ts_node_symbol(node);
+		o->field = ts_tree_cursor_current_field_id(&c);
+		o->flags = (ts_node_is_named(node) ? CD_NAMED : 0) | (ts_node_is_missing(node) ? CD_MISSING : 0) |
+			(ts_node_is_error(node) ? CD_ERROR : 0);
+		int32_t me = (int32_t)n++;
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			parent = me;
+			continue;
+		}
+		for (;;) {
+			if (ts_tree_cursor_goto_next_sibling(&c)) break;
+			if (parent < 0 || !ts_tree_cursor_goto_parent(&c)) goto done;
+			parent = out[parent].parent;
+		}
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+static const TSLanguage *cd_language(TSNode *root) { return ts_node_language(*root); }
+static const char *cd_symbol_name(const TSLanguage *l, uint32_t s) { return ts_language_symbol_name(l, (uint16_t)s); }
+static const char *cd_field_name(const TSLanguage *l, uint32_t f) { return ts_language_field_name_for_id(l, (uint16_t)f); }
+*/
+import "C"
+
+import (
+	"sort"
+	"sync"
+	"unsafe"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Tree is a parsed file copied out of tree-sitter into Go memory in one
+// call: every node with its type, byte range, parent and children. Rules
+// walk it without crossing into C, and the context every node runs under
+// (its function, loop, statement, autocast/no_grad/capture) is computed in
+// one pass, so no rule climbs parents to learn it.
+type Tree struct {
+	nodes []Node
+	kids  []int32 // children of node i: kids[nodes[i].kids : nodes[i].kids+nodes[i].nkids]
+	names *langNames
+	// MaxDepth is the deepest nesting in the tree (the root is 0).
+	MaxDepth int
+
+	scope []int32 // enclosing function_definition or lambda, -1 for module level
+	loop  []int32 // innermost for/while in the same function, -1 for none
+	stmt  []int32 // statement directly in a block or module that holds the node
+	ctx   []Context
+}
+
+// Node is one syntax node; the methods mirror tree-sitter's so that rules
+// read the same, but each is a slice access in Go.
+type Node struct {
+	t          *Tree
+	start, end uint32
+	parent     int32
+	kids       int32
+	nkids      int32
+	sym, field uint16
+	flags      uint8
+	hasErr     bool
+}
+
+const (
+	flagNamed   = 1
+	flagMissing = 2
+	flagError   = 4
+)
+
+type langNames struct {
+	syms   []string
+	fields []string
+}
+
+var (
+	pythonNamesOnce sync.Once
+	pythonNames     *langNames
+)
+
+func namesFor(root *C.TSNode) *langNames {
+	pythonNamesOnce.Do(func() {
+		l := C.cd_language(root)
+		n := &langNames{}
+		for i := 0; i < int(C.ts_language_symbol_count(l)); i++ {
+			n.syms = append(n.syms, C.GoString(C.cd_symbol_name(l, C.uint32_t(i))))
+		}
+		for i := 0; i <= int(C.ts_language_field_count(l)); i++ {
+			if p := C.cd_field_name(l, C.uint32_t(i)); p != nil {
+				n.fields = append(n.fields, C.GoString(p))
+			} else {
+				n.fields = append(n.fields, "")
+			}
+		}
+		pythonNames = n
+	})
+	return pythonNames
+}
+
+// Flatten copies a tree-sitter tree into a Tree. It relies on sitter.Node
+// holding tree-sitter's TSNode value as its first field (true of the pinned
+// go-tree-sitter; TestFlattenMatchesTreeSitter checks it node by node).
+func Flatten(root *sitter.Node) *Tree {
+	// Copied out so that C never sees the Go pointers that follow it.
+	rootValue := *(*C.TSNode)(unsafe.Pointer(root))
+	croot := &rootValue
+	count := C.cd_count(croot)
+	raw := make([]C.cd_node, int(count))
+	t := &Tree{names: namesFor(croot)}
+	if count == 0 {
+		return t
+	}
+	n := int(C.cd_flatten(croot, &raw[0], count))
+	raw = raw[:n]
+	t.nodes = make([]Node, n)
+	nk := make([]int32, n)
+	for i := range raw {
+		r := &raw[i]
+		t.nodes[i] = Node{t: t, start: uint32(r.start), end: uint32(r.end), parent: int32(r.parent), sym: uint16(r.sym),
+			field: uint16(r.field), flags: uint8(r.flags)}
+		if p := r.parent; p >= 0 {
+			nk[p]++
+		}
+	}
+	// Children are contiguous in kids, in order, so Child(i) is O(1).
+	off := int32(0)
+	for i := range t.nodes {
+		t.nodes[i].kids = off
+		off += nk[i]
+	}
+	t.kids = make([]int32, off)
+	for i := range t.nodes {
+		if p := t.nodes[i].parent; p >= 0 {
+			pn := &t.nodes[p]
+			t.kids[pn.kids+pn.nkids] = int32(i)
+			pn.nkids++
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		nd := &t.nodes[i]
+		if nd.flags&(flagError|flagMissing) != 0 {
+			nd.hasErr = true
+		}
+		if nd.hasErr && nd.parent >= 0 {
+			t.nodes[nd.parent].hasErr = true
+		}
+	}
+	return t
+}
+
+// Root is the module node.
+func (t *Tree) Root() *Node {
+	if len(t.nodes) == 0 {
+		return nil
+	}
+	return &t.nodes[0]
+}
+
+// Len is the number of nodes.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// At is node i in pre-order.
+func (t *Tree) At(i int) *Node { return &t.nodes[i] }
+
+func (t *Tree) node(i int32) *Node {
+	if i < 0 {
+		return nil
+	}
+	return &t.nodes[i]
+}
+
+// Index is the node's position in pre-order.
+func (n *Node) Index() int {
+	return int((uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(&n.t.nodes[0]))) / unsafe.Sizeof(Node{}))
+}
+
+func (n *Node) StartByte() uint32  { return n.start }
+func (n *Node) EndByte() uint32    { return n.end }
+func (n *Node) IsNamed() bool      { return n.flags&flagNamed != 0 }
+func (n *Node) IsMissing() bool    { return n.flags&flagMissing != 0 }
+func (n *Node) IsError() bool      { return n.flags&flagError != 0 }
+func (n *Node) HasError() bool     { return n.hasErr }
+func (n *Node) Parent() *Node      { return n.t.node(n.parent) }
+func (n *Node) ChildCount() uint32 { return uint32(n.nkids) }
+func (n *Node) FieldName() string  { return n.t.names.fields[n.field] }
+func (n *Node) children() []int32  { return n.t.kids[n.kids : n.kids+n.nkids] }
+func (n *Node) Child(i int) *Node  { return n.t.node(n.children()[i]) }
+func (n *Node) Tree() *Tree        { return n.t }
+
+// Type is the node's grammar name; tree-sitter's error symbol lies outside
+// the language's table.
+func (n *Node) Type() string {
+	if int(n.sym) >= len(n.t.names.syms) {
+		return "ERROR"
+	}
+	return n.t.names.syms[n.sym]
+}
+
+// Children returns the node's children (named and anonymous).
+func (n *Node) Children() []*Node {
+	out := make([]*Node, 0, n.nkids)
+	for _, k := range n.children() {
+		out = append(out, &n.t.nodes[k])
+	}
+	return out
+}
+
+// NamedChildren returns the node's named children.
+func (n *Node) NamedChildren() []*Node {
+	var out []*Node
+	for _, k := range n.children() {
+		if c := &n.t.nodes[k]; c.IsNamed() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// NamedChildCount counts the named children.
+func (n *Node) NamedChildCount() uint32 {
+	c := uint32(0)
+	for _, k := range n.children() {
+		if n.t.nodes[k].IsNamed() {
+			c++
+		}
+	}
+	return c
+}
+
+// NamedChild is the i-th named child, or nil.
+func (n *Node) NamedChild(i int) *Node {
+	for _, k := range n.children() {
+		if c := &n.t.nodes[k]; c.IsNamed() {
+			if i == 0 {
+				return c
+			}
+			i--
+		}
+	}
+	return nil
+}
+
+// ChildByFieldName is the first child in the named field, or nil.
+func (n *Node) ChildByFieldName(name string) *Node {
+	for _, k := range n.children() {
+		c := &n.t.nodes[k]
+		if c.field != 0 && n.t.names.fields[c.field] == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// ChildrenByFieldName are all children in the named field.
+func (n *Node) ChildrenByFieldName(name string) []*Node {
+	var out []*Node
+	for _, k := range n.children() {
+		c := &n.t.nodes[k]
+		if c.field != 0 && n.t.names.fields[c.field] == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// descendantAt is the smallest node (named if named) covering [start, end).
+// Nodes are in pre-order, sorted by start with parents first, so the last
+// node starting at or before start is the deepest candidate; a few steps up
+// reach the one that also covers end.
+func (t *Tree) descendantAt(start, end uint32, named bool) *Node {
+	if len(t.nodes) == 0 {
+		return nil
+	}
+	i := sort.Search(len(t.nodes), func(i int) bool { return t.nodes[i].start > start }) - 1
+	if i < 0 {
+		i = 0
+	}
+	n := &t.nodes[i]
+	// That node lies inside the answer: climb until the range is covered.
+	for n != nil && (n.end < end || named && !n.IsNamed()) {
+		n = n.Parent()
+	}
+	if n == nil {
+		return &t.nodes[0]
+	}
+	return n
+}
