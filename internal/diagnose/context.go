@@ -100,6 +100,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			texts[i] = l.Text
 		}
 		refineByWords(k, s.name, lines, texts, fs)
+		cueAlternatives(k, s.name, texts, fs)
 		for i := range texts {
 			texts[i] = expandGPUNames(texts[i])
 		}
@@ -194,6 +195,20 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		f.Message = v.Message()
 		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
 		f.Remedies = append(v.Remedies(nil), f.Remedies...)
+	}
+}
+
+// cueAlternatives puts first, among each unrefined finding's alternatives,
+// the roots whose cues the input shows ("allow_growth", a cuDNN version
+// named next to a cuDNN error): the verdict stays the surface the failure
+// states, and what the report itself points at is offered next.
+func cueAlternatives(k *kb.KB, name string, texts []string, fs []report.Finding) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Location == nil || f.Location.Path != name || f.Severity < report.Warning {
+			continue
+		}
+		f.Alternatives = k.Cued(f.Class, f.Alternatives, texts)
 	}
 }
 

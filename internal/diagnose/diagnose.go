@@ -64,7 +64,7 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), fatalTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords())
+		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), fatalTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords())
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").

@@ -143,9 +143,25 @@ type Class struct {
 	Alternatives []Alternative `yaml:"alternatives,omitempty"`
 	Signatures   []Signature   `yaml:"signatures"`
 	Refine       []Refinement  `yaml:"refine,omitempty"`
-	Remedies     []Remedy      `yaml:"remedies"`
-	References   []string      `yaml:"references"`
-	Examples     Examples      `yaml:"examples"`
+	// Cues are what a log shows, anywhere in it, when this class is the
+	// hidden root behind another class's surface: they move this class
+	// up among that finding's alternatives, never into its verdict.
+	Cues       []Cue    `yaml:"cues,omitempty"`
+	Remedies   []Remedy `yaml:"remedies"`
+	References []string `yaml:"references"`
+	Examples   Examples `yaml:"examples"`
+}
+
+// Cue is a wording that points to its class as a possible root: an RE2
+// Pattern any line of the input may match (prose included), the fixed
+// Words (6 bytes or more, case-sensitive) one of which every matching line
+// contains, so that such lines reach the parser, and Why it points there.
+type Cue struct {
+	Pattern string   `yaml:"pattern"`
+	Words   []string `yaml:"words"`
+	Why     string   `yaml:"why"`
+
+	re *regexp.Regexp
 }
 
 // Alternative is a plausible other root cause and the evidence that settles it.
@@ -360,6 +376,22 @@ func (c *Class) compile() error {
 				return fmt.Errorf("signature %s: keyword %q is too common to pre-filter lines", s.ID, kw)
 			}
 		}
+	}
+	for i := range c.Cues {
+		cu := &c.Cues[i]
+		if cu.Pattern == "" || len(cu.Words) == 0 || cu.Why == "" {
+			return fmt.Errorf("cue %d: pattern, words and why are required", i)
+		}
+		for _, w := range cu.Words {
+			if len(w) < 6 {
+				return fmt.Errorf("cue %d: word %q is shorter than 6 bytes", i, w)
+			}
+		}
+		re, err := regexp.Compile(cu.Pattern)
+		if err != nil {
+			return fmt.Errorf("cue %d: %w", i, err)
+		}
+		cu.re = re
 	}
 	for i := range c.Refine {
 		r := &c.Refine[i]

@@ -36,6 +36,20 @@ var predicates = map[string]Predicate{
 	// nvidia-smi table pasted next to the failure (95% or more in use), or
 	// from XLA's memory reading (5% or less free).
 	"card_full": cardFull,
+	// TensorFlow or XLA could not create a cuDNN handle with an internal
+	// error, and no memory reading shows half the card free: both reserve
+	// most of the card at start-up (TensorFlow nearly all of it, JAX 75%),
+	// so cuDNN's handle found no room. NOT_INITIALIZED, which XLA pairs
+	// with a driver hint, and a reading with ample free memory do not
+	// count.
+	"dnn_handle_starved": func(f map[string]string) bool {
+		if f["cudnn_handle_status"] != "INTERNAL_ERROR" {
+			return false
+		}
+		free, err1 := strconv.ParseFloat(f["free_bytes"], 64)
+		total, err2 := strconv.ParseFloat(f["total_bytes"], 64)
+		return err1 != nil || err2 != nil || total <= 0 || free < 0.5*total
+	},
 	// A multinomial probability check failed and the run computes in half
 	// precision: the probabilities overflowed to inf/nan.
 	"multinomial_after_fp16": func(f map[string]string) bool {

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/goccy/go-yaml"
@@ -103,4 +104,83 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 		}
 	}
 	return out
+}
+
+// CueWords are the fixed texts that let the lines cues read reach the
+// parser.
+func (k *KB) CueWords() []string {
+	var out []string
+	for _, c := range k.Classes {
+		for _, cu := range c.Cues {
+			out = append(out, cu.Words...)
+		}
+	}
+	return out
+}
+
+// Cued orders the alternatives of one finding of class surface by what its
+// input shows: a root whose cue some line matches comes first, ahead of
+// those only the corpus counts rank. A cued root not yet among alts joins
+// them when it stood behind surface at least minRootCount times in the
+// corpus, or is one of the class's own alternatives; no other is added. A
+// finding with no alternatives (a user's own exception) keeps none.
+func (k *KB) Cued(surface string, alts []string, lines []string) []string {
+	if len(alts) == 0 || len(lines) == 0 {
+		return alts
+	}
+	candidates := append([]string{}, alts...)
+	seen := map[string]bool{surface: true}
+	for _, a := range alts {
+		seen[a] = true
+	}
+	var extra []string
+	for root, n := range k.roots[surface] {
+		if !seen[root] && root != "other" && n >= minRootCount {
+			extra = append(extra, root)
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool {
+		ci, cj := k.roots[surface][extra[i]], k.roots[surface][extra[j]]
+		if ci != cj {
+			return ci > cj
+		}
+		return extra[i] < extra[j]
+	})
+	if c, ok := k.byID[surface]; ok {
+		for _, a := range c.Alternatives {
+			if !seen[a.Class] && !slices.Contains(extra, a.Class) {
+				extra = append(extra, a.Class)
+			}
+		}
+	}
+	candidates = append(candidates, extra...)
+	var cued, rest []string
+	for i, c := range candidates {
+		switch {
+		case k.cueShown(c, lines):
+			cued = append(cued, c)
+		case i < len(alts):
+			rest = append(rest, c)
+		}
+	}
+	if len(cued) == 0 {
+		return alts
+	}
+	return append(cued, rest...)
+}
+
+// cueShown: some line matches one of class id's cues.
+func (k *KB) cueShown(id string, lines []string) bool {
+	c, ok := k.byID[id]
+	if !ok {
+		return false
+	}
+	for _, cu := range c.Cues {
+		for _, l := range lines {
+			if cu.re.MatchString(l) {
+				return true
+			}
+		}
+	}
+	return false
 }

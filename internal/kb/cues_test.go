@@ -1,0 +1,46 @@
+package kb
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestCued checks that what a log shows reorders a finding's alternatives,
+// and only those the corpus or the class admits.
+func TestCued(t *testing.T) {
+	k := MustDefault()
+	alts := []string{"oom", "no-kernel-image", "library-mismatch", "shape-mismatch"}
+	cases := []struct {
+		name    string
+		surface string
+		alts    []string
+		lines   []string
+		first   string
+		same    bool
+	}{
+		{"cudnn version named", "cudnn-error", alts, []string{"RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM", "cuda:9.0 cudnn:7"}, "library-mismatch", false},
+		{"library path", "cudnn-error", alts, []string{"I tried setting LD_LIBRARY_PATH to /usr/local/cuda/lib64"}, "library-mismatch", false},
+		{"batch size", "cudnn-error", []string{"no-kernel-image", "oom"}, []string{"When my batch size is 20 I get the error"}, "oom", false},
+		{"nothing shown", "cudnn-error", alts, []string{"RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM"}, "", true},
+		{"counted root joins", "other", []string{"driver-too-old", "no-kernel-image", "oom"}, []string{"$ pip list | grep torch", "torch                    2.2.1+cu118"}, "library-mismatch", false},
+		{"no alternatives stay none", "other", nil, []string{"torch 2.2.1+cu118"}, "", true},
+		{"uncounted root does not join", "autograd-inplace", []string{"nonfinite"}, []string{"cudnn: 8.9"}, "", true},
+	}
+	for _, c := range cases {
+		got := k.Cued(c.surface, c.alts, c.lines)
+		if c.same {
+			if !slices.Equal(got, c.alts) {
+				t.Errorf("%s: got %v, want %v unchanged", c.name, got, c.alts)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0] != c.first {
+			t.Errorf("%s: got %v, want %s first", c.name, got, c.first)
+		}
+		for _, a := range c.alts {
+			if !slices.Contains(got, a) {
+				t.Errorf("%s: %s was dropped from %v", c.name, a, got)
+			}
+		}
+	}
+}
