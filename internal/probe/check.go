@@ -29,17 +29,15 @@ type Result struct {
 }
 
 // Check is one environment check: its documentation and its judgement, a
-// pure function of the gathered facts.
+// pure function of the gathered facts. Its documentation's "Class" section
+// names the taxonomy class its findings belong to unless they say another.
 type Check struct {
-	ID    string
-	Class string
-	Title string
-	// Severity is the highest severity it reports.
-	Severity report.Severity
-	Summary  string
-	Fix      string
-	Run      func(f *Facts) Result
+	report.RuleDoc
+	Run func(f *Facts) Result
 }
+
+// Class is the taxonomy class of the check's findings.
+func (c *Check) Class() string { return c.Section("Class") }
 
 // Checks is the ordered registry: the order is the order of the report, the
 // root causes (driver, visibility) before their consequences.
@@ -61,14 +59,11 @@ func Checks() []Check {
 	}
 }
 
-// RuleInfos documents every check for `cudadoctor rules` and SARIF.
-func RuleInfos() []report.RuleInfo {
-	var out []report.RuleInfo
+// RuleDocs documents every check for `cudadoctor rules` and SARIF.
+func RuleDocs() []report.RuleDoc {
+	var out []report.RuleDoc
 	for _, c := range Checks() {
-		out = append(out, report.RuleInfo{
-			ID: c.ID, Kind: report.KindProbe, Title: c.Title, Severity: c.Severity, Summary: c.Summary,
-			Sections: []report.DocSection{{Title: "Class", Body: c.Class}, {Title: "Fix", Body: c.Fix}},
-		})
+		out = append(out, c.RuleDoc)
 	}
 	return out
 }
@@ -84,7 +79,7 @@ func Evaluate(f *Facts) ([]Result, []report.Finding) {
 		for i := range r.Findings {
 			r.Findings[i].Rule = c.ID
 			if r.Findings[i].Class == "" {
-				r.Findings[i].Class = c.Class
+				r.Findings[i].Class = c.Class()
 			}
 		}
 		findings = append(findings, r.Findings...)

@@ -8,11 +8,16 @@ import (
 )
 
 var cudaAvailableCheck = Check{
-	ID: "env/cuda-available", Class: "cuda-unavailable", Severity: report.Error,
-	Title:   "torch sees the GPUs",
-	Summary: "Runs torch.cuda.is_available() and initialises CUDA in the interpreter that will run your code, and explains a failure: a CPU-only build (torch.version.cuda is None), GPUs hidden by CUDA_VISIBLE_DEVICES, no driver, or the exception CUDA initialisation raised.",
-	Fix:     "Install a CUDA build of torch, unhide the GPUs, or fix the driver as the finding says.",
-	Run:     runCUDAAvailable,
+	RuleDoc: report.RuleDoc{
+		ID: "env/cuda-available", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "torch sees the GPUs",
+		Summary: "Runs torch.cuda.is_available() and initialises CUDA in the interpreter that will run your code, and explains a failure: a CPU-only build (torch.version.cuda is None), GPUs hidden by CUDA_VISIBLE_DEVICES, no driver, or the exception CUDA initialisation raised.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "cuda-unavailable"},
+			{Title: "Fix", Body: "Install a CUDA build of torch, unhide the GPUs, or fix the driver as the finding says."},
+		},
+	},
+	Run: runCUDAAvailable,
 }
 
 func runCUDAAvailable(f *Facts) Result {

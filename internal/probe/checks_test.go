@@ -255,9 +255,9 @@ func TestFindPythonOrder(t *testing.T) {
 	}
 }
 
-func TestRuleInfosDocumentEveryCheck(t *testing.T) {
+func TestRuleDocsDocumentEveryCheck(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range probe.RuleInfos() {
+	for _, r := range probe.RuleDocs() {
 		if !strings.HasPrefix(r.ID, "env/") || r.Kind != report.KindProbe || r.Title == "" || r.Summary == "" || seen[r.ID] {
 			t.Errorf("bad rule info %+v", r)
 		}
