@@ -8,24 +8,22 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-// Status is a check's verdict.
-type Status string
+// Status is a check's verdict; the names are the report's.
+type Status = report.CheckStatus
 
 const (
-	Pass Status = "pass"
-	Warn Status = "warn"
-	Fail Status = "fail"
-	Skip Status = "skip"
+	Pass = report.CheckPass
+	Warn = report.CheckWarn
+	Fail = report.CheckFail
+	Skip = report.CheckSkip
 )
 
-// Result is one check's verdict: a one-line message and, when it fails or
-// warns, the findings that say what to do.
+// Result is one check's verdict, as the report lists it, and, when it fails
+// or warns, the findings that say what to do. Evaluate fills in the ID and
+// title from the check.
 type Result struct {
-	ID       string           `json:"id"`
-	Title    string           `json:"title"`
-	Status   Status           `json:"status"`
-	Message  string           `json:"message"`
-	Findings []report.Finding `json:"-"`
+	report.CheckResult
+	Findings []report.Finding
 }
 
 // Check is one environment check: its documentation and its judgement, a
@@ -89,17 +87,22 @@ func Evaluate(f *Facts) ([]Result, []report.Finding) {
 	return results, findings
 }
 
+// verdict is a result without findings.
+func verdict(s Status, message string) Result {
+	return Result{CheckResult: report.CheckResult{Status: s, Message: message}}
+}
+
 func pass(format string, args ...any) Result {
-	return Result{Status: Pass, Message: fmt.Sprintf(format, args...)}
+	return verdict(Pass, fmt.Sprintf(format, args...))
 }
 
 func skip(format string, args ...any) Result {
-	return Result{Status: Skip, Message: fmt.Sprintf(format, args...)}
+	return verdict(Skip, fmt.Sprintf(format, args...))
 }
 
 // failWith builds a failing (error) or warning result from its findings.
 func failWith(fs ...report.Finding) Result {
-	r := Result{Status: Pass, Findings: fs}
+	r := Result{CheckResult: report.CheckResult{Status: Pass}, Findings: fs}
 	for _, f := range fs {
 		switch {
 		case f.Severity == report.Error:

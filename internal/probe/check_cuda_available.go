@@ -24,7 +24,7 @@ func runCUDAAvailable(f *Facts) Result {
 	v := f.Visible
 	hidden := func() Result {
 		if !v.hidesOnPurpose() {
-			return Result{Status: Fail, Message: fmt.Sprintf("no GPU visible: %s names no GPU of this machine (see env/visible-devices)", quoteEnv("CUDA_VISIBLE_DEVICES", v.Value))}
+			return verdict(Fail, fmt.Sprintf("no GPU visible: %s names no GPU of this machine (see env/visible-devices)", quoteEnv("CUDA_VISIBLE_DEVICES", v.Value)))
 		}
 		fd := finding(report.Error, fmt.Sprintf("%s hides every GPU from CUDA", quoteEnv("CUDA_VISIBLE_DEVICES", v.Value)),
 			"Unhide the GPUs: unset CUDA_VISIBLE_DEVICES (or export CUDA_VISIBLE_DEVICES=0 for the first GPU)",
@@ -39,7 +39,7 @@ func runCUDAAvailable(f *Facts) Result {
 	if t == nil {
 		switch {
 		case !f.NVML.Loaded:
-			return Result{Status: Fail, Message: "no NVIDIA driver (see env/nvidia-driver)"}
+			return verdict(Fail, "no NVIDIA driver (see env/nvidia-driver)")
 		case v.Set && v.HidesAll && len(f.NVML.GPUs) > 0:
 			return hidden()
 		case f.Python == nil:
@@ -82,9 +82,9 @@ func runCUDAAvailable(f *Facts) Result {
 	case v.Set && v.HidesAll:
 		return hidden()
 	case !f.NVML.Loaded:
-		return Result{Status: Fail, Message: "torch finds no GPU: no NVIDIA driver (see env/nvidia-driver)"}
+		return verdict(Fail, "torch finds no GPU: no NVIDIA driver (see env/nvidia-driver)")
 	case driverVersionCheck.Run(f).Status == Fail:
-		return Result{Status: Fail, Message: "torch finds no GPU: the driver is too old for this build (see env/driver-version)"}
+		return verdict(Fail, "torch finds no GPU: the driver is too old for this build (see env/driver-version)")
 	}
 	msg := "torch.cuda.is_available() is False"
 	if c != nil && c.Error != "" {
