@@ -7,6 +7,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(cudaAvailableCheck) }
+
 var cudaAvailableCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/cuda-available", Kind: report.KindProbe, Severity: report.Error,
@@ -17,7 +19,8 @@ var cudaAvailableCheck = Check{
 			{Title: "Fix", Body: "Install a CUDA build of torch, unhide the GPUs, or fix the driver as the finding says."},
 		},
 	},
-	Run: runCUDAAvailable,
+	Order: 40,
+	Run:   runCUDAAvailable,
 }
 
 func runCUDAAvailable(f *Facts) Result {

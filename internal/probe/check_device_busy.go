@@ -8,6 +8,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(deviceBusyCheck) }
+
 var deviceBusyCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/device-busy", Kind: report.KindProbe, Severity: report.Error,
@@ -18,7 +20,8 @@ var deviceBusyCheck = Check{
 			{Title: "Fix", Body: "Set the compute mode back to Default (sudo nvidia-smi -i N -c DEFAULT), stop the process holding an exclusive GPU, or create MIG instances."},
 		},
 	},
-	Run: runDeviceBusy,
+	Order: 70,
+	Run:   runDeviceBusy,
 }
 
 func procList(ps []nvml.Process) string {

@@ -9,6 +9,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(envVarsCheck) }
+
 var envVarsCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/env-vars", Kind: report.KindProbe, Severity: report.Error,
@@ -19,7 +21,8 @@ var envVarsCheck = Check{
 			{Title: "Fix", Body: "Rename or remove the variable as the finding says."},
 		},
 	},
-	Run: runEnvVars,
+	Order: 100,
+	Run:   runEnvVars,
 }
 
 // renames are variables newer torch reads under another name.

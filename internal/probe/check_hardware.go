@@ -9,6 +9,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(hardwareCheck) }
+
 var hardwareCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/hardware", Kind: report.KindProbe, Severity: report.Error,
@@ -19,7 +21,8 @@ var hardwareCheck = Check{
 			{Title: "Fix", Body: "Reset the GPU (nvidia-smi -r -i N) or reboot as the finding says; recurring faults need hardware service."},
 		},
 	},
-	Run: runHardware,
+	Order: 90,
+	Run:   runHardware,
 }
 
 var slowdownReasons = map[string]string{

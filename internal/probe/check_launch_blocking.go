@@ -2,6 +2,8 @@ package probe
 
 import "github.com/cudadoctor/cudadoctor/internal/report"
 
+func init() { register(launchBlockingCheck) }
+
 var launchBlockingCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/launch-blocking", Kind: report.KindProbe, Severity: report.Warning,
@@ -12,7 +14,8 @@ var launchBlockingCheck = Check{
 			{Title: "Fix", Body: "unset CUDA_LAUNCH_BLOCKING once the error is located."},
 		},
 	},
-	Run: runLaunchBlocking,
+	Order: 110,
+	Run:   runLaunchBlocking,
 }
 
 func runLaunchBlocking(f *Facts) Result {

@@ -9,6 +9,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(libraryMismatchCheck) }
+
 var libraryMismatchCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/library-mismatch", Kind: report.KindProbe, Severity: report.Error,
@@ -19,7 +21,8 @@ var libraryMismatchCheck = Check{
 			{Title: "Fix", Body: "Remove the system copy from LD_PRELOAD/LD_LIBRARY_PATH so torch loads its own."},
 		},
 	},
-	Run: runLibraryMismatch,
+	Order: 60,
+	Run:   runLibraryMismatch,
 }
 
 // coreFamilies are the libraries torch's own CUDA code links and checks.

@@ -7,6 +7,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(nvccCheck) }
+
 var nvccCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/nvcc-version", Kind: report.KindProbe, Severity: report.Warning,
@@ -17,7 +19,8 @@ var nvccCheck = Check{
 			{Title: "Fix", Body: "Point CUDA_HOME at a toolkit with the same CUDA major as torch, or install one; set TORCH_CUDA_ARCH_LIST to the GPUs' architectures."},
 		},
 	},
-	Run: runNVCC,
+	Order: 120,
+	Run:   runNVCC,
 }
 
 func runNVCC(f *Facts) Result {

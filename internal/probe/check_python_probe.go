@@ -6,6 +6,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(pythonProbeCheck) }
+
 var pythonProbeCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/python-probe", Kind: report.KindProbe, Severity: report.Warning,
@@ -16,7 +18,8 @@ var pythonProbeCheck = Check{
 			{Title: "Fix", Body: "Point --python at the interpreter of your environment, or install torch into it."},
 		},
 	},
-	Run: runPythonProbe,
+	Order: 130,
+	Run:   runPythonProbe,
 }
 
 func runPythonProbe(f *Facts) Result {

@@ -8,6 +8,8 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(visibleDevicesCheck) }
+
 var visibleDevicesCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/visible-devices", Kind: report.KindProbe, Severity: report.Error,
@@ -18,7 +20,8 @@ var visibleDevicesCheck = Check{
 			{Title: "Fix", Body: "Set CUDA_VISIBLE_DEVICES to indices or UUIDs that nvidia-smi -L lists, or unset it."},
 		},
 	},
-	Run: runVisibleDevices,
+	Order: 30,
+	Run:   runVisibleDevices,
 }
 
 // hidesOnPurpose is true for the idioms that hide every GPU on purpose ("" and -1).
