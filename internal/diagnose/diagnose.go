@@ -43,6 +43,11 @@ type Engine struct {
 	// whole (a line longer than the parser reads), one message each.
 	Warn func(msg string)
 
+	// keepBytes bounds the event text one input keeps (0: defaultKeepBytes).
+	keepBytes int
+	// memSample says which reads of a long input the memory scan looks at.
+	memSample memSampling
+
 	once sync.Once
 	pf   *logparse.Prefilter
 }
@@ -85,18 +90,22 @@ func (e *Engine) prefilter() *logparse.Prefilter {
 	return e.pf
 }
 
-// keepBytes bounds the event text one input keeps: the first half of the
-// budget and the most recent half, so a log full of errors still ends with
-// its last failure and memory stays flat whatever the input.
-var keepBytes = 16 << 20
+// defaultKeepBytes bounds the event text one input keeps: the first half
+// of the budget and the most recent half, so a log full of errors still
+// ends with its last failure and memory stays flat whatever the input.
+const defaultKeepBytes = 16 << 20
 
 // Explain reads every input to its end and returns the findings, primary
 // first. Empty inputs yield no findings; binary input is an error.
 func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding, error) {
 	pf := e.prefilter()
+	keepBytes := e.keepBytes
+	if keepBytes == 0 {
+		keepBytes = defaultKeepBytes
+	}
 	var all []*source
 	for i, in := range inputs {
-		src := &source{name: in.Name, index: i, track: &tracker{r: in.Reader}}
+		src := &source{name: in.Name, index: i, track: &tracker{r: in.Reader, sample: e.memSample}}
 		var headBytes int
 		tail := &window{budget: keepBytes / 2}
 		err := logparse.Parse(ctx, src.track, in.Name, pf, func(ev logparse.Event) {

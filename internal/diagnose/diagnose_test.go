@@ -226,8 +226,8 @@ func TestWindowKeepsRecentWithinBudget(t *testing.T) {
 }
 
 func TestLastFailureOfAHugeErrorLogIsKept(t *testing.T) {
-	defer func(n int) { keepBytes = n }(keepBytes)
-	keepBytes = 128 << 10
+	e := testEngine(t)
+	e.keepBytes = 128 << 10
 	var b strings.Builder
 	for i := 0; i < 5000; i++ {
 		b.WriteString("[W1122 05:35:14.401199093 Utils.hpp:137] Warning: RuntimeError: CUDA error: unspecified launch failure, retrying step ")
@@ -235,7 +235,7 @@ func TestLastFailureOfAHugeErrorLogIsKept(t *testing.T) {
 		b.WriteString("\nstep done\n")
 	}
 	b.WriteString(oomTraceback)
-	fs := explainText(t, testEngine(t), b.String())
+	fs := explainText(t, e, b.String())
 	found := false
 	for _, f := range fs {
 		found = found || f.Class == "oom"

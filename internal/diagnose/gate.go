@@ -39,6 +39,7 @@ type tracker struct {
 
 	mem      map[string]*memSeries // memory readings by line template
 	memBytes int64                 // bytes seen, for memSampled
+	sample   memSampling           // which reads the memory scan looks at
 	key      []byte                // scratch for a line's template
 
 	finished *finishedLine // finishedAt's answer, once asked

@@ -51,22 +51,40 @@ func templateOf(dst, l []byte) []byte {
 // left out, since NCCL's INFO lines print "CUMEM" by the thousand.
 var memWords = [3][]byte{[]byte("mem"), []byte("Mem"), []byte("lloc")}
 
-// Memory readings are read from every byte of the first memFull bytes of
-// an input and, after that, from one MiB in memStride: a log that large
-// prints its readings many times over, and the samples keep their order,
-// so a series that climbs still climbs; the search for memory words would
-// otherwise be the largest cost of reading a long log.
-var (
-	memFull   int64 = 64 << 20
-	memStride int64 = 8
+// Memory readings are read from every byte of the first full bytes of an
+// input and, after that, from one MiB in stride: a log that large prints
+// its readings many times over, and the samples keep their order, so a
+// series that climbs still climbs; the search for memory words would
+// otherwise be the largest cost of reading a long log. A zero field takes
+// its default; tests lower them to reach the sampled part with a short log.
+type memSampling struct {
+	full, stride int64
+}
+
+const (
+	defaultMemFull   int64 = 64 << 20
+	defaultMemStride int64 = 8
 )
+
+// reads says whether the read starting at byte at is one the memory scan
+// looks at.
+func (m memSampling) reads(at int64) bool {
+	full, stride := m.full, m.stride
+	if full == 0 {
+		full = defaultMemFull
+	}
+	if stride == 0 {
+		stride = defaultMemStride
+	}
+	return at < full || (at>>20)%stride == 0
+}
 
 // memSampled counts n more bytes and says whether the read they came in
 // is one the memory scan reads.
 func (t *tracker) memSampled(n int) bool {
 	at := t.memBytes
 	t.memBytes += int64(n)
-	return at < memFull || (at>>20)%memStride == 0
+	return t.sample.reads(at)
 }
 
 // seeMemory reads the lines that end in b and hold a memory word, the

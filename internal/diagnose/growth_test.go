@@ -148,12 +148,11 @@ func TestNearlyFullCardIsPlainOOM(t *testing.T) {
 	}
 }
 
-// Past memFull bytes the readings are sampled, one MiB in memStride; a
+// Past the first bytes the readings are sampled, one MiB in a stride; a
 // climb spread over a long log is still seen, a plateau still is not.
 func TestMemoryGrowthSampledInALongLog(t *testing.T) {
-	defer func(full, stride int64) { memFull, memStride = full, stride }(memFull, memStride)
-	memFull, memStride = 1<<20, 4
 	e := New(kb.MustDefault())
+	e.memSample = memSampling{full: 1 << 20, stride: 4}
 	long := func(climb bool) string {
 		var b strings.Builder
 		pad := strings.Repeat("x", 200)

@@ -2,9 +2,9 @@ package flightrec
 
 import "github.com/cudadoctor/cudadoctor/internal/report"
 
-// RuleInfos documents the rules of this package for `cudadoctor rules` and SARIF.
-func RuleInfos() []report.RuleInfo {
-	return []report.RuleInfo{
+// RuleDocs documents the rules of this package for `cudadoctor rules` and SARIF.
+func RuleDocs() []report.RuleDoc {
+	return []report.RuleDoc{
 		{
 			ID: RuleDesync, Name: "collective-desync", Kind: report.KindClass, Severity: report.Error,
 			Title:   "Ranks diverged on a collective (NCCL Flight Recorder)",

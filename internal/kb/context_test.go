@@ -3,16 +3,18 @@ package kb
 import (
 	"strings"
 	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 // A context refinement needs the words that bring its lines to the
 // parser, long enough not to slow the pre-filter.
 func TestContextRefinementRules(t *testing.T) {
 	base := func(r Refinement) *Class {
-		c := &Class{ID: "x-y", Title: "t", Summary: "s", Verdict: "v", Severity: 3,
+		c := &Class{RuleDoc: report.RuleDoc{ID: "x-y", Title: "t", Summary: "s", Severity: 3, References: []string{"u"}}, Verdict: "v",
 			Signatures: []Signature{{ID: "a", Keywords: []string{"boom!"}, Regex: "boom!", Strength: Primary}},
-			Remedies:   []Remedy{{Text: "r"}}, References: []string{"u"},
-			Examples: Examples{Match: []Example{{Text: "boom!", Source: "s"}}, NoMatch: []Example{{Text: "ok", Source: "s"}}}}
+			Remedies:   []Remedy{{Text: "r"}},
+			Examples:   Examples{Match: []Example{{Text: "boom!", Source: "s"}}, NoMatch: []Example{{Text: "ok", Source: "s"}}}}
 		r.To, r.Why = "x-z", "because"
 		c.Refine = []Refinement{r}
 		return c

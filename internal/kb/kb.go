@@ -123,11 +123,10 @@ type Examples struct {
 
 // Class is one taxonomy class.
 type Class struct {
-	ID       string          `yaml:"id"`
-	Title    string          `yaml:"title"`
-	Severity report.Severity `yaml:"severity"`
-	// Summary: what the class means, in a paragraph, for `cudadoctor rules`.
-	Summary string `yaml:"summary"`
+	// RuleDoc is the class's documentation: id, title, severity, summary
+	// (what the class means, in a paragraph) and references come from the
+	// YAML; the kind and the sections are set when the class is loaded.
+	report.RuleDoc `yaml:",inline"`
 	// Verdict is the default one-line message; explain writes a more
 	// specific one from the evidence where it can. May hold {fact} holes.
 	Verdict string `yaml:"verdict"`
@@ -146,10 +145,9 @@ type Class struct {
 	// Cues are what a log shows, anywhere in it, when this class is the
 	// hidden root behind another class's surface: they move this class
 	// up among that finding's alternatives, never into its verdict.
-	Cues       []Cue    `yaml:"cues,omitempty"`
-	Remedies   []Remedy `yaml:"remedies"`
-	References []string `yaml:"references"`
-	Examples   Examples `yaml:"examples"`
+	Cues     []Cue    `yaml:"cues,omitempty"`
+	Remedies []Remedy `yaml:"remedies"`
+	Examples Examples `yaml:"examples"`
 }
 
 // Cue is a wording that points to its class as a possible root: an RE2
@@ -263,6 +261,7 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 		if err := c.compile(); err != nil {
 			return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
 		}
+		c.document()
 		loaded = append(loaded, &c)
 		k.byID[c.ID] = &c
 	}
@@ -515,31 +514,38 @@ func (k *KB) Keywords() []string {
 	return out
 }
 
-// RuleInfos documents every class for `cudadoctor rules` and SARIF.
-func (k *KB) RuleInfos() []report.RuleInfo {
-	out := make([]report.RuleInfo, 0, len(k.Classes))
+// RuleDocs documents every class for `cudadoctor rules` and SARIF.
+func (k *KB) RuleDocs() []report.RuleDoc {
+	out := make([]report.RuleDoc, 0, len(k.Classes))
 	for _, c := range k.Classes {
-		ri := report.RuleInfo{ID: c.ID, Kind: report.KindClass, Title: c.Title, Severity: c.Severity, Summary: strings.TrimSpace(c.Summary), References: c.References}
-		var sigs []string
-		for _, s := range c.Signatures {
-			if s.Strength == Primary {
-				sigs = append(sigs, "- "+strings.Join(s.Keywords, " … "))
-			}
-		}
-		if len(sigs) > 0 {
-			ri.Sections = append(ri.Sections, report.DocSection{Title: "Recognised by", Body: strings.Join(sigs, "\n")})
-		}
-		var rems []string
-		for _, r := range c.Remedies {
-			// Holes read as <fact> in the documentation: they are filled from
-			// the evidence when a finding is reported.
-			rems = append(rems, "- "+holeRE.ReplaceAllString(strings.TrimSpace(r.Text), "<$1>"))
-		}
-		ri.Sections = append(ri.Sections, report.DocSection{Title: "What to do", Body: strings.Join(rems, "\n")})
-		if len(c.Examples.Match) > 0 {
-			ri.Sections = append(ri.Sections, report.DocSection{Title: "Example", Body: strings.TrimSpace(c.Examples.Match[0].Text) + "\n(" + c.Examples.Match[0].Source + ")"})
-		}
-		out = append(out, ri)
+		out = append(out, c.RuleDoc)
 	}
 	return out
+}
+
+// document completes the class's documentation from its data: what
+// recognises it, what to do, and its first example.
+func (c *Class) document() {
+	c.Kind = report.KindClass
+	c.Summary = strings.TrimSpace(c.Summary)
+	c.Sections = nil
+	var sigs []string
+	for _, s := range c.Signatures {
+		if s.Strength == Primary {
+			sigs = append(sigs, "- "+strings.Join(s.Keywords, " … "))
+		}
+	}
+	if len(sigs) > 0 {
+		c.Sections = append(c.Sections, report.DocSection{Title: "Recognised by", Body: strings.Join(sigs, "\n")})
+	}
+	var rems []string
+	for _, r := range c.Remedies {
+		// Holes read as <fact> in the documentation: they are filled from
+		// the evidence when a finding is reported.
+		rems = append(rems, "- "+holeRE.ReplaceAllString(strings.TrimSpace(r.Text), "<$1>"))
+	}
+	c.Sections = append(c.Sections, report.DocSection{Title: "What to do", Body: strings.Join(rems, "\n")})
+	if len(c.Examples.Match) > 0 {
+		c.Sections = append(c.Sections, report.DocSection{Title: "Example", Body: strings.TrimSpace(c.Examples.Match[0].Text) + "\n(" + c.Examples.Match[0].Source + ")"})
+	}
 }

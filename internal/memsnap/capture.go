@@ -50,7 +50,7 @@ const (
 //	paths, _ := memsnap.FindSnapshots(dir, started)
 //	if len(paths) > 0 {
 //		findings, err := memsnap.AnalyzeFile(paths[0]) // newest first
-//		// append findings; add memsnap.Rules() to the report's rules
+//		// append findings; add memsnap.RuleDocs() to the report's rules
 //	}
 func CaptureEnv(dir string, environ []string) (env []string, cleanup func(), err error) {
 	shimDir, err := os.MkdirTemp("", "cudadoctor-memshim-")

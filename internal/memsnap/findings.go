@@ -2,6 +2,7 @@ package memsnap
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -235,34 +236,70 @@ func siteText(a *DeviceAnalysis, site int) string {
 }
 
 // Rules documents the memory analyses for `cudadoctor rules` and SARIF.
-func Rules() []report.RuleInfo {
-	ri := func(id, title string, sev report.Severity, summary, why, fix string) report.RuleInfo {
-		return report.RuleInfo{ID: id, Kind: report.KindMemory, Title: title, Severity: sev, Summary: summary,
-			Sections:   []report.DocSection{{Title: "Why", Body: why}, {Title: "Fix", Body: fix}},
-			References: []string{"https://docs.pytorch.org/docs/stable/torch_cuda_memory.html"}}
-	}
-	return []report.RuleInfo{
-		ri(RuleGrowth, "Memory grows every iteration", report.Warning,
-			"Allocations from the same lines are made again and again across iterations and never freed (an error when the snapshot also records the resulting out-of-memory).",
-			"Tensors kept across iterations (a list of losses that still hold their autograd graphs, a growing cache) make memory climb until the allocator fails.",
-			"Keep plain numbers (loss.item()) or detached tensors (loss.detach()); clear caches; check hooks and closures."),
-		ri(RuleOOM, "Out-of-memory event recorded", report.Error,
-			"The history records a failed allocation: the requested size, and what CUDA reported free on the device.",
-			"When the device still had memory free, a per-process cap (set_per_process_memory_fraction) was hit rather than the card's capacity.",
-			"Reduce what is held at the peak (see memory/top-site), or fix the growth the snapshot shows."),
-		ri(RuleFragmentation, "Reserved but unallocated memory", report.Info,
-			"Much of the memory PyTorch reserved is not allocated, or the largest free block is smaller than the request that failed (a warning then).",
-			"The caching allocator splits large segments; freed pieces that are not contiguous cannot serve a large request, and segments that still hold a live block cannot be returned.",
-			"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, or max_split_size_mb:<MB>."),
-		ri(RulePeak, "Peak memory", report.Info,
-			"The highest allocated and reserved memory over the recorded history, the state at the end, and the allocator settings.",
-			"The peak is what must fit on the device.", "Compare it with the device's capacity and the per-process cap."),
-		ri(RuleTopSite, "Top allocation site at the peak", report.Info,
-			"A line of the user's code whose allocations were live at the peak, with the bytes they held; the origin is the first frame outside PyTorch, installed packages and the standard library.",
-			"The largest sites are where reducing sizes or lifetimes pays most.", "Shrink or free what that line allocates before the peak."),
-		ri(RuleNoHistory, "No allocation history in the snapshot", report.Info,
-			"The snapshot was taken without torch.cuda.memory._record_memory_history (or without stacks), so the analysis sees only the final state.",
-			"Without history there is no timeline, no growth analysis and no out-of-memory event.",
-			"Call torch.cuda.memory._record_memory_history(max_entries=100000) before the workload, or use 'cudadoctor run --memory-snapshot DIR'."),
-	}
+func RuleDocs() []report.RuleDoc { return slices.Clone(ruleDocs) }
+
+// allocatorDocs is the PyTorch page every memory analysis rests on.
+var allocatorDocs = []string{"https://docs.pytorch.org/docs/stable/torch_cuda_memory.html"}
+
+var ruleDocs = []report.RuleDoc{
+	{
+		ID: RuleGrowth, Kind: report.KindMemory, Severity: report.Warning,
+		Title:   "Memory grows every iteration",
+		Summary: "Allocations from the same lines are made again and again across iterations and never freed (an error when the snapshot also records the resulting out-of-memory).",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: "Tensors kept across iterations (a list of losses that still hold their autograd graphs, a growing cache) make memory climb until the allocator fails."},
+			{Title: "Fix", Body: "Keep plain numbers (loss.item()) or detached tensors (loss.detach()); clear caches; check hooks and closures."},
+		},
+		References: allocatorDocs,
+	},
+	{
+		ID: RuleOOM, Kind: report.KindMemory, Severity: report.Error,
+		Title:   "Out-of-memory event recorded",
+		Summary: "The history records a failed allocation: the requested size, and what CUDA reported free on the device.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: "When the device still had memory free, a per-process cap (set_per_process_memory_fraction) was hit rather than the card's capacity."},
+			{Title: "Fix", Body: "Reduce what is held at the peak (see memory/top-site), or fix the growth the snapshot shows."},
+		},
+		References: allocatorDocs,
+	},
+	{
+		ID: RuleFragmentation, Kind: report.KindMemory, Severity: report.Info,
+		Title:   "Reserved but unallocated memory",
+		Summary: "Much of the memory PyTorch reserved is not allocated, or the largest free block is smaller than the request that failed (a warning then).",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: "The caching allocator splits large segments; freed pieces that are not contiguous cannot serve a large request, and segments that still hold a live block cannot be returned."},
+			{Title: "Fix", Body: "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, or max_split_size_mb:<MB>."},
+		},
+		References: allocatorDocs,
+	},
+	{
+		ID: RulePeak, Kind: report.KindMemory, Severity: report.Info,
+		Title:   "Peak memory",
+		Summary: "The highest allocated and reserved memory over the recorded history, the state at the end, and the allocator settings.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: "The peak is what must fit on the device."},
+			{Title: "Fix", Body: "Compare it with the device's capacity and the per-process cap."},
+		},
+		References: allocatorDocs,
+	},
+	{
+		ID: RuleTopSite, Kind: report.KindMemory, Severity: report.Info,
+		Title:   "Top allocation site at the peak",
+		Summary: "A line of the user's code whose allocations were live at the peak, with the bytes they held; the origin is the first frame outside PyTorch, installed packages and the standard library.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: "The largest sites are where reducing sizes or lifetimes pays most."},
+			{Title: "Fix", Body: "Shrink or free what that line allocates before the peak."},
+		},
+		References: allocatorDocs,
+	},
+	{
+		ID: RuleNoHistory, Kind: report.KindMemory, Severity: report.Info,
+		Title:   "No allocation history in the snapshot",
+		Summary: "The snapshot was taken without torch.cuda.memory._record_memory_history (or without stacks), so the analysis sees only the final state.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: "Without history there is no timeline, no growth analysis and no out-of-memory event."},
+			{Title: "Fix", Body: "Call torch.cuda.memory._record_memory_history(max_entries=100000) before the workload, or use 'cudadoctor run --memory-snapshot DIR'."},
+		},
+		References: allocatorDocs,
+	},
 }

@@ -1,74 +1,66 @@
 package probe
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-// Status is a check's verdict.
-type Status string
+// Status is a check's verdict; the names are the report's.
+type Status = report.CheckStatus
 
 const (
-	Pass Status = "pass"
-	Warn Status = "warn"
-	Fail Status = "fail"
-	Skip Status = "skip"
+	Pass = report.CheckPass
+	Warn = report.CheckWarn
+	Fail = report.CheckFail
+	Skip = report.CheckSkip
 )
 
-// Result is one check's verdict: a one-line message and, when it fails or
-// warns, the findings that say what to do.
+// Result is one check's verdict, as the report lists it, and, when it fails
+// or warns, the findings that say what to do. Evaluate fills in the ID and
+// title from the check.
 type Result struct {
-	ID       string           `json:"id"`
-	Title    string           `json:"title"`
-	Status   Status           `json:"status"`
-	Message  string           `json:"message"`
-	Findings []report.Finding `json:"-"`
+	report.CheckResult
+	Findings []report.Finding
 }
 
 // Check is one environment check: its documentation and its judgement, a
-// pure function of the gathered facts.
+// pure function of the gathered facts. Its documentation's "Class" section
+// names the taxonomy class its findings belong to unless they say another.
 type Check struct {
-	ID    string
-	Class string
-	Title string
-	// Severity is the highest severity it reports.
-	Severity report.Severity
-	Summary  string
-	Fix      string
-	Run      func(f *Facts) Result
+	report.RuleDoc
+	// Order is the check's place in the report: lower first. Root causes
+	// (the driver, which GPUs are visible) come before their consequences.
+	Order int
+	Run   func(f *Facts) Result
 }
 
-// Checks is the ordered registry: the order is the order of the report, the
-// root causes (driver, visibility) before their consequences.
+// Class is the taxonomy class of the check's findings.
+func (c *Check) Class() string { return c.Section("Class") }
+
+// registered holds every check a file of this package registered.
+var registered []Check
+
+// register adds a check to the report; each check's file calls it from
+// its init, so adding a check is one file (and its recorded case).
+func register(c Check) { registered = append(registered, c) }
+
+// Checks are the registered checks in report order (their Order fields).
 func Checks() []Check {
-	return []Check{
-		nvidiaDriverCheck,
-		driverVersionCheck,
-		visibleDevicesCheck,
-		cudaAvailableCheck,
-		gpuArchCheck,
-		libraryMismatchCheck,
-		deviceBusyCheck,
-		gpuMemoryCheck,
-		hardwareCheck,
-		envVarsCheck,
-		launchBlockingCheck,
-		nvccCheck,
-		pythonProbeCheck,
-	}
+	out := slices.Clone(registered)
+	slices.SortStableFunc(out, func(a, b Check) int { return cmp.Compare(a.Order, b.Order) })
+	return out
 }
 
-// RuleInfos documents every check for `cudadoctor rules` and SARIF.
-func RuleInfos() []report.RuleInfo {
-	var out []report.RuleInfo
+// RuleDocs documents every check for `cudadoctor rules` and SARIF.
+func RuleDocs() []report.RuleDoc {
+	var out []report.RuleDoc
 	for _, c := range Checks() {
-		out = append(out, report.RuleInfo{
-			ID: c.ID, Kind: report.KindProbe, Title: c.Title, Severity: c.Severity, Summary: c.Summary,
-			Sections: []report.DocSection{{Title: "Class", Body: c.Class}, {Title: "Fix", Body: c.Fix}},
-		})
+		out = append(out, c.RuleDoc)
 	}
 	return out
 }
@@ -84,7 +76,7 @@ func Evaluate(f *Facts) ([]Result, []report.Finding) {
 		for i := range r.Findings {
 			r.Findings[i].Rule = c.ID
 			if r.Findings[i].Class == "" {
-				r.Findings[i].Class = c.Class
+				r.Findings[i].Class = c.Class()
 			}
 		}
 		findings = append(findings, r.Findings...)
@@ -94,17 +86,22 @@ func Evaluate(f *Facts) ([]Result, []report.Finding) {
 	return results, findings
 }
 
+// verdict is a result without findings.
+func verdict(s Status, message string) Result {
+	return Result{CheckResult: report.CheckResult{Status: s, Message: message}}
+}
+
 func pass(format string, args ...any) Result {
-	return Result{Status: Pass, Message: fmt.Sprintf(format, args...)}
+	return verdict(Pass, fmt.Sprintf(format, args...))
 }
 
 func skip(format string, args ...any) Result {
-	return Result{Status: Skip, Message: fmt.Sprintf(format, args...)}
+	return verdict(Skip, fmt.Sprintf(format, args...))
 }
 
 // failWith builds a failing (error) or warning result from its findings.
 func failWith(fs ...report.Finding) Result {
-	r := Result{Status: Pass, Findings: fs}
+	r := Result{CheckResult: report.CheckResult{Status: Pass}, Findings: fs}
 	for _, f := range fs {
 		switch {
 		case f.Severity == report.Error:

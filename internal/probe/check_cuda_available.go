@@ -7,19 +7,27 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(cudaAvailableCheck) }
+
 var cudaAvailableCheck = Check{
-	ID: "env/cuda-available", Class: "cuda-unavailable", Severity: report.Error,
-	Title:   "torch sees the GPUs",
-	Summary: "Runs torch.cuda.is_available() and initialises CUDA in the interpreter that will run your code, and explains a failure: a CPU-only build (torch.version.cuda is None), GPUs hidden by CUDA_VISIBLE_DEVICES, no driver, or the exception CUDA initialisation raised.",
-	Fix:     "Install a CUDA build of torch, unhide the GPUs, or fix the driver as the finding says.",
-	Run:     runCUDAAvailable,
+	RuleDoc: report.RuleDoc{
+		ID: "env/cuda-available", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "torch sees the GPUs",
+		Summary: "Runs torch.cuda.is_available() and initialises CUDA in the interpreter that will run your code, and explains a failure: a CPU-only build (torch.version.cuda is None), GPUs hidden by CUDA_VISIBLE_DEVICES, no driver, or the exception CUDA initialisation raised.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "cuda-unavailable"},
+			{Title: "Fix", Body: "Install a CUDA build of torch, unhide the GPUs, or fix the driver as the finding says."},
+		},
+	},
+	Order: 40,
+	Run:   runCUDAAvailable,
 }
 
 func runCUDAAvailable(f *Facts) Result {
 	v := f.Visible
 	hidden := func() Result {
 		if !v.hidesOnPurpose() {
-			return Result{Status: Fail, Message: fmt.Sprintf("no GPU visible: %s names no GPU of this machine (see env/visible-devices)", quoteEnv("CUDA_VISIBLE_DEVICES", v.Value))}
+			return verdict(Fail, fmt.Sprintf("no GPU visible: %s names no GPU of this machine (see env/visible-devices)", quoteEnv("CUDA_VISIBLE_DEVICES", v.Value)))
 		}
 		fd := finding(report.Error, fmt.Sprintf("%s hides every GPU from CUDA", quoteEnv("CUDA_VISIBLE_DEVICES", v.Value)),
 			"Unhide the GPUs: unset CUDA_VISIBLE_DEVICES (or export CUDA_VISIBLE_DEVICES=0 for the first GPU)",
@@ -34,7 +42,7 @@ func runCUDAAvailable(f *Facts) Result {
 	if t == nil {
 		switch {
 		case !f.NVML.Loaded:
-			return Result{Status: Fail, Message: "no NVIDIA driver (see env/nvidia-driver)"}
+			return verdict(Fail, "no NVIDIA driver (see env/nvidia-driver)")
 		case v.Set && v.HidesAll && len(f.NVML.GPUs) > 0:
 			return hidden()
 		case f.Python == nil:
@@ -77,9 +85,9 @@ func runCUDAAvailable(f *Facts) Result {
 	case v.Set && v.HidesAll:
 		return hidden()
 	case !f.NVML.Loaded:
-		return Result{Status: Fail, Message: "torch finds no GPU: no NVIDIA driver (see env/nvidia-driver)"}
+		return verdict(Fail, "torch finds no GPU: no NVIDIA driver (see env/nvidia-driver)")
 	case driverVersionCheck.Run(f).Status == Fail:
-		return Result{Status: Fail, Message: "torch finds no GPU: the driver is too old for this build (see env/driver-version)"}
+		return verdict(Fail, "torch finds no GPU: the driver is too old for this build (see env/driver-version)")
 	}
 	msg := "torch.cuda.is_available() is False"
 	if c != nil && c.Error != "" {

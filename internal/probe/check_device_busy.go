@@ -8,12 +8,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(deviceBusyCheck) }
+
 var deviceBusyCheck = Check{
-	ID: "env/device-busy", Class: "device-busy", Severity: report.Error,
-	Title:   "GPUs accept new CUDA processes (compute mode, MIG)",
-	Summary: "Reads each visible GPU's compute mode and MIG state. Prohibited mode refuses every CUDA context; Exclusive_Process lets one process in, so a second one (another rank, a DataLoader worker touching CUDA) gets \"all CUDA-capable devices are busy or unavailable\"; MIG enabled without instances leaves nothing to run on.",
-	Fix:     "Set the compute mode back to Default (sudo nvidia-smi -i N -c DEFAULT), stop the process holding an exclusive GPU, or create MIG instances.",
-	Run:     runDeviceBusy,
+	RuleDoc: report.RuleDoc{
+		ID: "env/device-busy", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "GPUs accept new CUDA processes (compute mode, MIG)",
+		Summary: "Reads each visible GPU's compute mode and MIG state. Prohibited mode refuses every CUDA context; Exclusive_Process lets one process in, so a second one (another rank, a DataLoader worker touching CUDA) gets \"all CUDA-capable devices are busy or unavailable\"; MIG enabled without instances leaves nothing to run on.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "device-busy"},
+			{Title: "Fix", Body: "Set the compute mode back to Default (sudo nvidia-smi -i N -c DEFAULT), stop the process holding an exclusive GPU, or create MIG instances."},
+		},
+	},
+	Order: 70,
+	Run:   runDeviceBusy,
 }
 
 func procList(ps []nvml.Process) string {

@@ -8,12 +8,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(driverVersionCheck) }
+
 var driverVersionCheck = Check{
-	ID: "env/driver-version", Class: "driver-too-old", Severity: report.Error,
-	Title:   "driver new enough for the CUDA torch was built with",
-	Summary: "Compares the driver with the CUDA version of the torch build (torch.version.cuda). A driver older than the CUDA major's minimum cannot run the build at all (\"The NVIDIA driver on your system is too old\"); one between that and the toolkit's own driver runs with minor-version compatibility, without JIT of newer PTX.",
-	Fix:     "Upgrade the driver to at least the version named, or install a torch wheel built for a CUDA the driver supports.",
-	Run:     runDriverVersion,
+	RuleDoc: report.RuleDoc{
+		ID: "env/driver-version", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "driver new enough for the CUDA torch was built with",
+		Summary: "Compares the driver with the CUDA version of the torch build (torch.version.cuda). A driver older than the CUDA major's minimum cannot run the build at all (\"The NVIDIA driver on your system is too old\"); one between that and the toolkit's own driver runs with minor-version compatibility, without JIT of newer PTX.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "driver-too-old"},
+			{Title: "Fix", Body: "Upgrade the driver to at least the version named, or install a torch wheel built for a CUDA the driver supports."},
+		},
+	},
+	Order: 20,
+	Run:   runDriverVersion,
 }
 
 func runDriverVersion(f *Facts) Result {

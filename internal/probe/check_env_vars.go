@@ -9,12 +9,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(envVarsCheck) }
+
 var envVarsCheck = Check{
-	ID: "env/env-vars", Class: "other", Severity: report.Error,
-	Title:   "environment variables are spelled as this torch reads them",
-	Summary: "Flags variables the installed torch has renamed or ignores (TORCH_NCCL_TRACE_BUFFER_SIZE -> TORCH_FR_BUFFER_SIZE in 2.11; PYTORCH_ALLOC_CONF before 2.8; PYTORCH_CUDA_ALLOC_CONF, deprecated from 2.8 to 2.11), both spellings set to different values, caching-allocator options torch rejects at start-up, and debugging switches left on.",
-	Fix:     "Rename or remove the variable as the finding says.",
-	Run:     runEnvVars,
+	RuleDoc: report.RuleDoc{
+		ID: "env/env-vars", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "environment variables are spelled as this torch reads them",
+		Summary: "Flags variables the installed torch has renamed or ignores (TORCH_NCCL_TRACE_BUFFER_SIZE -> TORCH_FR_BUFFER_SIZE in 2.11; PYTORCH_ALLOC_CONF before 2.8; PYTORCH_CUDA_ALLOC_CONF, deprecated from 2.8 to 2.11), both spellings set to different values, caching-allocator options torch rejects at start-up, and debugging switches left on.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "other"},
+			{Title: "Fix", Body: "Rename or remove the variable as the finding says."},
+		},
+	},
+	Order: 100,
+	Run:   runEnvVars,
 }
 
 // renames are variables newer torch reads under another name.

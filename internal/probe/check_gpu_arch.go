@@ -7,12 +7,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(gpuArchCheck) }
+
 var gpuArchCheck = Check{
-	ID: "env/gpu-arch", Class: "no-kernel-image", Severity: report.Error,
-	Title:   "torch has kernels for every GPU's compute capability",
-	Summary: "Compares each visible GPU's compute capability with the architectures the torch build carries (torch.cuda.get_arch_list()). A cubin runs on the same major architecture with an equal or newer minor; PTX can be compiled for any newer GPU. With neither, every kernel fails with \"no kernel image is available for execution on the device\".",
-	Fix:     "Install the CUDA variant of torch whose arch list includes the GPU (the finding names it).",
-	Run:     runGPUArch,
+	RuleDoc: report.RuleDoc{
+		ID: "env/gpu-arch", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "torch has kernels for every GPU's compute capability",
+		Summary: "Compares each visible GPU's compute capability with the architectures the torch build carries (torch.cuda.get_arch_list()). A cubin runs on the same major architecture with an equal or newer minor; PTX can be compiled for any newer GPU. With neither, every kernel fails with \"no kernel image is available for execution on the device\".",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "no-kernel-image"},
+			{Title: "Fix", Body: "Install the CUDA variant of torch whose arch list includes the GPU (the finding names it)."},
+		},
+	},
+	Order: 50,
+	Run:   runGPUArch,
 }
 
 type gpuCC struct {

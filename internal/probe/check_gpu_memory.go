@@ -6,12 +6,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(gpuMemoryCheck) }
+
 var gpuMemoryCheck = Check{
-	ID: "env/gpu-memory", Class: "oom", Severity: report.Error,
-	Title:   "GPU memory is free for your program",
-	Summary: "Reads each visible GPU's memory use and the processes holding it. When other processes (a stale job, a notebook kernel, another user) hold most of the memory, your program runs out of memory at sizes that normally fit.",
-	Fix:     "Stop the processes holding the memory, or run on another GPU.",
-	Run:     runGPUMemory,
+	RuleDoc: report.RuleDoc{
+		ID: "env/gpu-memory", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "GPU memory is free for your program",
+		Summary: "Reads each visible GPU's memory use and the processes holding it. When other processes (a stale job, a notebook kernel, another user) hold most of the memory, your program runs out of memory at sizes that normally fit.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "oom"},
+			{Title: "Fix", Body: "Stop the processes holding the memory, or run on another GPU."},
+		},
+	},
+	Order: 80,
+	Run:   runGPUMemory,
 }
 
 // Thresholds: warn when half the memory is taken, fail at 90%.

@@ -9,12 +9,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(hardwareCheck) }
+
 var hardwareCheck = Check{
-	ID: "env/hardware", Class: "hardware-fault", Severity: report.Error,
-	Title:   "no hardware faults (ECC, row remapping, Xid, throttling)",
-	Summary: "Reads ECC counters, retired pages and remapped rows from NVML, active hardware clock slowdowns, and the NVIDIA Xid lines in the kernel log since boot. Uncorrectable memory errors, failed remapping and critical Xids (48, 64, 74, 79, 95, 119...) mean the GPU, not your code, is at fault.",
-	Fix:     "Reset the GPU (nvidia-smi -r -i N) or reboot as the finding says; recurring faults need hardware service.",
-	Run:     runHardware,
+	RuleDoc: report.RuleDoc{
+		ID: "env/hardware", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "no hardware faults (ECC, row remapping, Xid, throttling)",
+		Summary: "Reads ECC counters, retired pages and remapped rows from NVML, active hardware clock slowdowns, and the NVIDIA Xid lines in the kernel log since boot. Uncorrectable memory errors, failed remapping and critical Xids (48, 64, 74, 79, 95, 119...) mean the GPU, not your code, is at fault.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "hardware-fault"},
+			{Title: "Fix", Body: "Reset the GPU (nvidia-smi -r -i N) or reboot as the finding says; recurring faults need hardware service."},
+		},
+	},
+	Order: 90,
+	Run:   runHardware,
 }
 
 var slowdownReasons = map[string]string{

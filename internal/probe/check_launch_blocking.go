@@ -2,12 +2,20 @@ package probe
 
 import "github.com/cudadoctor/cudadoctor/internal/report"
 
+func init() { register(launchBlockingCheck) }
+
 var launchBlockingCheck = Check{
-	ID: "env/launch-blocking", Class: "other", Severity: report.Warning,
-	Title:   "CUDA_LAUNCH_BLOCKING is off",
-	Summary: "CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous. It is the right tool to find where an asynchronous CUDA error comes from, and a large slowdown when left on for training.",
-	Fix:     "unset CUDA_LAUNCH_BLOCKING once the error is located.",
-	Run:     runLaunchBlocking,
+	RuleDoc: report.RuleDoc{
+		ID: "env/launch-blocking", Kind: report.KindProbe, Severity: report.Warning,
+		Title:   "CUDA_LAUNCH_BLOCKING is off",
+		Summary: "CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous. It is the right tool to find where an asynchronous CUDA error comes from, and a large slowdown when left on for training.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "other"},
+			{Title: "Fix", Body: "unset CUDA_LAUNCH_BLOCKING once the error is located."},
+		},
+	},
+	Order: 110,
+	Run:   runLaunchBlocking,
 }
 
 func runLaunchBlocking(f *Facts) Result {

@@ -9,12 +9,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(libraryMismatchCheck) }
+
 var libraryMismatchCheck = Check{
-	ID: "env/library-mismatch", Class: "library-mismatch", Severity: report.Error,
-	Title:   "torch uses the CUDA libraries its wheel ships",
-	Summary: "Reads which cuDNN, NCCL, cuBLAS, cudart... files are mapped into the Python process after CUDA initialisation and compares them with the copies the torch wheel installed. A system copy loaded instead (through LD_PRELOAD, LD_LIBRARY_PATH or an earlier import) gives version errors, missing symbols or wrong results.",
-	Fix:     "Remove the system copy from LD_PRELOAD/LD_LIBRARY_PATH so torch loads its own.",
-	Run:     runLibraryMismatch,
+	RuleDoc: report.RuleDoc{
+		ID: "env/library-mismatch", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "torch uses the CUDA libraries its wheel ships",
+		Summary: "Reads which cuDNN, NCCL, cuBLAS, cudart... files are mapped into the Python process after CUDA initialisation and compares them with the copies the torch wheel installed. A system copy loaded instead (through LD_PRELOAD, LD_LIBRARY_PATH or an earlier import) gives version errors, missing symbols or wrong results.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "library-mismatch"},
+			{Title: "Fix", Body: "Remove the system copy from LD_PRELOAD/LD_LIBRARY_PATH so torch loads its own."},
+		},
+	},
+	Order: 60,
+	Run:   runLibraryMismatch,
 }
 
 // coreFamilies are the libraries torch's own CUDA code links and checks.

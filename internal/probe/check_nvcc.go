@@ -7,12 +7,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(nvccCheck) }
+
 var nvccCheck = Check{
-	ID: "env/nvcc-version", Class: "library-mismatch", Severity: report.Warning,
-	Title:   "extension builds: nvcc and TORCH_CUDA_ARCH_LIST fit torch and the GPUs",
-	Summary: "Finds the nvcc that torch.utils.cpp_extension would use (CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda) and compares its CUDA version with torch.version.cuda. A different major version makes extension builds fail (\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"); a different minor only warns. TORCH_CUDA_ARCH_LIST must cover the visible GPUs, and CUDA 13's nvcc no longer compiles for compute capabilities below 7.5.",
-	Fix:     "Point CUDA_HOME at a toolkit with the same CUDA major as torch, or install one; set TORCH_CUDA_ARCH_LIST to the GPUs' architectures.",
-	Run:     runNVCC,
+	RuleDoc: report.RuleDoc{
+		ID: "env/nvcc-version", Kind: report.KindProbe, Severity: report.Warning,
+		Title:   "extension builds: nvcc and TORCH_CUDA_ARCH_LIST fit torch and the GPUs",
+		Summary: "Finds the nvcc that torch.utils.cpp_extension would use (CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda) and compares its CUDA version with torch.version.cuda. A different major version makes extension builds fail (\"The detected CUDA version ... mismatches the version that was used to compile PyTorch\"); a different minor only warns. TORCH_CUDA_ARCH_LIST must cover the visible GPUs, and CUDA 13's nvcc no longer compiles for compute capabilities below 7.5.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "library-mismatch"},
+			{Title: "Fix", Body: "Point CUDA_HOME at a toolkit with the same CUDA major as torch, or install one; set TORCH_CUDA_ARCH_LIST to the GPUs' architectures."},
+		},
+	},
+	Order: 120,
+	Run:   runNVCC,
 }
 
 func runNVCC(f *Facts) Result {

@@ -7,12 +7,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(nvidiaDriverCheck) }
+
 var nvidiaDriverCheck = Check{
-	ID: "env/nvidia-driver", Class: "cuda-unavailable", Severity: report.Error,
-	Title:   "NVIDIA driver loaded and cuInit succeeds",
-	Summary: "Loads NVML (libnvidia-ml.so.1) and the CUDA driver (libcuda.so.1) and calls cuInit. A missing library means no driver is installed or it is not visible (a container started without GPU support); a failing cuInit is named (100 no device, 999 unknown, 803 user-mode/kernel driver mismatch, 804 forward compatibility on unsupported hardware).",
-	Fix:     "Install or load the NVIDIA driver and check with nvidia-smi; in containers use the NVIDIA Container Toolkit (docker run --gpus all); after a driver upgrade, reboot.",
-	Run:     runNvidiaDriver,
+	RuleDoc: report.RuleDoc{
+		ID: "env/nvidia-driver", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "NVIDIA driver loaded and cuInit succeeds",
+		Summary: "Loads NVML (libnvidia-ml.so.1) and the CUDA driver (libcuda.so.1) and calls cuInit. A missing library means no driver is installed or it is not visible (a container started without GPU support); a failing cuInit is named (100 no device, 999 unknown, 803 user-mode/kernel driver mismatch, 804 forward compatibility on unsupported hardware).",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "cuda-unavailable"},
+			{Title: "Fix", Body: "Install or load the NVIDIA driver and check with nvidia-smi; in containers use the NVIDIA Container Toolkit (docker run --gpus all); after a driver upgrade, reboot."},
+		},
+	},
+	Order: 10,
+	Run:   runNvidiaDriver,
 }
 
 func runNvidiaDriver(f *Facts) Result {

@@ -6,12 +6,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(pythonProbeCheck) }
+
 var pythonProbeCheck = Check{
-	ID: "env/python-probe", Class: "other", Severity: report.Warning,
-	Title:   "the Python interpreter imports torch",
-	Summary: "Runs a short script in the interpreter that will run your code (--python, $VIRTUAL_ENV, $CONDA_PREFIX, then python3/python on PATH) to read the torch build and what CUDA initialisation finds. A missing torch, a crash or a hang there is reported; the torch checks are then skipped.",
-	Fix:     "Point --python at the interpreter of your environment, or install torch into it.",
-	Run:     runPythonProbe,
+	RuleDoc: report.RuleDoc{
+		ID: "env/python-probe", Kind: report.KindProbe, Severity: report.Warning,
+		Title:   "the Python interpreter imports torch",
+		Summary: "Runs a short script in the interpreter that will run your code (--python, $VIRTUAL_ENV, $CONDA_PREFIX, then python3/python on PATH) to read the torch build and what CUDA initialisation finds. A missing torch, a crash or a hang there is reported; the torch checks are then skipped.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "other"},
+			{Title: "Fix", Body: "Point --python at the interpreter of your environment, or install torch into it."},
+		},
+	},
+	Order: 130,
+	Run:   runPythonProbe,
 }
 
 func runPythonProbe(f *Facts) Result {

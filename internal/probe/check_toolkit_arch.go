@@ -18,11 +18,16 @@ import (
 // machine's arch list is judged exactly by gpuArchCheck instead, so this
 // check reads only Facts.Toolkit, which FromText alone sets.
 var toolkitArchCheck = Check{
-	ID: "env/toolkit-arch", Class: "no-kernel-image", Severity: report.Error,
-	Title:   "the CUDA version a report names knows its GPU's architecture",
-	Summary: "Compares the compute capability of each GPU a pasted report names with the range the report's CUDA version compiles for (the torch build's CUDA, a version the user states, the CUDA of the named TensorFlow release, or the newest CUDA of the named torch release's wheels). Outside that range neither the framework nor its cuBLAS/cuDNN has kernels for the GPU.",
-	Fix:     "Install a build made with a CUDA version that supports the GPU (the finding names the oldest).",
-	Run:     runToolkitArch,
+	RuleDoc: report.RuleDoc{
+		ID: "env/toolkit-arch", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "the CUDA version a report names knows its GPU's architecture",
+		Summary: "Compares the compute capability of each GPU a pasted report names with the range the report's CUDA version compiles for (the torch build's CUDA, a version the user states, the CUDA of the named TensorFlow release, or the newest CUDA of the named torch release's wheels). Outside that range neither the framework nor its cuBLAS/cuDNN has kernels for the GPU.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "no-kernel-image"},
+			{Title: "Fix", Body: "Install a build made with a CUDA version that supports the GPU (the finding names the oldest)."},
+		},
+	},
+	Run: runToolkitArch,
 }
 
 func runToolkitArch(f *Facts) Result {

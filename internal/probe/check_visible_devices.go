@@ -8,12 +8,20 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
+func init() { register(visibleDevicesCheck) }
+
 var visibleDevicesCheck = Check{
-	ID: "env/visible-devices", Class: "invalid-device-ordinal", Severity: report.Error,
-	Title:   "CUDA_VISIBLE_DEVICES names GPUs that exist",
-	Summary: "Resolves every entry of CUDA_VISIBLE_DEVICES (indices, GPU- and MIG- UUIDs) against the GPUs the driver lists. CUDA stops reading the list at the first entry that names no GPU, so \"5\" on a one-GPU machine hides everything and \"0,5,1\" exposes only GPU 0; code then fails with \"invalid device ordinal\" or finds no GPU.",
-	Fix:     "Set CUDA_VISIBLE_DEVICES to indices or UUIDs that nvidia-smi -L lists, or unset it.",
-	Run:     runVisibleDevices,
+	RuleDoc: report.RuleDoc{
+		ID: "env/visible-devices", Kind: report.KindProbe, Severity: report.Error,
+		Title:   "CUDA_VISIBLE_DEVICES names GPUs that exist",
+		Summary: "Resolves every entry of CUDA_VISIBLE_DEVICES (indices, GPU- and MIG- UUIDs) against the GPUs the driver lists. CUDA stops reading the list at the first entry that names no GPU, so \"5\" on a one-GPU machine hides everything and \"0,5,1\" exposes only GPU 0; code then fails with \"invalid device ordinal\" or finds no GPU.",
+		Sections: []report.DocSection{
+			{Title: "Class", Body: "invalid-device-ordinal"},
+			{Title: "Fix", Body: "Set CUDA_VISIBLE_DEVICES to indices or UUIDs that nvidia-smi -L lists, or unset it."},
+		},
+	},
+	Order: 30,
+	Run:   runVisibleDevices,
 }
 
 // hidesOnPurpose is true for the idioms that hide every GPU on purpose ("" and -1).

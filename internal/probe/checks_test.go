@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/probe/probetest"
@@ -255,17 +256,49 @@ func TestFindPythonOrder(t *testing.T) {
 	}
 }
 
-func TestRuleInfosDocumentEveryCheck(t *testing.T) {
-	seen := map[string]bool{}
-	for _, r := range probe.RuleInfos() {
-		if !strings.HasPrefix(r.ID, "env/") || r.Kind != report.KindProbe || r.Title == "" || r.Summary == "" || seen[r.ID] {
-			t.Errorf("bad rule info %+v", r)
-		}
-		seen[r.ID] = true
+// The checks register themselves from their files; the report's order
+// must not depend on which file's init ran first (so no two share an
+// Order: the recorded env cases' want files pin the order itself), and
+// every check must be documented as `cudadoctor rules` shows it.
+func TestCheckRegistry(t *testing.T) {
+	k := kb.MustDefault()
+	checks := probe.Checks()
+	if len(checks) == 0 {
+		t.Fatal("no check registered")
 	}
-	for _, c := range probe.Checks() {
-		if !seen[c.ID] {
-			t.Errorf("check %s is not documented", c.ID)
+	seenID, seenOrder := map[string]bool{}, map[int]bool{}
+	for i, c := range checks {
+		if c.Order <= 0 || seenOrder[c.Order] || i > 0 && c.Order <= checks[i-1].Order {
+			t.Errorf("%s: order %d is not positive, unique and ascending", c.ID, c.Order)
+		}
+		if !strings.HasPrefix(c.ID, "env/") || seenID[c.ID] || c.Kind != report.KindProbe || c.Run == nil {
+			t.Errorf("%s: bad id, kind %q or no Run", c.ID, c.Kind)
+		}
+		seenID[c.ID], seenOrder[c.Order] = true, true
+		if c.Title == "" || c.Summary == "" || c.Severity == report.SeverityNone {
+			t.Errorf("%s: title, summary or severity missing", c.ID)
+		}
+		var titles []string
+		for _, s := range c.Sections {
+			titles = append(titles, s.Title)
+			if strings.TrimSpace(s.Body) == "" {
+				t.Errorf("%s: empty section %s", c.ID, s.Title)
+			}
+		}
+		if strings.Join(titles, ",") != "Class,Fix" {
+			t.Errorf("%s: sections %v, want Class, Fix", c.ID, titles)
+		}
+		if _, ok := k.Class(c.Class()); !ok && c.Class() != "other" {
+			t.Errorf("%s: class %q is not in the knowledge base", c.ID, c.Class())
+		}
+	}
+	docs := probe.RuleDocs()
+	if len(docs) != len(checks) {
+		t.Fatalf("%d rule docs for %d checks", len(docs), len(checks))
+	}
+	for i := range docs {
+		if docs[i].ID != checks[i].ID {
+			t.Errorf("rule doc %d is %s, check %s", i, docs[i].ID, checks[i].ID)
 		}
 	}
 }

@@ -293,7 +293,7 @@ func (p *Pasted) Judge() []report.Finding {
 			if fd.Severity < report.Error {
 				continue
 			}
-			fd.Rule, fd.Class = c.ID, c.Class
+			fd.Rule, fd.Class = c.ID, c.Class()
 			fd.Evidence = nil
 			for _, k := range evidenceKeys[c.ID] {
 				if i, ok := p.Lines[k]; ok {

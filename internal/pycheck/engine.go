@@ -423,7 +423,7 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 	for _, j := range jobs {
 		var want uint64
 		for i, r := range followers {
-			if !l.enabled(j.src.Path, r.Code) || slices.Contains(j.active, r) {
+			if !l.enabled(j.src.Path, r.ID) || slices.Contains(j.active, r) {
 				continue
 			}
 			want |= 1 << i
@@ -486,7 +486,7 @@ func (l *Linter) activeRules(s Source) []*Rule {
 		set := l.anchorSet()
 		found := set.scan(s.Src)
 		for _, r := range l.Rules {
-			if l.enabled(s.Path, r.Code) && (l.AlwaysParse || r.applies(set, found)) {
+			if l.enabled(s.Path, r.ID) && (l.AlwaysParse || r.applies(set, found)) {
 				active = append(active, r)
 			}
 		}
@@ -546,7 +546,7 @@ func (l *Linter) check(ctx context.Context, j *job, f *File) []report.Finding {
 					// it as a finding on the file and go on.
 					if rec := recover(); rec != nil {
 						diags = append(diags, Diagnostic{Rule: engineRule(CodeParseError), Start: 0, End: 0,
-							Message: fmt.Sprintf("internal error in %s: %v", r.Code, rec)})
+							Message: fmt.Sprintf("internal error in %s: %v", r.ID, rec)})
 					}
 				}()
 				r.Check(&Pass{File: f, Rule: r, diags: &diags})
@@ -570,7 +570,7 @@ func dedupe(ds []Diagnostic) []Diagnostic {
 	seen := map[[3]any]bool{}
 	out := ds[:0]
 	for _, d := range ds {
-		k := [3]any{d.Rule.Code, d.Start, d.Message}
+		k := [3]any{d.Rule.ID, d.Start, d.Message}
 		if seen[k] {
 			continue
 		}
@@ -605,7 +605,7 @@ func firstError(root *Node) *Node {
 var engineRules = func() map[string]*Rule {
 	m := map[string]*Rule{}
 	for _, r := range EngineRules() {
-		m[r.Code] = r
+		m[r.ID] = r
 	}
 	return m
 }()
@@ -620,10 +620,10 @@ func toFinding(f *File, d Diagnostic) report.Finding {
 		loc.EndLine = endLine
 	}
 	rem := d.Remedies
-	if len(rem) == 0 && d.Rule.Doc.Fix != "" {
-		rem = []string{firstParagraph(d.Rule.Doc.Fix)}
+	if len(rem) == 0 && d.Rule.Section("Fix") != "" {
+		rem = []string{firstParagraph(d.Rule.Section("Fix"))}
 	}
-	return report.Finding{Rule: d.Rule.Code, Severity: d.Rule.Severity, Message: d.Message, Location: loc, Remedies: rem,
+	return report.Finding{Rule: d.Rule.ID, Severity: d.Rule.Severity, Message: d.Message, Location: loc, Remedies: rem,
 		Facts: map[string]any{"name": d.Rule.Name}}
 }
 

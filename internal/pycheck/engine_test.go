@@ -117,7 +117,7 @@ func TestSuppressionParsing(t *testing.T) {
 }
 
 // dummyRule flags every line containing "BAD" in a torch file.
-var dummyRule = &Rule{Code: "CD900", Name: "dummy-rule", Severity: report.Error, Anchors: []string{"BAD"},
+var dummyRule = &Rule{RuleDoc: report.RuleDoc{ID: "CD900", Name: "dummy-rule", Severity: report.Error}, Anchors: []string{"BAD"},
 	Check: func(p *Pass) {
 		for _, off := range p.File.Find("BAD", 0, len(p.File.Src)) {
 			p.Report(p.File.NodeAt(off, off+3), "bad")
@@ -142,7 +142,7 @@ func TestLintSourceSuppressionAndSkip(t *testing.T) {
 }
 
 func TestRulePanicBecomesFinding(t *testing.T) {
-	boom := &Rule{Code: "CD901", Name: "boom-rule", Severity: report.Error, Check: func(p *Pass) { panic("boom") }}
+	boom := &Rule{RuleDoc: report.RuleDoc{ID: "CD901", Name: "boom-rule", Severity: report.Error}, Check: func(p *Pass) { panic("boom") }}
 	fs := (&Linter{Rules: []*Rule{boom}}).LintSource("a.py", []byte("import torch\n"))
 	if len(fs) != 1 || fs[0].Rule != CodeParseError || !strings.Contains(fs[0].Message, "internal error in CD901") {
 		t.Fatalf("got %+v", fs)
@@ -224,14 +224,14 @@ func TestLintCancelledMidFile(t *testing.T) {
 	defer cancel()
 	var before, after int
 	laterRan := false
-	cancelling := &Rule{Code: "CD901", Name: "cancel-midway", Check: func(p *Pass) {
+	cancelling := &Rule{RuleDoc: report.RuleDoc{ID: "CD901", Name: "cancel-midway"}, Check: func(p *Pass) {
 		f := p.File
 		half := len(f.Src) / 2
 		before = len(f.Calls(0, half))
 		cancel()
 		after = len(f.Calls(half, len(f.Src))) + len(f.Find("non_blocking", half, len(f.Src)))
 	}}
-	later := &Rule{Code: "CD902", Name: "after-cancel", Check: func(p *Pass) { laterRan = true }}
+	later := &Rule{RuleDoc: report.RuleDoc{ID: "CD902", Name: "after-cancel"}, Check: func(p *Pass) { laterRan = true }}
 	ch := make(chan Source, 1)
 	ch <- Source{Path: "big.py", Src: []byte(src.String())}
 	close(ch)

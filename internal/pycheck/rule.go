@@ -4,31 +4,17 @@
 package pycheck
 
 import (
-	"strings"
-
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
-
-// Doc is the documentation of a rule; `cudadoctor rules CODE`, SARIF rule
-// help and the generated docs all read it.
-type Doc struct {
-	Title   string
-	Summary string
-	Why     string
-	Example string
-	Fix     string
-	// References cite the real behaviour the rule rests on: a fixture of
-	// testdata/gpu, a PyTorch document, an error message.
-	References []string
-}
 
 // Rule is one check. Rules are plain values listed in an explicit registry;
 // nothing registers itself.
 type Rule struct {
-	Code     string // CD101
-	Name     string // kebab-case, e.g. nonblocking-copy-read
-	Severity report.Severity
-	Doc      Doc
+	// RuleDoc is the rule's documentation: its code (ID, e.g. CD101), kebab
+	// name, severity, title, summary, the sections Why, Example and Fix,
+	// and references that cite the real behaviour the rule rests on (a
+	// fixture of testdata/gpu, a PyTorch document, an error message).
+	report.RuleDoc
 	// Anchors are byte strings at least one of which a file must contain for
 	// the rule to look at it; they keep rules off files that cannot match.
 	Anchors []string
@@ -42,18 +28,6 @@ type Rule struct {
 	Follows func(s *FuncSummary) bool
 	// Check inspects one parsed file and reports through the pass.
 	Check func(p *Pass)
-}
-
-// Info turns the rule into the shared documentation struct.
-func (r *Rule) Info() report.RuleInfo {
-	var secs []report.DocSection
-	for _, s := range []struct{ t, b string }{{"Why", r.Doc.Why}, {"Example", r.Doc.Example}, {"Fix", r.Doc.Fix}} {
-		if strings.TrimSpace(s.b) != "" {
-			secs = append(secs, report.DocSection{Title: s.t, Body: strings.TrimSpace(s.b)})
-		}
-	}
-	return report.RuleInfo{ID: r.Code, Name: r.Name, Kind: report.KindLint, Title: r.Doc.Title, Severity: r.Severity,
-		Summary: strings.TrimSpace(r.Doc.Summary), Sections: secs, References: r.Doc.References}
 }
 
 // applies checks the rule's anchors against the anchors found in a file.
@@ -81,28 +55,37 @@ const (
 // EngineRules documents the findings the engine itself emits.
 func EngineRules() []*Rule {
 	return []*Rule{
-		{Code: CodeParseError, Name: "syntax-error", Severity: report.Warning, Doc: Doc{
-			Title:      "File could not be fully parsed",
-			Summary:    "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing.",
-			Why:        "A file with a syntax error will not import, and hazards in the unparsed part cannot be checked.",
-			Example:    "def f(:\n    pass",
-			Fix:        "Fix the syntax error (python -m py_compile FILE names it).",
+		{RuleDoc: report.RuleDoc{
+			ID: CodeParseError, Name: "syntax-error", Kind: report.KindLint, Severity: report.Warning,
+			Title:   "File could not be fully parsed",
+			Summary: "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing.",
+			Sections: []report.DocSection{
+				{Title: "Why", Body: "A file with a syntax error will not import, and hazards in the unparsed part cannot be checked."},
+				{Title: "Example", Body: "def f(:\n    pass"},
+				{Title: "Fix", Body: "Fix the syntax error (python -m py_compile FILE names it)."},
+			},
 			References: []string{"https://tree-sitter.github.io/tree-sitter/using-parsers#error-recovery (how unparsable regions are isolated)"},
 		}},
-		{Code: CodeUnusedSuppression, Name: "unused-suppression", Severity: report.Warning, Doc: Doc{
-			Title:      "Suppression comment that suppresses nothing",
-			Summary:    "A `# cudadoctor: ignore[CODE] reason` comment names a rule that reported nothing on its line.",
-			Why:        "Stale suppressions hide future findings on the line and mislead readers about a hazard that is gone.",
-			Example:    "x = 1  # cudadoctor: ignore[CD101] copied synchronously",
-			Fix:        "Delete the comment, or the codes in it that no longer fire.",
+		{RuleDoc: report.RuleDoc{
+			ID: CodeUnusedSuppression, Name: "unused-suppression", Kind: report.KindLint, Severity: report.Warning,
+			Title:   "Suppression comment that suppresses nothing",
+			Summary: "A `# cudadoctor: ignore[CODE] reason` comment names a rule that reported nothing on its line.",
+			Sections: []report.DocSection{
+				{Title: "Why", Body: "Stale suppressions hide future findings on the line and mislead readers about a hazard that is gone."},
+				{Title: "Example", Body: "x = 1  # cudadoctor: ignore[CD101] copied synchronously"},
+				{Title: "Fix", Body: "Delete the comment, or the codes in it that no longer fire."},
+			},
 			References: []string{"https://docs.astral.sh/ruff/rules/unused-noqa/ (the same idea in ruff)"},
 		}},
-		{Code: CodeInvalidSuppression, Name: "invalid-suppression", Severity: report.Warning, Doc: Doc{
-			Title:      "Suppression comment without codes or reason",
-			Summary:    "A suppression must name the codes it silences and say why: `# cudadoctor: ignore[CD101] synchronised by the caller`.",
-			Why:        "A suppression without a reason cannot be reviewed; one without codes would silence everything.",
-			Example:    "dst = src.cpu(non_blocking=True)  # cudadoctor: ignore[CD101]",
-			Fix:        "Add the codes in brackets and a short reason after them.",
+		{RuleDoc: report.RuleDoc{
+			ID: CodeInvalidSuppression, Name: "invalid-suppression", Kind: report.KindLint, Severity: report.Warning,
+			Title:   "Suppression comment without codes or reason",
+			Summary: "A suppression must name the codes it silences and say why: `# cudadoctor: ignore[CD101] synchronised by the caller`.",
+			Sections: []report.DocSection{
+				{Title: "Why", Body: "A suppression without a reason cannot be reviewed; one without codes would silence everything."},
+				{Title: "Example", Body: "dst = src.cpu(non_blocking=True)  # cudadoctor: ignore[CD101]"},
+				{Title: "Fix", Body: "Add the codes in brackets and a short reason after them."},
+			},
 			References: []string{"https://docs.astral.sh/ruff/linter/#error-suppression (the comment syntax users know)"},
 		}},
 	}

@@ -63,7 +63,7 @@ func applyNoqa(f *File, nq map[int]noqa, diags []Diagnostic) []Diagnostic {
 	out := diags[:0]
 	for _, d := range diags {
 		line, _ := f.LineCol(d.Start)
-		if n, ok := nq[line]; ok && (n.all || contains(n.codes, d.Rule.Code)) {
+		if n, ok := nq[line]; ok && (n.all || contains(n.codes, d.Rule.ID)) {
 			continue
 		}
 		out = append(out, d)
@@ -119,8 +119,8 @@ func applySuppressions(f *File, sups []*suppression, diags []Diagnostic, enabled
 	out := diags[:0]
 	for _, d := range diags {
 		line, _ := f.LineCol(d.Start)
-		if s := byLine[line]; s != nil && s.reason != "" && contains(s.codes, d.Rule.Code) {
-			s.used[d.Rule.Code] = true
+		if s := byLine[line]; s != nil && s.reason != "" && contains(s.codes, d.Rule.ID) {
+			s.used[d.Rule.ID] = true
 			continue
 		}
 		out = append(out, d)

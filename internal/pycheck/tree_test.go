@@ -9,6 +9,8 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
+
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 // TestFlattenMatchesTreeSitter walks tree-sitter's own tree and the
@@ -62,7 +64,7 @@ func TestFlattenMatchesTreeSitter(t *testing.T) {
 // refused past MaxNesting with one finding, and code just under the limit
 // is checked. Counted in nodes visited, not timed.
 func TestDeepInputsAreLinear(t *testing.T) {
-	l := &Linter{Rules: []*Rule{{Code: "CD999", Name: "x-y", Check: func(p *Pass) {
+	l := &Linter{Rules: []*Rule{{RuleDoc: report.RuleDoc{ID: "CD999", Name: "x-y"}, Check: func(p *Pass) {
 		for i := 0; i < p.File.Tree.Len(); i++ {
 			p.File.ContextOf(p.File.Tree.At(i))
 			p.File.Scope(p.File.Tree.At(i))

@@ -16,7 +16,7 @@ import (
 
 func sample() *report.Report {
 	r := report.New("explain", "0.1.0")
-	r.Rules = []report.RuleInfo{{ID: "device-assert-index", Kind: report.KindClass, Title: "Index out of range", Severity: report.Error, Summary: "An index tensor holds out-of-range values.", Sections: []report.DocSection{{Title: "What to do", Body: "- check the vocabulary size"}}, References: []string{"https://docs.pytorch.org/docs/stable/generated/torch.nn.Embedding.html"}}}
+	r.Rules = []report.RuleDoc{{ID: "device-assert-index", Kind: report.KindClass, Title: "Index out of range", Severity: report.Error, Summary: "An index tensor holds out-of-range values.", Sections: []report.DocSection{{Title: "What to do", Body: "- check the vocabulary size"}}, References: []string{"https://docs.pytorch.org/docs/stable/generated/torch.nn.Embedding.html"}}}
 	r.Findings = []report.Finding{{
 		Rule: "device-assert-index", Class: "device-assert-index", Alternatives: []string{"illegal-address"}, Severity: report.Error,
 		Message:  "an index passed to an embedding lookup is out of range",

@@ -8,7 +8,7 @@ import (
 )
 
 // SARIF 2.1.0, the subset code-scanning services read. Rule help comes from
-// the same RuleInfo that `cudadoctor rules` prints.
+// the same RuleDoc that `cudadoctor rules` prints.
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
@@ -121,7 +121,7 @@ func toURI(p string) string {
 	return p
 }
 
-func docText(ri report.RuleInfo) (string, string) {
+func docText(ri report.RuleDoc) (string, string) {
 	var text, md strings.Builder
 	text.WriteString(ri.Summary)
 	md.WriteString(ri.Summary)

@@ -33,13 +33,24 @@ type KernelLog struct {
 }
 
 // CheckResult is one environment check's verdict, as `env` lists it in
-// Environment.Checks: status is pass, warn, fail or skip.
+// Environment.Checks. The checks themselves (internal/probe) return it, so
+// the report holds what they said.
 type CheckResult struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Status  string `json:"status"`
-	Message string `json:"message"`
+	ID      string      `json:"id"`
+	Title   string      `json:"title"`
+	Status  CheckStatus `json:"status"`
+	Message string      `json:"message"`
 }
+
+// CheckStatus is a check's verdict: pass, warn, fail or skip.
+type CheckStatus string
+
+const (
+	CheckPass CheckStatus = "pass"
+	CheckWarn CheckStatus = "warn"
+	CheckFail CheckStatus = "fail"
+	CheckSkip CheckStatus = "skip"
+)
 
 // Fact is one row of the short "what was detected" table that `env` keeps
 // in Environment.Detected.

@@ -154,18 +154,34 @@ const (
 	KindMemory RuleKind = "memory"
 )
 
-// RuleInfo documents a rule. SARIF tool.driver.rules, `cudadoctor rules ID`
-// and the generated docs all read these same structs.
-type RuleInfo struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name,omitempty"`
-	Kind     RuleKind `json:"kind"`
-	Title    string   `json:"title"`
-	Severity Severity `json:"severity"`
-	Summary  string   `json:"summary"`
+// RuleDoc is the one shape of a rule's documentation. Every source declares
+// its rules in it: a knowledge-base class decodes into it from YAML, a lint
+// rule, an environment check and the Flight Recorder and memory analyses
+// write it as a Go literal. SARIF tool.driver.rules, `cudadoctor rules ID`
+// and docs/rules.md all read these same values.
+type RuleDoc struct {
+	ID       string   `json:"id" yaml:"id"`
+	Name     string   `json:"name,omitempty" yaml:"-"`
+	Kind     RuleKind `json:"kind" yaml:"-"`
+	Title    string   `json:"title" yaml:"title"`
+	Severity Severity `json:"severity" yaml:"severity"`
+	Summary  string   `json:"summary" yaml:"summary"`
 	// Sections are ordered documentation blocks: "Why", "Example", "Fix"...
-	Sections   []DocSection `json:"sections,omitempty"`
-	References []string     `json:"references,omitempty"`
+	// A knowledge-base class derives its own from its signatures, remedies
+	// and examples when it is loaded.
+	Sections   []DocSection `json:"sections,omitempty" yaml:"-"`
+	References []string     `json:"references,omitempty" yaml:"references"`
+}
+
+// Section is the body of the first section with this title, "" when there
+// is none.
+func (d *RuleDoc) Section(title string) string {
+	for _, s := range d.Sections {
+		if s.Title == title {
+			return s.Body
+		}
+	}
+	return ""
 }
 
 // DocSection is one titled block of a rule's documentation.
@@ -198,7 +214,7 @@ type Report struct {
 	Run         *RunInfo     `json:"run,omitempty"`
 	// Rules documents every rule that can fire in this command; renderers
 	// that need it (SARIF) read it, JSON leaves it out to stay small.
-	Rules []RuleInfo `json:"-"`
+	Rules []RuleDoc `json:"-"`
 }
 
 // RunInfo is the `run` section of the JSON contract.
@@ -250,13 +266,13 @@ func (r *Report) MaxSeverity() Severity {
 }
 
 // RuleByID finds the documentation of a rule.
-func (r *Report) RuleByID(id string) (RuleInfo, bool) {
+func (r *Report) RuleByID(id string) (RuleDoc, bool) {
 	for _, ri := range r.Rules {
 		if ri.ID == id {
 			return ri, true
 		}
 	}
-	return RuleInfo{}, false
+	return RuleDoc{}, false
 }
 
 // SortFindings orders findings by severity (highest first), keeping the

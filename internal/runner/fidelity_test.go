@@ -213,16 +213,15 @@ func TestOutputAfterExitIsReadToTheEnd(t *testing.T) {
 }
 
 func TestWaitingForLeftoversEndsOnASignal(t *testing.T) {
-	defer func(d time.Duration) { lingerNotice = d }(lingerNotice)
-	lingerNotice = 50 * time.Millisecond
 	// What the child leaves behind ignores SIGTERM and keeps stdout open.
 	sigs := make(chan os.Signal, 2)
 	var lingered sync.Once
 	called := false
 	start := time.Now()
 	res := run(t, Spec{
-		Argv:    []string{"sh", "-c", `(trap '' TERM; exec sleep 30) & echo early`},
-		Signals: sigs,
+		Argv:        []string{"sh", "-c", `(trap '' TERM; exec sleep 30) & echo early`},
+		Signals:     sigs,
+		LingerAfter: 50 * time.Millisecond,
 		OnLinger: func() {
 			lingered.Do(func() { called = true; sigs <- syscall.SIGTERM })
 		},

@@ -25,6 +25,7 @@ const (
 	DefaultMaxLine   = 16 << 10
 	DefaultKillGrace = 10 * time.Second
 	DefaultDrain     = time.Second
+	DefaultLinger    = 3 * time.Second
 	readChunk        = 1 << 20
 	firstChunk       = 64 << 10
 	pipeSize         = 1 << 20
@@ -106,6 +107,9 @@ type Spec struct {
 	// a few seconds after the child exited (Drain 0), so the user can be told
 	// what the wrapper waits for.
 	OnLinger func()
+	// LingerAfter is how long after the child's exit its output may stay
+	// open before OnLinger is called (0: DefaultLinger).
+	LingerAfter time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -327,10 +331,6 @@ type pump struct {
 	drainBegan atomic.Int64
 }
 
-// lingerNotice is how long after the child's exit its output may stay open
-// before Spec.OnLinger is called (a variable so tests need not wait).
-var lingerNotice = 3 * time.Second
-
 // drainAfterExit waits for the pumps to finish reading once the child has
 // exited, bounding the wait as spec.Drain says and ending it when the user
 // asks.
@@ -345,7 +345,11 @@ func drainAfterExit(spec Spec, pid int, pumps []*pump, done <-chan struct{}) {
 	if spec.Drain > 0 {
 		stopAfter(spec.Drain)
 	} else if spec.OnLinger != nil {
-		t := time.NewTimer(lingerNotice)
+		after := spec.LingerAfter
+		if after <= 0 {
+			after = DefaultLinger
+		}
+		t := time.NewTimer(after)
 		defer t.Stop()
 		linger = t.C
 	}

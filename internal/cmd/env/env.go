@@ -39,10 +39,10 @@ func Build(f *probe.Facts) *report.Report {
 	results, findings := probe.Evaluate(f)
 	rep := report.New("env", "")
 	rep.Findings = findings
-	rep.Rules = probe.RuleInfos()
+	rep.Rules = probe.RuleDocs()
 	checks := make([]report.CheckResult, len(results))
 	for i, r := range results {
-		checks[i] = report.CheckResult{ID: r.ID, Title: r.Title, Status: string(r.Status), Message: r.Message}
+		checks[i] = r.CheckResult
 	}
 	env := &report.Environment{
 		Checks:             checks,

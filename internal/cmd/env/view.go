@@ -43,15 +43,15 @@ func Text(w io.Writer, r *report.Report, opts render.Options) error {
 	for _, c := range checks {
 		mark, style := "✓", render.AnsiGreen
 		switch c.Status {
-		case "fail":
+		case report.CheckFail:
 			mark, style = "✗", render.AnsiBold+render.AnsiRed
-		case "warn":
+		case report.CheckWarn:
 			mark, style = "⚠", render.AnsiBold+render.AnsiYellow
-		case "skip":
+		case report.CheckSkip:
 			mark, style = "–", render.AnsiDim
 		}
 		msg := c.Message
-		if c.Status == "skip" {
+		if c.Status == report.CheckSkip {
 			msg = "skipped: " + msg
 		}
 		tw.Printf("%s %s  %s\n", st.Wrap(style, mark), fmt.Sprintf("%-*s", idWidth, c.ID), render.TrimLine(msg, opts.Width, idWidth+4))

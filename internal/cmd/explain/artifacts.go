@@ -589,7 +589,7 @@ func (a *artifacts) apply(rep *report.Report) {
 		return
 	}
 	rep.Inputs = append(rep.Inputs, a.paths...)
-	rep.Rules = append(rep.Rules, flightrec.RuleInfos()...)
+	rep.Rules = append(rep.Rules, flightrec.RuleDocs()...)
 	if len(a.reports) == 0 && len(a.frFindings) == 0 {
 		return
 	}

@@ -91,7 +91,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, fmt.Errorf("%s is empty: nothing to explain (errors go to stderr: pipe it too, e.g. python train.py 2>&1 | cudadoctor explain -)", names)
 	}
 	rep.Findings = findings
-	rep.Rules = k.RuleInfos()
+	rep.Rules = k.RuleDocs()
 	arts.apply(rep) // merges the artifacts' findings into the job's verdict (artifacts.go)
 	return rep, nil
 }

@@ -28,10 +28,10 @@ type Options struct {
 }
 
 // Rules documents every code lint can report, in code order.
-func Rules() []report.RuleInfo {
-	var out []report.RuleInfo
+func RuleDocs() []report.RuleDoc {
+	var out []report.RuleDoc
 	for _, r := range append(pycheck.EngineRules(), rules.All()...) {
-		out = append(out, r.Info())
+		out = append(out, r.RuleDoc)
 	}
 	return out
 }
@@ -39,7 +39,7 @@ func Rules() []report.RuleInfo {
 func codes() []string {
 	var out []string
 	for _, r := range append(pycheck.EngineRules(), rules.All()...) {
-		out = append(out, r.Code)
+		out = append(out, r.ID)
 	}
 	return out
 }
@@ -119,6 +119,6 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	rep := report.New("lint", "")
 	rep.Inputs = paths
 	rep.Findings = findings
-	rep.Rules = Rules()
+	rep.Rules = RuleDocs()
 	return rep, nil
 }

@@ -18,7 +18,7 @@ func TestRunAndText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rules) != len(Rules()) || len(rep.Rules) == 0 {
+	if len(rep.Rules) != len(RuleDocs()) || len(rep.Rules) == 0 {
 		t.Fatalf("report documents %d rules", len(rep.Rules))
 	}
 	if len(rep.Findings) != 1 || rep.Findings[0].Rule != "CD112" {

@@ -36,7 +36,7 @@ type Options struct {
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	rep := report.New("memory", "")
 	rep.Inputs = []string{opts.Path}
-	rep.Rules = memsnap.Rules()
+	rep.Rules = memsnap.RuleDocs()
 	if opts.HTML != "" && sameFile(opts.HTML, opts.Path) {
 		return nil, fmt.Errorf("--html %s would overwrite the input", opts.HTML)
 	}
@@ -87,7 +87,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		rep.Findings = findings
 		k, _ := kb.Default()
 		if k != nil {
-			rep.Rules = append(rep.Rules, k.RuleInfos()...)
+			rep.Rules = append(rep.Rules, k.RuleDocs()...)
 		}
 	} else {
 		snap, err = memsnap.Decode(in)

@@ -26,16 +26,16 @@ import (
 // classes, Flight Recorder analyses, environment checks, memory analyses and
 // lint rules. It is the one registry `rules`, docs/rules.md and the
 // registry test read.
-func All() ([]report.RuleInfo, error) {
+func All() ([]report.RuleDoc, error) {
 	k, err := kb.Default()
 	if err != nil {
 		return nil, err
 	}
-	rules := k.RuleInfos()
-	rules = append(rules, flightrec.RuleInfos()...)
-	rules = append(rules, probe.RuleInfos()...)
-	rules = append(rules, memsnap.Rules()...)
-	rules = append(rules, lintcmd.Rules()...)
+	rules := k.RuleDocs()
+	rules = append(rules, flightrec.RuleDocs()...)
+	rules = append(rules, probe.RuleDocs()...)
+	rules = append(rules, memsnap.RuleDocs()...)
+	rules = append(rules, lintcmd.RuleDocs()...)
 	return rules, nil
 }
 
@@ -111,7 +111,7 @@ env/driver-version), print its full documentation.`,
 // no source line to annotate, so sarif and github mean nothing here.
 var formats = []string{"text", "json", "markdown"}
 
-func list(d *command.Deps, rules []report.RuleInfo) error {
+func list(d *command.Deps, rules []report.RuleDoc) error {
 	if d.Format == "json" {
 		return render.WriteJSON(d.Sys.Stdout, rules)
 	}
@@ -144,7 +144,7 @@ func kindTitle(k report.RuleKind) string {
 	return string(k)
 }
 
-func show(d *command.Deps, r report.RuleInfo) error {
+func show(d *command.Deps, r report.RuleDoc) error {
 	if d.Format == "json" {
 		return render.WriteJSON(d.Sys.Stdout, r)
 	}

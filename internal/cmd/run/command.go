@@ -171,7 +171,7 @@ in the nearest pyproject.toml. An explicit --sanitize still re-runs.`,
 				if out.Failed {
 					if k, err := kb.Default(); err == nil {
 						// Rules the run added (memory snapshots) stay.
-						out.Report.Rules = append(k.RuleInfos(), out.Report.Rules...)
+						out.Report.Rules = append(k.RuleDocs(), out.Report.Rules...)
 					}
 				}
 				presentRun(d, out, reportFile)

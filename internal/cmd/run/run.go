@@ -93,7 +93,7 @@ type Options struct {
 	Pid      int
 	Now      func() time.Time
 	// Rules documents what can fire (for SARIF).
-	Rules []report.RuleInfo
+	Rules []report.RuleDoc
 }
 
 // ExitError carries the child's exit status out of the command; the CLI
@@ -227,7 +227,7 @@ func (o *Options) analyzeSnapshot(rep *report.Report, started time.Time) {
 	}
 	fmt.Fprintf(o.Messages, "cudadoctor: memory snapshot written to %s\n", paths[0])
 	rep.Findings = append(rep.Findings, fs...)
-	rep.Rules = append(rep.Rules, memsnap.Rules()...)
+	rep.Rules = append(rep.Rules, memsnap.RuleDocs()...)
 }
 
 func oneLine(s string) string {

@@ -10,29 +10,32 @@ import (
 // CD101: a device-to-host copy made with non_blocking=True is read on the
 // host before the GPU has finished it.
 var CD101 = &pycheck.Rule{
-	Code:     "CD101",
-	Name:     "nonblocking-copy-read",
-	Severity: report.Error,
-	Anchors:  []string{"non_blocking"},
-	Follows:  func(s *pycheck.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
-	Doc: pycheck.Doc{
-		Title:   "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary: "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
-		Why: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
+	RuleDoc: report.RuleDoc{
+		ID:       "CD101",
+		Name:     "nonblocking-copy-read",
+		Kind:     report.KindLint,
+		Severity: report.Error,
+		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
 before torch.cuda.synchronize(), an event's synchronize() or the stream's synchronize()
-reads whatever the memory held before: no error is raised, the numbers are just wrong.`,
-		Example: `probs = logits.softmax(-1).to("cpu", non_blocking=True)
-print(probs.tolist())        # may print stale memory`,
-		Fix: `Synchronise before reading: call torch.cuda.synchronize() (or record an event after the
+reads whatever the memory held before: no error is raised, the numbers are just wrong.`},
+			{Title: "Example", Body: `probs = logits.softmax(-1).to("cpu", non_blocking=True)
+print(probs.tolist())        # may print stale memory`},
+			{Title: "Fix", Body: `Synchronise before reading: call torch.cuda.synchronize() (or record an event after the
 copy and call event.synchronize()) before touching the result on the host; or drop
-non_blocking=True when the value is needed right away.`,
+non_blocking=True when the value is needed right away.`},
+		},
 		References: []string{
 			"https://docs.pytorch.org/tutorials/intermediate/pinmem_nonblock.html (A guide on good usage of non_blocking and pin_memory(): reading a non-blocking device-to-host copy before synchronising gives undefined data)",
 			"testdata/gpu/scenarios/s21_nonblocking_race.py (H100: an unsynchronised non_blocking copy was corrupted 50 times out of 50, silently)",
 		},
 	},
-	Check: checkCD101,
+	Anchors: []string{"non_blocking"},
+	Follows: func(s *pycheck.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
+	Check:   checkCD101,
 }
 
 // hostReads are the methods that read a CPU tensor's data into Python.

@@ -11,30 +11,33 @@ import (
 // CD102: a pinned host tensor is modified while a non_blocking copy from it
 // to the GPU may still be running.
 var CD102 = &pycheck.Rule{
-	Code:     "CD102",
-	Name:     "pinned-source-mutated",
-	Severity: report.Error,
-	Anchors:  []string{"non_blocking"},
-	Doc: pycheck.Doc{
-		Title:   "Pinned source of a non_blocking copy modified before synchronising",
-		Summary: "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
-		Why: `A non_blocking host-to-device copy from pinned memory is a DMA transfer queued on the
+	RuleDoc: report.RuleDoc{
+		ID:       "CD102",
+		Name:     "pinned-source-mutated",
+		Kind:     report.KindLint,
+		Severity: report.Error,
+		Title:    "Pinned source of a non_blocking copy modified before synchronising",
+		Summary:  "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `A non_blocking host-to-device copy from pinned memory is a DMA transfer queued on the
 stream: the call returns before the bytes are read. Writing the source afterwards races
 with the transfer, and the GPU receives the new values, the old ones or a mix, with no
 error. In a loop the write at the top of the next iteration races the same way.
-Pageable (unpinned) sources are safe: CUDA stages them synchronously.`,
-		Example: `src = torch.empty(n).pin_memory()
+Pageable (unpinned) sources are safe: CUDA stages them synchronously.`},
+			{Title: "Example", Body: `src = torch.empty(n).pin_memory()
 dst = src.to("cuda", non_blocking=True)
-src.fill_(-1.0)              # races with the copy`,
-		Fix: `Synchronise (torch.cuda.synchronize(), or record an event after the copy and wait on it
+src.fill_(-1.0)              # races with the copy`},
+			{Title: "Fix", Body: `Synchronise (torch.cuda.synchronize(), or record an event after the copy and wait on it
 with event.synchronize()) before writing the pinned buffer again; or keep one pinned
-buffer per in-flight copy (double buffering) and reuse a buffer only after its event.`,
+buffer per in-flight copy (double buffering) and reuse a buffer only after its event.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s21_nonblocking_race.py and testdata/gpu/logs/h100/s21_nonblocking_race.plain.log (H100: the GPU copy was corrupted 50 times out of 50, no error)",
 			"https://docs.pytorch.org/tutorials/intermediate/pinmem_nonblock.html (non_blocking copies from pinned memory are asynchronous)",
 		},
 	},
-	Check: checkCD102,
+	Anchors: []string{"non_blocking"},
+	Check:   checkCD102,
 }
 
 func checkCD102(p *pycheck.Pass) {

@@ -11,34 +11,37 @@ import (
 // CD103: CUDA is used in a process that was forked, or a fork happens after
 // CUDA was initialised.
 var CD103 = &pycheck.Rule{
-	Code:     "CD103",
-	Name:     "cuda-in-forked-process",
-	Severity: report.Error,
-	Anchors:  []string{"DataLoader", "Pool", "get_context", "Process(", "ProcessPoolExecutor"},
-	Doc: pycheck.Doc{
-		Title:   "CUDA used in a forked subprocess",
-		Summary: "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised.",
-		Why: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
+	RuleDoc: report.RuleDoc{
+		ID:       "CD103",
+		Name:     "cuda-in-forked-process",
+		Kind:     report.KindLint,
+		Severity: report.Error,
+		Title:    "CUDA used in a forked subprocess",
+		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
 first CUDA call in the child raises "Cannot re-initialize CUDA in forked subprocess. To
 use CUDA with multiprocessing, you must use the 'spawn' start method". DataLoader
 workers are forked on Linux by default (Python before 3.14), so a Dataset that builds
 CUDA tensors fails as soon as num_workers > 0, and so does a fork Pool whose function
-touches the GPU.`,
-		Example: `class OnGpu(Dataset):
+touches the GPU.`},
+			{Title: "Example", Body: `class OnGpu(Dataset):
     def __getitem__(self, i):
         return torch.full((4,), float(i), device="cuda")
-loader = DataLoader(OnGpu(), num_workers=2)`,
-		Fix: `Keep Datasets on the CPU and move whole batches to the GPU in the training loop
+loader = DataLoader(OnGpu(), num_workers=2)`},
+			{Title: "Fix", Body: `Keep Datasets on the CPU and move whole batches to the GPU in the training loop
 (batch.to("cuda", non_blocking=True) with pin_memory=True); if a worker must use CUDA,
 pass multiprocessing_context="spawn" to the DataLoader or use
-multiprocessing.get_context("spawn") for the Pool.`,
+multiprocessing.get_context("spawn") for the Pool.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s26_dataloader_worker_cuda.py and testdata/gpu/logs/h100/s26_dataloader_worker_cuda.plain.log (\"Cannot re-initialize CUDA in forked subprocess\")",
 			"testdata/gpu/scenarios/s12_fork_reinit.py and testdata/gpu/logs/h100/s12_fork_reinit.plain.log (fork Pool after CUDA init, same error)",
 			"https://docs.pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing (the CUDA runtime does not support the fork start method)",
 		},
 	},
-	Check: checkCD103,
+	Anchors: []string{"DataLoader", "Pool", "get_context", "Process(", "ProcessPoolExecutor"},
+	Check:   checkCD103,
 }
 
 func checkCD103(p *pycheck.Pass) {

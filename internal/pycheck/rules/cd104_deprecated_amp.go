@@ -10,29 +10,32 @@ import (
 
 // CD104: the torch.cuda.amp spellings deprecated in PyTorch 2.4.
 var CD104 = &pycheck.Rule{
-	Code:     "CD104",
-	Name:     "deprecated-cuda-amp",
-	Severity: report.Warning,
-	Anchors:  []string{"cuda.amp", "cuda import amp"},
-	Doc: pycheck.Doc{
-		Title:   "Deprecated torch.cuda.amp API",
-		Summary: "`torch.cuda.amp.autocast`, `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` and `custom_bwd` are deprecated since PyTorch 2.4 and warn on every use.",
-		Why: `Since 2.4 each call emits "FutureWarning: torch.cuda.amp.autocast(args...) is
+	RuleDoc: report.RuleDoc{
+		ID:       "CD104",
+		Name:     "deprecated-cuda-amp",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "Deprecated torch.cuda.amp API",
+		Summary:  "`torch.cuda.amp.autocast`, `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` and `custom_bwd` are deprecated since PyTorch 2.4 and warn on every use.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `Since 2.4 each call emits "FutureWarning: torch.cuda.amp.autocast(args...) is
 deprecated. Please use torch.amp.autocast('cuda', args...) instead." (and the same for
 GradScaler). The old names are thin wrappers kept for compatibility and are slated for
-removal; the device-generic torch.amp API is the supported one.`,
-		Example: `from torch.cuda.amp import autocast, GradScaler
+removal; the device-generic torch.amp API is the supported one.`},
+			{Title: "Example", Body: `from torch.cuda.amp import autocast, GradScaler
 scaler = GradScaler()
-with autocast(dtype=torch.float16): ...`,
-		Fix: `Use the device-generic API: torch.amp.autocast("cuda", dtype=...),
+with autocast(dtype=torch.float16): ...`},
+			{Title: "Fix", Body: `Use the device-generic API: torch.amp.autocast("cuda", dtype=...),
 torch.amp.GradScaler("cuda"), torch.amp.custom_fwd(device_type="cuda") and
-torch.amp.custom_bwd(device_type="cuda").`,
+torch.amp.custom_bwd(device_type="cuda").`},
+		},
 		References: []string{
 			"testdata/gpu/logs/h100/s19_seed_amp_masked.plain.log (torch 2.11: \"FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.\")",
 			"https://docs.pytorch.org/docs/stable/amp.html (torch.cuda.amp.autocast(args...) is deprecated; use torch.amp.autocast(\"cuda\", args...))",
 		},
 	},
-	Check: checkCD104,
+	Anchors: []string{"cuda.amp", "cuda import amp"},
+	Check:   checkCD104,
 }
 
 var deprecatedAmp = map[string]string{

@@ -11,28 +11,31 @@ import (
 // CD105: binary_cross_entropy under autocast, or on values that are not
 // probabilities.
 var CD105 = &pycheck.Rule{
-	Code:     "CD105",
-	Name:     "unsafe-binary-cross-entropy",
-	Severity: report.Error,
-	Anchors:  []string{"binary_cross_entropy(", "BCELoss("},
-	Doc: pycheck.Doc{
-		Title:   "binary_cross_entropy under autocast or on logits",
-		Summary: "`F.binary_cross_entropy`/`nn.BCELoss` is called inside an autocast region (PyTorch raises) or on values that are not probabilities, such as raw logits (a device-side assert on CUDA).",
-		Why: `Autocast refuses binary_cross_entropy: "torch.nn.functional.binary_cross_entropy and
+	RuleDoc: report.RuleDoc{
+		ID:       "CD105",
+		Name:     "unsafe-binary-cross-entropy",
+		Kind:     report.KindLint,
+		Severity: report.Error,
+		Title:    "binary_cross_entropy under autocast or on logits",
+		Summary:  "`F.binary_cross_entropy`/`nn.BCELoss` is called inside an autocast region (PyTorch raises) or on values that are not probabilities, such as raw logits (a device-side assert on CUDA).",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `Autocast refuses binary_cross_entropy: "torch.nn.functional.binary_cross_entropy and
 torch.nn.BCELoss are unsafe to autocast", because its log of float16 inputs loses too
 much. Outside autocast, inputs outside [0, 1] trip a device-side assert on CUDA
 ("Assertion input_val >= zero && input_val <= one failed"), which is reported
-asynchronously and kills the CUDA context.`,
-		Example: `logits = model(x)
-loss = F.binary_cross_entropy(logits, target)   # logits are not in [0, 1]`,
-		Fix: `Feed the logits to F.binary_cross_entropy_with_logits (or nn.BCEWithLogitsLoss):
-it fuses the sigmoid, is numerically stable and is safe under autocast.`,
+asynchronously and kills the CUDA context.`},
+			{Title: "Example", Body: `logits = model(x)
+loss = F.binary_cross_entropy(logits, target)   # logits are not in [0, 1]`},
+			{Title: "Fix", Body: `Feed the logits to F.binary_cross_entropy_with_logits (or nn.BCEWithLogitsLoss):
+it fuses the sigmoid, is numerically stable and is safe under autocast.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s04_bce_range.py and testdata/gpu/logs/h100/s04_bce_range.plain.log (logits passed to binary_cross_entropy: device-side assert, cudaErrorAssert)",
 			"https://docs.pytorch.org/docs/stable/amp.html#prefer-binary-cross-entropy-with-logits-over-binary-cross-entropy (unsafe to autocast; autocast raises an error)",
 		},
 	},
-	Check: checkCD105,
+	Anchors: []string{"binary_cross_entropy(", "BCELoss("},
+	Check:   checkCD105,
 }
 
 func checkCD105(p *pycheck.Pass) {

@@ -11,29 +11,32 @@ import (
 // CD106: overflow-prone reductions on tensors converted to float16 by hand,
 // outside autocast.
 var CD106 = &pycheck.Rule{
-	Code:     "CD106",
-	Name:     "fp16-overflow-reduction",
-	Severity: report.Warning,
-	Anchors:  []string{".half(", "float16", "torch.half", "HalfTensor"},
-	Doc: pycheck.Doc{
-		Title:   "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary: "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast; float16 overflows to inf above 65504.",
-		Why: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
+	RuleDoc: report.RuleDoc{
+		ID:       "CD106",
+		Name:     "fp16-overflow-reduction",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast; float16 overflows to inf above 65504.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
 loss). Under torch.autocast the same operations run in float32 (they are on autocast's
 float32 list), which is why code that was fine under autocast overflows after a manual
-.half().`,
-		Example: `x = torch.full((4096,), 300.0, device="cuda")
-s = (x.half() ** 2).sum()      # inf`,
-		Fix: `Reduce in float32: call .float() before the reduction (or pass dtype=torch.float32
+.half().`},
+			{Title: "Example", Body: `x = torch.full((4096,), 300.0, device="cuda")
+s = (x.half() ** 2).sum()      # inf`},
+			{Title: "Fix", Body: `Reduce in float32: call .float() before the reduction (or pass dtype=torch.float32
 to sum/mean/norm), or let torch.autocast pick per-operation precision instead of
-converting by hand.`,
+converting by hand.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s20_fp16_overflow.py and testdata/gpu/logs/h100/s20_fp16_overflow.plain.log (H100: the manual .half() sum is inf, the same sum under autocast is finite and float32)",
 			"https://docs.pytorch.org/docs/stable/amp.html#cuda-ops-that-can-autocast-to-float32 (pow, exp, sum, norm, ... run in float32 under autocast)",
 		},
 	},
-	Check: checkCD106,
+	Anchors: []string{".half(", "float16", "torch.half", "HalfTensor"},
+	Check:   checkCD106,
 }
 
 var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "exp": true, "norm": true, "var": true, "std": true,

@@ -11,32 +11,35 @@ import (
 // CD107: a loss (a tensor with an autograd graph) kept across training-loop
 // iterations.
 var CD107 = &pycheck.Rule{
-	Code:     "CD107",
-	Name:     "loss-kept-across-iterations",
-	Severity: report.Warning,
-	Anchors:  []string{".append(", "+"},
-	// The accumulated value must be a loss or something back-propagated.
-	AlsoAnchors: []string{"loss", "backward("},
-	Doc: pycheck.Doc{
-		Title:   "Loss accumulated across iterations with its autograd graph",
-		Summary: "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`.",
-		Why: `A loss that requires grad holds its whole autograd graph, and with it the
+	RuleDoc: report.RuleDoc{
+		ID:       "CD107",
+		Name:     "loss-kept-across-iterations",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "Loss accumulated across iterations with its autograd graph",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
 variable created before the loop (total += loss) keeps every iteration's graph alive:
-memory grows each step until CUDA runs out of memory, far from the line at fault.`,
-		Example: `history = []
+memory grows each step until CUDA runs out of memory, far from the line at fault.`},
+			{Title: "Example", Body: `history = []
 for step in range(steps):
     loss = model(x).pow(2).mean()
-    history.append(loss)`,
-		Fix: `Store plain numbers or detached tensors: history.append(loss.item()) or
-total += loss.detach() (or float(loss)).`,
+    history.append(loss)`},
+			{Title: "Fix", Body: `Store plain numbers or detached tensors: history.append(loss.item()) or
+total += loss.detach() (or float(loss)).`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s28_leak_oom.py and testdata/gpu/logs/h100/s28_leak_oom.plain.log (allocated memory grows every step until torch.OutOfMemoryError)",
 			"testdata/gpu/scenarios/s33_memory_snapshot.py and testdata/gpu/artifacts/s33_memory_snapshot.pickle (the snapshot at OOM: memory held by every step's graph)",
 			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
 		},
 	},
-	Check: checkCD107,
+	Anchors: []string{".append(", "+"},
+	// The accumulated value must be a loss or something back-propagated.
+	AlsoAnchors: []string{"loss", "backward("},
+	Check:       checkCD107,
 }
 
 func checkCD107(p *pycheck.Pass) {

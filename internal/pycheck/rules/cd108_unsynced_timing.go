@@ -11,33 +11,36 @@ import (
 
 // CD108: GPU work timed with a host clock without synchronising first.
 var CD108 = &pycheck.Rule{
-	Code:     "CD108",
-	Name:     "unsynchronized-timing",
-	Severity: report.Warning,
-	Anchors:  []string{"time.time", "perf_counter", "monotonic", "import time", "default_timer"},
-	// Without CUDA in the file there is nothing asynchronous to time.
-	AlsoAnchors: []string{"cuda"},
-	Follows:     func(s *pycheck.FuncSummary) bool { return s.RunsCUDA },
-	Doc: pycheck.Doc{
-		Title:   "GPU work timed with a host clock and no synchronisation",
-		Summary: "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
-		Why: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
+	RuleDoc: report.RuleDoc{
+		ID:       "CD108",
+		Name:     "unsynchronized-timing",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "GPU work timed with a host clock and no synchronisation",
+		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
 run it, so the number is usually far too small (and the next synchronising call gets
-blamed for the time).`,
-		Example: `t0 = time.perf_counter()
+blamed for the time).`},
+			{Title: "Example", Body: `t0 = time.perf_counter()
 y = model(x.cuda())
-elapsed = time.perf_counter() - t0      # measures launch time only`,
-		Fix: `Call torch.cuda.synchronize() before each clock read, or time with CUDA events:
+elapsed = time.perf_counter() - t0      # measures launch time only`},
+			{Title: "Fix", Body: `Call torch.cuda.synchronize() before each clock read, or time with CUDA events:
 start = torch.cuda.Event(enable_timing=True); end = ...; start.record(); ...;
 end.record(); end.synchronize(); start.elapsed_time(end). torch.utils.benchmark does
-both for you.`,
+both for you.`},
+		},
 		References: []string{
 			"https://docs.pytorch.org/docs/stable/notes/cuda.html#asynchronous-execution (CUDA operations are asynchronous; time with synchronize() or events)",
 			"testdata/gpu/README.md (s01..s10: kernels failed asynchronously and the error surfaced at a later call, the same queuing that skews host timings)",
 		},
 	},
-	Check: checkCD108,
+	Anchors: []string{"time.time", "perf_counter", "monotonic", "import time", "default_timer"},
+	// Without CUDA in the file there is nothing asynchronous to time.
+	AlsoAnchors: []string{"cuda"},
+	Follows:     func(s *pycheck.FuncSummary) bool { return s.RunsCUDA },
+	Check:       checkCD108,
 }
 
 // clockFuncs are the host clocks, by qualified name.

@@ -12,31 +12,34 @@ import (
 // CD109: in-place write to the output of an op whose backward reads that
 // output.
 var CD109 = &pycheck.Rule{
-	Code:     "CD109",
-	Name:     "inplace-on-saved-output",
-	Severity: report.Warning,
-	Anchors:  []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt(", "Sigmoid(", "Tanh(", "Softmax(", "ReLU("},
-	// gradsInPlay needs one of these in the function.
-	AlsoAnchors: []string{"def forward", "loss", "train", "requires_grad", ".backward(", "autograd.grad("},
-	Doc: pycheck.Doc{
-		Title:   "In-place write to an output that autograd saved for backward",
-		Summary: "The result of sigmoid, tanh, exp, softmax, log_softmax, relu, sqrt or rsqrt is modified in place (masked or slice assignment, `+=`, `clamp_`, another in-place method) while gradients are enabled.",
-		Why: `These operations save their own output to compute the gradient. An in-place write
+	RuleDoc: report.RuleDoc{
+		ID:       "CD109",
+		Name:     "inplace-on-saved-output",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "In-place write to an output that autograd saved for backward",
+		Summary:  "The result of sigmoid, tanh, exp, softmax, log_softmax, relu, sqrt or rsqrt is modified in place (masked or slice assignment, `+=`, `clamp_`, another in-place method) while gradients are enabled.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `These operations save their own output to compute the gradient. An in-place write
 bumps the tensor's version counter, and backward() then fails with "one of the
 variables needed for gradient computation has been modified by an inplace operation:
-[...], which is output 0 of SigmoidBackward0, is at version 1; expected version 0".`,
-		Example: `y = torch.sigmoid(x)
+[...], which is output 0 of SigmoidBackward0, is at version 1; expected version 0".`},
+			{Title: "Example", Body: `y = torch.sigmoid(x)
 y[y > 0.9] = 0
-y.sum().backward()      # RuntimeError`,
-		Fix: `Write out of place: y = y.masked_fill(mask, 0), y = torch.where(mask, 0, y),
+y.sum().backward()      # RuntimeError`},
+			{Title: "Fix", Body: `Write out of place: y = y.masked_fill(mask, 0), y = torch.where(mask, 0, y),
 y = y + 1, y = y.clamp(...); or clone first (y = torch.sigmoid(x).clone()). Under
-torch.no_grad() the write is fine.`,
+torch.no_grad() the write is fine.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s22_inplace_autograd.py and testdata/gpu/logs/h100/s22_inplace_autograd.plain.log (\"modified by an inplace operation ... output 0 of SigmoidBackward0\")",
 			"https://docs.pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd (in-place ops on saved tensors are detected by version counters and raise)",
 		},
 	},
-	Check: checkCD109,
+	Anchors: []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt(", "Sigmoid(", "Tanh(", "Softmax(", "ReLU("},
+	// gradsInPlay needs one of these in the function.
+	AlsoAnchors: []string{"def forward", "loss", "train", "requires_grad", ".backward(", "autograd.grad("},
+	Check:       checkCD109,
 }
 
 var savesOutput = map[string]bool{"sigmoid": true, "tanh": true, "exp": true, "softmax": true, "log_softmax": true, "relu": true,

@@ -9,30 +9,33 @@ import (
 
 // CD110: host synchronisation inside CUDA graph capture.
 var CD110 = &pycheck.Rule{
-	Code:     "CD110",
-	Name:     "sync-in-graph-capture",
-	Severity: report.Error,
-	Anchors:  []string{"graph(", "capture_begin("},
-	Doc: pycheck.Doc{
-		Title:   "Host synchronisation inside CUDA graph capture",
-		Summary: "Inside `with torch.cuda.graph(...)`, code calls `.item()`, `.cpu()`, `.tolist()`, `.numpy()`, `torch.cuda.synchronize()` or prints a tensor: each waits for the GPU, which capture forbids. Helpers that do so, in this file or imported from another module of the project, are found through their summaries.",
-		Why: `During stream capture kernels are recorded, not run, so nothing can wait for their
+	RuleDoc: report.RuleDoc{
+		ID:       "CD110",
+		Name:     "sync-in-graph-capture",
+		Kind:     report.KindLint,
+		Severity: report.Error,
+		Title:    "Host synchronisation inside CUDA graph capture",
+		Summary:  "Inside `with torch.cuda.graph(...)`, code calls `.item()`, `.cpu()`, `.tolist()`, `.numpy()`, `torch.cuda.synchronize()` or prints a tensor: each waits for the GPU, which capture forbids. Helpers that do so, in this file or imported from another module of the project, are found through their summaries.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `During stream capture kernels are recorded, not run, so nothing can wait for their
 results. A synchronising call invalidates the capture: CUDA reports
 cudaErrorStreamCaptureInvalidated ("operation not permitted when stream is capturing")
-and the graph is lost.`,
-		Example: `with torch.cuda.graph(g):
+and the graph is lost.`},
+			{Title: "Example", Body: `with torch.cuda.graph(g):
     y = x * 2
     if y.sum().item() > 0:      # reads a result during capture
-        y = y + 1`,
-		Fix: `Keep data-dependent control flow and host reads out of the captured region: capture
+        y = y + 1`},
+			{Title: "Fix", Body: `Keep data-dependent control flow and host reads out of the captured region: capture
 only tensor operations (use torch.where for conditionals) and read results after
-g.replay() and a synchronisation.`,
+g.replay() and a synchronisation.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s16_graph_capture.py and testdata/gpu/logs/h100/s16_graph_capture.plain.log (cudaErrorStreamCaptureInvalidated at the .item() inside capture)",
 			"https://docs.pytorch.org/docs/stable/notes/cuda.html#constraints (capture must not synchronise: no .item(), no torch.cuda.synchronize())",
 		},
 	},
-	Check: checkCD110,
+	Anchors: []string{"graph(", "capture_begin("},
+	Check:   checkCD110,
 }
 
 // captureSyncs are calls that wait for the GPU (or, like nonzero, read a

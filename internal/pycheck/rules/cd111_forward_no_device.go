@@ -11,29 +11,32 @@ import (
 // CD111: tensors created in forward() on the default (CPU) device and mixed
 // with the module's inputs.
 var CD111 = &pycheck.Rule{
-	Code:     "CD111",
-	Name:     "forward-tensor-without-device",
-	Severity: report.Warning,
-	Anchors:  []string{"def forward"},
-	Doc: pycheck.Doc{
-		Title:   "Tensor created in forward() without device= and combined with the inputs",
-		Summary: "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
-		Why: `Factory functions allocate on the default device, the CPU, whatever device the module
+	RuleDoc: report.RuleDoc{
+		ID:       "CD111",
+		Name:     "forward-tensor-without-device",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "Tensor created in forward() without device= and combined with the inputs",
+		Summary:  "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
 tensors to be on the same device, but got mat1 is on cpu, different from other tensors
-on cuda:0". The module works in CPU tests and breaks as soon as it runs on the GPU.`,
-		Example: `def forward(self, x):
+on cuda:0". The module works in CPU tests and breaks as soon as it runs on the GPU.`},
+			{Title: "Example", Body: `def forward(self, x):
     pos = torch.arange(x.shape[1])
-    return x + self.emb(pos)`,
-		Fix: `Create tensors where the inputs are: torch.arange(n, device=x.device),
+    return x + self.emb(pos)`},
+			{Title: "Fix", Body: `Create tensors where the inputs are: torch.arange(n, device=x.device),
 torch.zeros_like(x), x.new_zeros(shape); or register constants as buffers
-(self.register_buffer) so .to()/.cuda() moves them with the module.`,
+(self.register_buffer) so .to()/.cuda() moves them with the module.`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s07_device_mismatch.py and testdata/gpu/logs/h100/s07_device_mismatch.plain.log (\"Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0\")",
 			"https://docs.pytorch.org/docs/stable/notes/cuda.html#best-practices (device-agnostic code: create tensors with device= or *_like / new_* methods)",
 		},
 	},
-	Check: checkCD111,
+	Anchors: []string{"def forward"},
+	Check:   checkCD111,
 }
 
 var factories = []string{"zeros", "ones", "randn", "rand", "arange", "empty", "full", "eye", "tensor", "linspace", "randint", "randperm"}

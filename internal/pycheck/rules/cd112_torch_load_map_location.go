@@ -9,30 +9,33 @@ import (
 
 // CD112: torch.load without map_location.
 var CD112 = &pycheck.Rule{
-	Code: "CD112",
-	Name: "torch-load-without-map-location",
-	// Info: on real code most loads read a checkpoint the same program wrote,
-	// or one saved from the CPU; the rule cannot see where a file came from.
-	Severity: report.Info,
-	Anchors:  []string{"torch.load(", "load("},
-	// torch.load under another name needs an import that renames it.
-	AlsoAnchors: []string{"torch.load(", "import torch as", "from torch import load"},
-	Doc: pycheck.Doc{
-		Title:   "torch.load without map_location",
-		Summary: "`torch.load` is called without `map_location`, so tensors come back on the device they were saved from.",
-		Why: `A checkpoint saved from cuda:1 restores its tensors to cuda:1. On a machine without a
+	RuleDoc: report.RuleDoc{
+		ID:   "CD112",
+		Name: "torch-load-without-map-location",
+		Kind: report.KindLint,
+		// Info: on real code most loads read a checkpoint the same program wrote,
+		// or one saved from the CPU; the rule cannot see where a file came from.
+		Severity: report.Info,
+		Title:    "torch.load without map_location",
+		Summary:  "`torch.load` is called without `map_location`, so tensors come back on the device they were saved from.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `A checkpoint saved from cuda:1 restores its tensors to cuda:1. On a machine without a
 GPU torch.load raises "Attempting to deserialize object on a CUDA device but
 torch.cuda.is_available() is False"; on one with fewer GPUs it fails with an invalid
-device ordinal; in multi-process jobs every rank loads onto the saving rank's GPU.`,
-		Example: `state = torch.load("ckpt.pt")`,
-		Fix: `Say where tensors should go: torch.load(path, map_location="cpu") and then
-model.load_state_dict(state) / .to(device), or map_location=device.`,
+device ordinal; in multi-process jobs every rank loads onto the saving rank's GPU.`},
+			{Title: "Example", Body: `state = torch.load("ckpt.pt")`},
+			{Title: "Fix", Body: `Say where tensors should go: torch.load(path, map_location="cpu") and then
+model.load_state_dict(state) / .to(device), or map_location=device.`},
+		},
 		References: []string{
 			"https://docs.pytorch.org/docs/stable/generated/torch.load.html (storages are restored to the device they were saved from unless map_location is given)",
 			"testdata/gpu/scenarios/s13_invalid_ordinal.py and testdata/gpu/logs/h100/s13_invalid_ordinal.plain.log (a device index the machine does not have: invalid device ordinal)",
 		},
 	},
-	Check: checkCD112,
+	Anchors: []string{"torch.load(", "load("},
+	// torch.load under another name needs an import that renames it.
+	AlsoAnchors: []string{"torch.load(", "import torch as", "from torch import load"},
+	Check:       checkCD112,
 }
 
 func checkCD112(p *pycheck.Pass) {

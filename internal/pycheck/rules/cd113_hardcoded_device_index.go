@@ -11,27 +11,30 @@ import (
 
 // CD113: hard-coded CUDA device indices other than 0.
 var CD113 = &pycheck.Rule{
-	Code:     "CD113",
-	Name:     "hardcoded-cuda-index",
-	Severity: report.Warning,
-	Anchors:  []string{"cuda:", ".cuda(", "set_device(", `device("cuda",`, `device('cuda',`},
-	Doc: pycheck.Doc{
-		Title:   "Hard-coded CUDA device index",
-		Summary: "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs.",
-		Why: `Device indices count the GPUs visible to the process (after CUDA_VISIBLE_DEVICES). A
+	RuleDoc: report.RuleDoc{
+		ID:       "CD113",
+		Name:     "hardcoded-cuda-index",
+		Kind:     report.KindLint,
+		Severity: report.Warning,
+		Title:    "Hard-coded CUDA device index",
+		Summary:  "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs.",
+		Sections: []report.DocSection{
+			{Title: "Why", Body: `Device indices count the GPUs visible to the process (after CUDA_VISIBLE_DEVICES). A
 literal index above 0 fails with "CUDA error: invalid device ordinal" on any machine
 or job with fewer GPUs, and in distributed jobs it puts every rank on the same GPU.
-Index 0 is left alone: it exists whenever a GPU is visible.`,
-		Example: `x = torch.zeros(8, device="cuda:3")`,
-		Fix: `Take the index from the launcher or configuration (LOCAL_RANK under torchrun:
+Index 0 is left alone: it exists whenever a GPU is visible.`},
+			{Title: "Example", Body: `x = torch.zeros(8, device="cuda:3")`},
+			{Title: "Fix", Body: `Take the index from the launcher or configuration (LOCAL_RANK under torchrun:
 torch.device("cuda", int(os.environ["LOCAL_RANK"]))), select GPUs with
-CUDA_VISIBLE_DEVICES, or use "cuda" (the current device).`,
+CUDA_VISIBLE_DEVICES, or use "cuda" (the current device).`},
+		},
 		References: []string{
 			"testdata/gpu/scenarios/s13_invalid_ordinal.py and testdata/gpu/logs/h100/s13_invalid_ordinal.plain.log (device=\"cuda:3\" on a one-GPU H100 machine: invalid device ordinal)",
 			"https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-semantics (device indices are relative to the visible devices)",
 		},
 	},
-	Check: checkCD113,
+	Anchors: []string{"cuda:", ".cuda(", "set_device(", `device("cuda",`, `device('cuda',`},
+	Check:   checkCD113,
 }
 
 func checkCD113(p *pycheck.Pass) {

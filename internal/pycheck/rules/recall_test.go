@@ -79,7 +79,7 @@ func runRecall(t testing.TB, pairs []recallPair) []recallResult {
 	t.Helper()
 	byCode := map[string]*pycheck.Rule{}
 	for _, r := range All() {
-		byCode[r.Code] = r
+		byCode[r.ID] = r
 	}
 	l := &pycheck.Linter{Rules: All()}
 	var out []recallResult

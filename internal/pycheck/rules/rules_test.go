@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudadoctor/cudadoctor/internal/pycheck"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 var wantRE = regexp.MustCompile(`#\s*want\s+((?:CD\d+\s*)+)`)
@@ -34,9 +35,9 @@ func wants(src []byte) []string {
 // expected by a `# want CODE` on its line, and every want must be found.
 func TestFixtures(t *testing.T) {
 	for _, r := range All() {
-		files, _ := filepath.Glob(filepath.Join("testdata", r.Code, "*.py"))
+		files, _ := filepath.Glob(filepath.Join("testdata", r.ID, "*.py"))
 		for _, path := range files {
-			t.Run(r.Code+"/"+filepath.Base(path), func(t *testing.T) {
+			t.Run(r.ID+"/"+filepath.Base(path), func(t *testing.T) {
 				src, err := os.ReadFile(path)
 				if err != nil {
 					t.Fatal(err)
@@ -64,45 +65,59 @@ func TestRegistry(t *testing.T) {
 	names := map[string]bool{}
 	prev := ""
 	for _, r := range append(pycheck.EngineRules(), All()...) {
-		if codes[r.Code] || names[r.Name] {
-			t.Errorf("%s: duplicate code or name %q", r.Code, r.Name)
+		if codes[r.ID] || names[r.Name] {
+			t.Errorf("%s: duplicate code or name %q", r.ID, r.Name)
 		}
-		codes[r.Code], names[r.Name] = true, true
-		if !regexp.MustCompile(`^CD\d{3}$`).MatchString(r.Code) || !kebab.MatchString(r.Name) {
-			t.Errorf("%s: bad code or name %q", r.Code, r.Name)
+		codes[r.ID], names[r.Name] = true, true
+		if !regexp.MustCompile(`^CD\d{3}$`).MatchString(r.ID) || !kebab.MatchString(r.Name) {
+			t.Errorf("%s: bad code or name %q", r.ID, r.Name)
 		}
-		if r.Code <= prev {
-			t.Errorf("%s: registry not sorted (after %s)", r.Code, prev)
+		if r.ID <= prev {
+			t.Errorf("%s: registry not sorted (after %s)", r.ID, prev)
 		}
-		prev = r.Code
-		d := r.Doc
-		for sec, body := range map[string]string{"title": d.Title, "summary": d.Summary, "why": d.Why, "example": d.Example, "fix": d.Fix} {
-			if strings.TrimSpace(body) == "" {
-				t.Errorf("%s: empty %s", r.Code, sec)
+		prev = r.ID
+		if r.Kind != report.KindLint {
+			t.Errorf("%s: kind %q, want %q", r.ID, r.Kind, report.KindLint)
+		}
+		for field, body := range map[string]string{"title": r.Title, "summary": r.Summary} {
+			if strings.TrimSpace(body) == "" || body != strings.TrimSpace(body) {
+				t.Errorf("%s: %s empty or not trimmed", r.ID, field)
 			}
 		}
-		if len(d.References) == 0 {
-			t.Errorf("%s: no references", r.Code)
+		// Every rule documents why, an example and the fix, in that order,
+		// so `rules CODE`, SARIF help and docs/rules.md read alike.
+		var titles []string
+		for _, s := range r.Sections {
+			titles = append(titles, s.Title)
+			if strings.TrimSpace(s.Body) == "" || s.Body != strings.TrimSpace(s.Body) {
+				t.Errorf("%s: section %s empty or not trimmed", r.ID, s.Title)
+			}
 		}
-		if r.Check == nil && !strings.HasPrefix(r.Code, "CD00") {
-			t.Errorf("%s: no check", r.Code)
+		if strings.Join(titles, ",") != "Why,Example,Fix" {
+			t.Errorf("%s: sections %v, want Why, Example, Fix", r.ID, titles)
 		}
-		if strings.HasPrefix(r.Code, "CD00") {
+		if len(r.References) == 0 {
+			t.Errorf("%s: no references", r.ID)
+		}
+		if r.Check == nil && !strings.HasPrefix(r.ID, "CD00") {
+			t.Errorf("%s: no check", r.ID)
+		}
+		if strings.HasPrefix(r.ID, "CD00") {
 			continue
 		}
-		flagged, err := os.ReadFile(filepath.Join("testdata", r.Code, "flagged.py"))
+		flagged, err := os.ReadFile(filepath.Join("testdata", r.ID, "flagged.py"))
 		if err != nil || len(wants(flagged)) == 0 {
-			t.Errorf("%s: testdata/%s/flagged.py missing or without # want lines", r.Code, r.Code)
+			t.Errorf("%s: testdata/%s/flagged.py missing or without # want lines", r.ID, r.ID)
 		}
-		clean, err := os.ReadFile(filepath.Join("testdata", r.Code, "clean.py"))
+		clean, err := os.ReadFile(filepath.Join("testdata", r.ID, "clean.py"))
 		if err != nil || len(wants(clean)) != 0 || len(strings.TrimSpace(string(clean))) == 0 {
-			t.Errorf("%s: testdata/%s/clean.py missing, empty or with # want lines", r.Code, r.Code)
+			t.Errorf("%s: testdata/%s/clean.py missing, empty or with # want lines", r.ID, r.ID)
 		}
-		for _, ref := range d.References {
+		for _, ref := range r.References {
 			if strings.HasPrefix(ref, "testdata/gpu/") {
 				p := filepath.Join("..", "..", "..", strings.Fields(ref)[0])
 				if _, err := os.Stat(p); err != nil {
-					t.Errorf("%s: reference %s does not exist", r.Code, p)
+					t.Errorf("%s: reference %s does not exist", r.ID, p)
 				}
 			}
 		}
