@@ -1,9 +1,7 @@
 package probe
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
@@ -33,27 +31,30 @@ type Result struct {
 // names the taxonomy class its findings belong to unless they say another.
 type Check struct {
 	report.RuleDoc
-	// Order is the check's place in the report: lower first. Root causes
-	// (the driver, which GPUs are visible) come before their consequences.
-	Order int
-	Run   func(f *Facts) Result
+	Run func(f *Facts) Result
 }
 
 // Class is the taxonomy class of the check's findings.
 func (c *Check) Class() string { return c.Section("Class") }
 
-// registered holds every check a file of this package registered.
-var registered []Check
-
-// register adds a check to the report; each check's file calls it from
-// its init, so adding a check is one file (and its recorded case).
-func register(c Check) { registered = append(registered, c) }
-
-// Checks are the registered checks in report order (their Order fields).
+// Checks is the ordered registry: the order is the order of the report, the
+// root causes (driver, visibility) before their consequences.
 func Checks() []Check {
-	out := slices.Clone(registered)
-	slices.SortStableFunc(out, func(a, b Check) int { return cmp.Compare(a.Order, b.Order) })
-	return out
+	return []Check{
+		nvidiaDriverCheck,
+		driverVersionCheck,
+		visibleDevicesCheck,
+		cudaAvailableCheck,
+		gpuArchCheck,
+		libraryMismatchCheck,
+		deviceBusyCheck,
+		gpuMemoryCheck,
+		hardwareCheck,
+		envVarsCheck,
+		launchBlockingCheck,
+		nvccCheck,
+		pythonProbeCheck,
+	}
 }
 
 // RuleDocs documents every check for `cudadoctor rules` and SARIF.

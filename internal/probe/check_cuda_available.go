@@ -7,8 +7,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(cudaAvailableCheck) }
-
 var cudaAvailableCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/cuda-available", Kind: report.KindProbe, Severity: report.Error,
@@ -19,8 +17,7 @@ var cudaAvailableCheck = Check{
 			{Title: "Fix", Body: "Install a CUDA build of torch, unhide the GPUs, or fix the driver as the finding says."},
 		},
 	},
-	Order: 40,
-	Run:   runCUDAAvailable,
+	Run: runCUDAAvailable,
 }
 
 func runCUDAAvailable(f *Facts) Result {

@@ -8,8 +8,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(deviceBusyCheck) }
-
 var deviceBusyCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/device-busy", Kind: report.KindProbe, Severity: report.Error,
@@ -20,8 +18,7 @@ var deviceBusyCheck = Check{
 			{Title: "Fix", Body: "Set the compute mode back to Default (sudo nvidia-smi -i N -c DEFAULT), stop the process holding an exclusive GPU, or create MIG instances."},
 		},
 	},
-	Order: 70,
-	Run:   runDeviceBusy,
+	Run: runDeviceBusy,
 }
 
 func procList(ps []nvml.Process) string {

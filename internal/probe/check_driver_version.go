@@ -8,8 +8,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(driverVersionCheck) }
-
 var driverVersionCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/driver-version", Kind: report.KindProbe, Severity: report.Error,
@@ -20,8 +18,7 @@ var driverVersionCheck = Check{
 			{Title: "Fix", Body: "Upgrade the driver to at least the version named, or install a torch wheel built for a CUDA the driver supports."},
 		},
 	},
-	Order: 20,
-	Run:   runDriverVersion,
+	Run: runDriverVersion,
 }
 
 func runDriverVersion(f *Facts) Result {

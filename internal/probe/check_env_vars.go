@@ -9,8 +9,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(envVarsCheck) }
-
 var envVarsCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/env-vars", Kind: report.KindProbe, Severity: report.Error,
@@ -21,8 +19,7 @@ var envVarsCheck = Check{
 			{Title: "Fix", Body: "Rename or remove the variable as the finding says."},
 		},
 	},
-	Order: 100,
-	Run:   runEnvVars,
+	Run: runEnvVars,
 }
 
 // renames are variables newer torch reads under another name.

@@ -7,8 +7,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(gpuArchCheck) }
-
 var gpuArchCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/gpu-arch", Kind: report.KindProbe, Severity: report.Error,
@@ -19,8 +17,7 @@ var gpuArchCheck = Check{
 			{Title: "Fix", Body: "Install the CUDA variant of torch whose arch list includes the GPU (the finding names it)."},
 		},
 	},
-	Order: 50,
-	Run:   runGPUArch,
+	Run: runGPUArch,
 }
 
 type gpuCC struct {

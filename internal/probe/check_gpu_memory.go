@@ -6,8 +6,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(gpuMemoryCheck) }
-
 var gpuMemoryCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/gpu-memory", Kind: report.KindProbe, Severity: report.Error,
@@ -18,8 +16,7 @@ var gpuMemoryCheck = Check{
 			{Title: "Fix", Body: "Stop the processes holding the memory, or run on another GPU."},
 		},
 	},
-	Order: 80,
-	Run:   runGPUMemory,
+	Run: runGPUMemory,
 }
 
 // Thresholds: warn when half the memory is taken, fail at 90%.

@@ -9,8 +9,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(hardwareCheck) }
-
 var hardwareCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/hardware", Kind: report.KindProbe, Severity: report.Error,
@@ -21,8 +19,7 @@ var hardwareCheck = Check{
 			{Title: "Fix", Body: "Reset the GPU (nvidia-smi -r -i N) or reboot as the finding says; recurring faults need hardware service."},
 		},
 	},
-	Order: 90,
-	Run:   runHardware,
+	Run: runHardware,
 }
 
 var slowdownReasons = map[string]string{

@@ -2,8 +2,6 @@ package probe
 
 import "github.com/cudadoctor/cudadoctor/internal/report"
 
-func init() { register(launchBlockingCheck) }
-
 var launchBlockingCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/launch-blocking", Kind: report.KindProbe, Severity: report.Warning,
@@ -14,8 +12,7 @@ var launchBlockingCheck = Check{
 			{Title: "Fix", Body: "unset CUDA_LAUNCH_BLOCKING once the error is located."},
 		},
 	},
-	Order: 110,
-	Run:   runLaunchBlocking,
+	Run: runLaunchBlocking,
 }
 
 func runLaunchBlocking(f *Facts) Result {

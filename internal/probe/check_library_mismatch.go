@@ -9,8 +9,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(libraryMismatchCheck) }
-
 var libraryMismatchCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/library-mismatch", Kind: report.KindProbe, Severity: report.Error,
@@ -21,8 +19,7 @@ var libraryMismatchCheck = Check{
 			{Title: "Fix", Body: "Remove the system copy from LD_PRELOAD/LD_LIBRARY_PATH so torch loads its own."},
 		},
 	},
-	Order: 60,
-	Run:   runLibraryMismatch,
+	Run: runLibraryMismatch,
 }
 
 // coreFamilies are the libraries torch's own CUDA code links and checks.

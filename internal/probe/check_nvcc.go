@@ -7,8 +7,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(nvccCheck) }
-
 var nvccCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/nvcc-version", Kind: report.KindProbe, Severity: report.Warning,
@@ -19,8 +17,7 @@ var nvccCheck = Check{
 			{Title: "Fix", Body: "Point CUDA_HOME at a toolkit with the same CUDA major as torch, or install one; set TORCH_CUDA_ARCH_LIST to the GPUs' architectures."},
 		},
 	},
-	Order: 120,
-	Run:   runNVCC,
+	Run: runNVCC,
 }
 
 func runNVCC(f *Facts) Result {

@@ -7,8 +7,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(nvidiaDriverCheck) }
-
 var nvidiaDriverCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/nvidia-driver", Kind: report.KindProbe, Severity: report.Error,
@@ -19,8 +17,7 @@ var nvidiaDriverCheck = Check{
 			{Title: "Fix", Body: "Install or load the NVIDIA driver and check with nvidia-smi; in containers use the NVIDIA Container Toolkit (docker run --gpus all); after a driver upgrade, reboot."},
 		},
 	},
-	Order: 10,
-	Run:   runNvidiaDriver,
+	Run: runNvidiaDriver,
 }
 
 func runNvidiaDriver(f *Facts) Result {

@@ -6,8 +6,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(pythonProbeCheck) }
-
 var pythonProbeCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/python-probe", Kind: report.KindProbe, Severity: report.Warning,
@@ -18,8 +16,7 @@ var pythonProbeCheck = Check{
 			{Title: "Fix", Body: "Point --python at the interpreter of your environment, or install torch into it."},
 		},
 	},
-	Order: 130,
-	Run:   runPythonProbe,
+	Run: runPythonProbe,
 }
 
 func runPythonProbe(f *Facts) Result {

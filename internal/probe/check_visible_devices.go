@@ -8,8 +8,6 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
-func init() { register(visibleDevicesCheck) }
-
 var visibleDevicesCheck = Check{
 	RuleDoc: report.RuleDoc{
 		ID: "env/visible-devices", Kind: report.KindProbe, Severity: report.Error,
@@ -20,8 +18,7 @@ var visibleDevicesCheck = Check{
 			{Title: "Fix", Body: "Set CUDA_VISIBLE_DEVICES to indices or UUIDs that nvidia-smi -L lists, or unset it."},
 		},
 	},
-	Order: 30,
-	Run:   runVisibleDevices,
+	Run: runVisibleDevices,
 }
 
 // hidesOnPurpose is true for the idioms that hide every GPU on purpose ("" and -1).
