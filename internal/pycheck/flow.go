@@ -630,7 +630,7 @@ func (fl *Flow) EveryPathPasses(from, to *Node, blockers []*Node, onGPU bool) bo
 // attribute chain on one (`self.staging`), or a constant-key element of
 // such a place (`stats["loss"]`, `bufs[0]`).
 func IsPlace(n *Node) bool {
-	n = unparen(n)
+	n = Unparen(n)
 	if n == nil {
 		return false
 	}
@@ -649,7 +649,8 @@ func IsPlace(n *Node) bool {
 	return false
 }
 
-func unparen(n *Node) *Node {
+// Unparen strips the parentheses around an expression.
+func Unparen(n *Node) *Node {
 	for n != nil && n.Type() == "parenthesized_expression" && n.NamedChildCount() == 1 {
 		n = n.NamedChild(0)
 	}
@@ -708,7 +709,7 @@ func (fl *Flow) Occurrences(place *Node) []*Node {
 // `self.a` for `self.a.b`), is rebound in the graph's scope.
 func (fl *Flow) Defs(place *Node) []*Node {
 	var out []*Node
-	for p := unparen(place); p != nil; {
+	for p := Unparen(place); p != nil; {
 		for _, n := range fl.Occurrences(p) {
 			if IsDef(n) {
 				out = append(out, n)
@@ -716,9 +717,9 @@ func (fl *Flow) Defs(place *Node) []*Node {
 		}
 		switch p.Type() {
 		case "attribute":
-			p = unparen(p.ChildByFieldName("object"))
+			p = Unparen(p.ChildByFieldName("object"))
 		case "subscript":
-			p = unparen(p.ChildByFieldName("value"))
+			p = Unparen(p.ChildByFieldName("value"))
 		default:
 			p = nil
 		}

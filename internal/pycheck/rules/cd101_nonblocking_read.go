@@ -60,7 +60,7 @@ func checkCD101(p *pycheck.Pass) {
 		if pycheck.LastName(f.Callee(call)) == "copy_" {
 			// dst.copy_(src, non_blocking=True) into host memory: dst is
 			// what the host must not read yet.
-			if dst := unparen(receiver(call)); dst != nil && isPlace(f, dst) && hostBuffer(f, dst) {
+			if dst := pycheck.Unparen(receiver(call)); dst != nil && pycheck.IsPlace(dst) && hostBuffer(f, dst) {
 				checkPlaceReads(p, call, dst, f.Text(dst)+", filled by a non_blocking copy_ from the GPU")
 			}
 			continue
@@ -111,7 +111,7 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 	}
 	// Copies made in a comprehension: the list they land in is the place.
 	if c := pycheck.Ancestor(call, "list_comprehension", "generator_expression", "function_definition"); c != nil && c.Type() != "function_definition" {
-		if body := c.ChildByFieldName("body"); body != nil && same(unparen(body), upParen(call)) {
+		if body := c.ChildByFieldName("body"); body != nil && same(pycheck.Unparen(body), upParen(call)) {
 			call = c
 		}
 	}

@@ -51,14 +51,14 @@ func checkCD102(p *pycheck.Pass) {
 		switch pycheck.LastName(f.Callee(call)) {
 		case "to", "cuda":
 			if copyDirection(f, call) == "h2d" {
-				src = unparen(receiver(call))
+				src = pycheck.Unparen(receiver(call))
 			}
 		case "copy_":
 			if args := pycheck.PositionalArgs(call); len(args) > 0 {
-				src = unparen(args[0])
+				src = pycheck.Unparen(args[0])
 			}
 		}
-		if src == nil || !isPlace(f, src) {
+		if src == nil || !pycheck.IsPlace(src) {
 			continue
 		}
 		scope := f.Scope(call)

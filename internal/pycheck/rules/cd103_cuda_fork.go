@@ -108,7 +108,7 @@ func checkCD103(p *pycheck.Pass) {
 			ctxText := f.Compact(call)
 			qualified := m.QualifiedCallee(call)
 			// ctx.Process(...) with ctx = get_context(...) kept in a variable.
-			if r := unparen(receiver(call)); r != nil && r.Type() == "identifier" {
+			if r := pycheck.Unparen(receiver(call)); r != nil && r.Type() == "identifier" {
 				if rhs := reachingValue(f, r); rhs != nil {
 					ctxText += f.Compact(rhs)
 					qualified = m.Qualified(rhs.ChildByFieldName("function")) + "." + last

@@ -104,7 +104,7 @@ func bceTarget(f *pycheck.File, ctor *pycheck.Node) string {
 // notProbabilities names why an argument is evidently not in [0, 1], or "".
 // Unknown values are given the benefit of the doubt.
 func notProbabilities(f *pycheck.File, arg *pycheck.Node) string {
-	arg = unparen(arg)
+	arg = pycheck.Unparen(arg)
 	t := strings.ToLower(f.Text(arg))
 	if probLike(t) {
 		return ""

@@ -60,7 +60,7 @@ func checkCD106(p *pycheck.Pass) {
 					e = pa
 				}
 				a := pycheck.Ancestor(e, "assignment", "block", "module")
-				if a == nil || a.Type() != "assignment" || !same(unparen(a.ChildByFieldName("right")), e) {
+				if a == nil || a.Type() != "assignment" || !same(pycheck.Unparen(a.ChildByFieldName("right")), e) {
 					continue
 				}
 				if name := assignedName(e); name != nil {

@@ -72,10 +72,10 @@ func checkCD107(p *pycheck.Pass) {
 			continue
 		}
 		left := a.ChildByFieldName("left")
-		if left == nil || !isPlace(f, left) {
+		if left == nil || !pycheck.IsPlace(left) {
 			continue
 		}
-		l, r := unparen(n.ChildByFieldName("left")), unparen(n.ChildByFieldName("right"))
+		l, r := pycheck.Unparen(n.ChildByFieldName("left")), pycheck.Unparen(n.ChildByFieldName("right"))
 		switch {
 		case l != nil && f.Compact(l) == f.Compact(left):
 			checkAccumulation(p, a, l, r, "+")
@@ -103,7 +103,7 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 			return
 		}
 	}
-	loss := lossIdentifier(f, unparen(value))
+	loss := lossIdentifier(f, pycheck.Unparen(value))
 	if loss == nil {
 		return
 	}
@@ -114,8 +114,8 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// The accumulator outlives the loop: a name assigned before it, an
 	// attribute, or an element of one (running["loss"], log["train"]).
 	base := target
-	for base.Type() == "subscript" && isPlace(f, base) {
-		base = unparen(base.ChildByFieldName("value"))
+	for base.Type() == "subscript" && pycheck.IsPlace(base) {
+		base = pycheck.Unparen(base.ChildByFieldName("value"))
 	}
 	fl := f.Flow(scope)
 	if base.Type() == "identifier" {
@@ -213,7 +213,7 @@ func lossIdentifier(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
 		return v
 	case "binary_operator":
 		for _, side := range []string{"left", "right"} {
-			if s := unparen(v.ChildByFieldName(side)); s != nil && s.Type() == "identifier" && strings.Contains(strings.ToLower(f.Text(s)), "loss") {
+			if s := pycheck.Unparen(v.ChildByFieldName(side)); s != nil && s.Type() == "identifier" && strings.Contains(strings.ToLower(f.Text(s)), "loss") {
 				return s
 			}
 		}

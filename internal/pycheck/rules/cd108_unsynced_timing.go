@@ -160,7 +160,7 @@ func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.N
 // GPU (x = x.cuda(), x.to("cuda"), torch.randn(..., device="cuda")).
 func takesCUDAValue(f *pycheck.File, c, scope *pycheck.Node) bool {
 	for _, a := range pycheck.PositionalArgs(c) {
-		a = unparen(a)
+		a = pycheck.Unparen(a)
 		if a.Type() != "identifier" {
 			continue
 		}
@@ -185,17 +185,17 @@ func takesCUDAValue(f *pycheck.File, c, scope *pycheck.Node) bool {
 
 func clockStart(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) *pycheck.Node {
 	var start *pycheck.Node
-	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(unparen(p.ChildByFieldName("left")), end) {
-		start = unparen(p.ChildByFieldName("right"))
+	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(pycheck.Unparen(p.ChildByFieldName("left")), end) {
+		start = pycheck.Unparen(p.ChildByFieldName("right"))
 	} else if name := assignedName(end); name != nil {
 		for _, use := range usesAfter(f, name) {
 			if p := use.Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(p.ChildByFieldName("left"), use) {
-				start = unparen(p.ChildByFieldName("right"))
+				start = pycheck.Unparen(p.ChildByFieldName("right"))
 				break
 			}
 		}
 	}
-	if start == nil || !isPlace(f, start) {
+	if start == nil || !pycheck.IsPlace(start) {
 		return nil
 	}
 	// The clock read the start holds: every assignment of it that reaches
@@ -203,7 +203,7 @@ func clockStart(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) *pycheck.N
 	// something else is not a timing), the last of them in the source.
 	var rhs *pycheck.Node
 	for _, d := range f.Flow(f.Scope(end)).ReachingDefs(start, start) {
-		v := unparen(defValue(d))
+		v := pycheck.Unparen(defValue(d))
 		if v == nil || v.Type() != "call" || !clockFuncs[m.QualifiedCallee(v)] {
 			return nil
 		}

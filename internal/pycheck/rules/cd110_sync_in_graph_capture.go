@@ -159,7 +159,7 @@ func checkCD110(p *pycheck.Pass) {
 // capturedValue: n is a name assigned a call's result after offset start
 // (a tensor computed inside the capture).
 func capturedValue(f *pycheck.File, n *pycheck.Node, start int) bool {
-	n = unparen(n)
+	n = pycheck.Unparen(n)
 	if n.Type() != "identifier" {
 		return false
 	}

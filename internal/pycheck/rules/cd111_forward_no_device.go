@@ -170,7 +170,7 @@ func submodules(f *pycheck.File, cls *pycheck.Node) map[string]bool {
 		if a == nil || a.Type() != "attribute" || !placeRebound(a) {
 			continue
 		}
-		rhs := unparen(a.Parent().ChildByFieldName("right"))
+		rhs := pycheck.Unparen(a.Parent().ChildByFieldName("right"))
 		if rhs == nil || rhs.Type() != "call" {
 			continue
 		}
@@ -195,7 +195,7 @@ func scalarLiteral(f *pycheck.File, call *pycheck.Node) bool {
 	}
 	// Only a list or tuple literal is evidently more than one number: a
 	// name or an expression is usually a Python scalar.
-	switch unparen(args[0]).Type() {
+	switch pycheck.Unparen(args[0]).Type() {
 	case "list", "tuple", "list_comprehension":
 		return false
 	}
@@ -227,7 +227,7 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 			if same(other, cur) {
 				other = p.ChildByFieldName("right")
 			}
-			if o := unparen(other); o != nil && (o.Type() == "integer" || o.Type() == "float") {
+			if o := pycheck.Unparen(other); o != nil && (o.Type() == "integer" || o.Type() == "float") {
 				return nil
 			}
 			return p

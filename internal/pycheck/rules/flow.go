@@ -199,14 +199,6 @@ func receiver(call *pycheck.Node) *pycheck.Node {
 	return fn.ChildByFieldName("object")
 }
 
-// unparen strips parentheses around an expression.
-func unparen(n *pycheck.Node) *pycheck.Node {
-	for n != nil && n.Type() == "parenthesized_expression" && n.NamedChildCount() == 1 {
-		n = n.NamedChild(0)
-	}
-	return n
-}
-
 // upParen climbs out of parentheses around n.
 func upParen(n *pycheck.Node) *pycheck.Node {
 	for p := n.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = n.Parent() {
@@ -239,29 +231,6 @@ func sortNodes(ns []*pycheck.Node) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i].StartByte() < ns[j].StartByte() })
 }
 
-// A place is where a value lives: a name, an attribute chain on a name
-// (`self.staging`), or a constant-key element of such a place
-// (`stats["loss"]`). Rules follow values through places, not just names.
-func isPlace(f *pycheck.File, n *pycheck.Node) bool {
-	n = unparen(n)
-	if n == nil {
-		return false
-	}
-	switch n.Type() {
-	case "identifier":
-		return true
-	case "attribute":
-		return isPlace(f, n.ChildByFieldName("object"))
-	case "subscript":
-		k := n.ChildByFieldName("subscript")
-		if k == nil || (k.Type() != "string" && k.Type() != "integer") {
-			return false
-		}
-		return isPlace(f, n.ChildByFieldName("value"))
-	}
-	return false
-}
-
 // assignedPlace is the place an expression is assigned to (`p = expr`), or nil.
 func assignedPlace(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 	cur := upParen(n)
@@ -269,7 +238,7 @@ func assignedPlace(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("right"), cur) {
 		return nil
 	}
-	if l := p.ChildByFieldName("left"); l != nil && isPlace(f, l) {
+	if l := p.ChildByFieldName("left"); l != nil && pycheck.IsPlace(l) {
 		return l
 	}
 	return nil
