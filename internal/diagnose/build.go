@@ -97,6 +97,7 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		// Quote the error and say what would settle it.
 		exc := rootException(f)
 		r, st, named := e.statusLine(refs)
+		torchMsg := false // a PyTorch error pasted without its exception line
 		switch {
 		case named:
 			// A CUDA or library status that names no class by itself
@@ -117,15 +118,20 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			if !found {
 				return nil
 			}
+			msg := "an error that is not a known CUDA or PyTorch failure: "
+			if torchMsg = holdsTorchTemplate(r.text); torchMsg {
+				msg = "a PyTorch error of no CUDA failure class: "
+			}
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
-				Message: "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)}
+				Message: msg + leadingWords(r.text, 24)}
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
 		}
-		if named || exc == nil || exc.Type == "" || cudaWordRE.MatchString(exc.Type+": "+exc.Message) {
+		if named || ((exc == nil || exc.Type == "") && !torchMsg) || (exc != nil && cudaWordRE.MatchString(exc.Type+": "+exc.Message)) {
 			// A crash, a status, or an exception about the GPU: say which
 			// roots most often stood behind such a failure. A ValueError
-			// in the user's own code gets none.
+			// in the user's own code, or a PyTorch error that names its
+			// own cause, gets none.
 			for _, a := range e.KB.OtherAlternatives() {
 				b.f.Alternatives = append(b.f.Alternatives, a.Class)
 			}
@@ -246,14 +252,57 @@ func (e *Engine) statusLine(refs []lineRef) (lineRef, *kb.Status, bool) {
 	return lineRef{}, nil, false
 }
 
+// torchErrorTemplates are the fixed parts of PyTorch error messages that
+// users paste without the exception line in front of them ("RuntimeError:
+// ..."). Each is a failure by itself, of no class of the taxonomy, so the
+// line counts as a fatal line: the log gets an "other" finding that quotes
+// it instead of silence. Each entry is the wording of the PyTorch source
+// file named beside it, long enough that no progress or warning line
+// holds it.
+var torchErrorTemplates = []string{
+	// torch/csrc/distributed/c10d/reducer.cpp: DDP found parameters that
+	// took no part in the loss, or a parameter's gradient ready twice.
+	"Expected to have finished reduction in the prior iteration",
+	"Expected to mark a variable ready only once",
+	"has been marked as ready twice",
+	// torch/csrc/autograd/saved_variable.cpp: a second backward through a
+	// freed graph.
+	"Trying to backward through the graph a second time",
+	// torch/csrc/autograd/autograd.cpp: backward() on a tensor outside
+	// the graph.
+	"does not require grad and does not have a grad_fn",
+	// torch/autograd/__init__.py: backward() on a non-scalar without a
+	// gradient.
+	"grad can be implicitly created only for scalar outputs",
+	// torch/distributed/distributed_c10d.py: a collective before
+	// init_process_group.
+	"Default process group has not been initialized",
+	// torch/nn/functional.py: batch norm on a batch of one in training.
+	"Expected more than 1 value per channel when training",
+	// torch/nn/modules/module.py: a checkpoint that does not fit the
+	// model.
+	"Error(s) in loading state_dict for",
+}
+
 // fatalLine is the first line of refs that reports a failure.
 func fatalLine(refs []lineRef) (lineRef, bool) {
 	for _, r := range refs {
-		if fatalLineRE.MatchString(r.text) {
+		if fatalLineRE.MatchString(r.text) || holdsTorchTemplate(r.text) {
 			return r, true
 		}
 	}
 	return lineRef{}, false
+}
+
+// holdsTorchTemplate reports whether a line holds a PyTorch error message
+// of torchErrorTemplates.
+func holdsTorchTemplate(line string) bool {
+	for _, t := range torchErrorTemplates {
+		if strings.Contains(line, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownRemedies say what would settle a failure of no known class.

@@ -66,10 +66,14 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 	// nccl-tests' own failure lines.
 	"Test CUDA failure", "Test NCCL failure"}
 
+// failureTriggers are fatalTriggers and the PyTorch error messages that
+// report a failure even when pasted without their exception line.
+var failureTriggers = slices.Concat(fatalTriggers, torchErrorTemplates)
+
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), fatalTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords())
+		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords())
 		e.pf = logparse.NewPrefilter(pats)
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").

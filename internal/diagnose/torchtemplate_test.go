@@ -1,0 +1,59 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// A PyTorch error pasted without its "RuntimeError:" line is still a
+// failure: it gets an "other" finding that quotes it, with no GPU roots
+// offered, since the message names its own cause.
+func TestBareTorchErrorIsAFailure(t *testing.T) {
+	e := New(kb.MustDefault())
+	cases := []string{
+		"Expected to have finished reduction in the prior iteration before starting a new one. This error indicates that your module has parameters that were not used in producing loss.\n",
+		"some context first\nTrying to backward through the graph a second time (or directly access saved tensors after they have already been freed).\n",
+		"element 0 of tensors does not require grad and does not have a grad_fn\n",
+		"Default process group has not been initialized, please make sure to call init_process_group.\n",
+	}
+	for _, c := range cases {
+		out := explainText(t, e, c)
+		if len(out) != 1 || out[0].Class != "other" {
+			t.Errorf("%q: got %+v, want one other finding", c, out)
+			continue
+		}
+		f := out[0]
+		if len(f.Evidence) != 1 || !holdsTorchTemplate(f.Evidence[0].Text) {
+			t.Errorf("%q: evidence %+v does not quote the message", c, f.Evidence)
+		}
+		if !strings.Contains(f.Message, "PyTorch error") {
+			t.Errorf("%q: message %q", c, f.Message)
+		}
+		if len(f.Alternatives) != 0 {
+			t.Errorf("%q: GPU roots offered for a message that names its cause: %v", c, f.Alternatives)
+		}
+	}
+}
+
+// Lines of a healthy DDP run that speak of the same things in other words
+// stay quiet.
+func TestTorchTemplatesQuietOnHealthyLines(t *testing.T) {
+	e := New(kb.MustDefault())
+	const healthy = `[W reducer.cpp:1300] Warning: find_unused_parameters=True was specified in DDP constructor, but did not find any unused parameters in the forward pass. This flag results in an extra traversal of the autograd graph every iteration.
+Epoch 1: loss=0.4312 grad_norm=1.02
+retain_graph=True set for the second backward pass
+process group initialized: backend=nccl world_size=8
+Loaded state_dict for ResNet (all keys matched)
+Training finished.
+`
+	if out := explainText(t, e, healthy); len(out) != 0 {
+		t.Errorf("healthy lines gave %+v", out)
+	}
+	for _, tpl := range torchErrorTemplates {
+		if len(tpl) < 6 {
+			t.Errorf("template %q is shorter than an anchor may be", tpl)
+		}
+	}
+}
