@@ -48,10 +48,19 @@ const maxEvidence = 10
 var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
 
 // classified is a cached Classify result: a log that repeats one error
-// thousands of times is classified once per distinct text.
+// thousands of times, or a directory of logs that share failures, is
+// classified once per distinct text. For a failure of no class it also
+// keeps which line names a status and which reports a failure (-1 when
+// none): both depend on the texts alone, and a regex over every line of
+// every such failure cost more than the classification itself.
 type classified struct {
 	v  kb.Verdict
 	ok bool
+	// status and fatal index the failure's lines; set is false until
+	// they were looked for.
+	set           bool
+	status, fatal int
+	st            *kb.Status
 }
 
 func (e *Engine) build(f *failure, cache map[string]classified) *built {
@@ -74,9 +83,15 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	c, hit := cache[key]
 	if !hit {
 		c.v, c.ok = e.KB.Classify(texts)
-		if len(key) < 1<<16 {
-			cache[key] = c
-		}
+	}
+	if !c.ok && !c.set {
+		c.set = true
+		c.status, c.st = e.statusLine(texts)
+		c.fatal = fatalLine(texts)
+		hit = false
+	}
+	if !hit && len(key) < 1<<16 {
+		cache[key] = c
 	}
 	v, ok := c.v, c.ok
 	if ok && (v.Class.ID == "oom" || v.Class.ID == "oom-fragmentation") {
@@ -96,7 +111,11 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		// A failure cudadoctor has no class for: never silent, but soft.
 		// Quote the error and say what would settle it.
 		exc := rootException(f)
-		r, st, named := e.statusLine(refs)
+		named, st := c.status >= 0, c.st
+		var r lineRef
+		if named {
+			r = refs[c.status]
+		}
 		switch {
 		case named:
 			// A CUDA or library status that names no class by itself
@@ -113,10 +132,10 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
 		default:
-			r, found := fatalLine(refs)
-			if !found {
+			if c.fatal < 0 {
 				return nil
 			}
+			r := refs[c.fatal]
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
 				Message: "an error that is not a known CUDA or PyTorch failure: " + leadingWords(r.text, 24)}
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
@@ -236,24 +255,25 @@ func statusFamily(s *kb.Status) string {
 	return "cu" + strings.ToUpper(strings.TrimPrefix(s.Family, "cu"))
 }
 
-// statusLine is the first line of refs that names a CUDA or library status.
-func (e *Engine) statusLine(refs []lineRef) (lineRef, *kb.Status, bool) {
-	for _, r := range refs {
-		if hs := e.KB.Statuses(r.text); len(hs) > 0 {
-			return r, hs[0].Status, true
+// statusLine is the index of the first of texts that names a CUDA or
+// library status, and that status; -1 when none does.
+func (e *Engine) statusLine(texts []string) (int, *kb.Status) {
+	for i, t := range texts {
+		if hs := e.KB.Statuses(t); len(hs) > 0 {
+			return i, hs[0].Status
 		}
 	}
-	return lineRef{}, nil, false
+	return -1, nil
 }
 
-// fatalLine is the first line of refs that reports a failure.
-func fatalLine(refs []lineRef) (lineRef, bool) {
-	for _, r := range refs {
-		if fatalLineRE.MatchString(r.text) {
-			return r, true
+// fatalLine is the index of the first of texts that reports a failure, or -1.
+func fatalLine(texts []string) int {
+	for i, t := range texts {
+		if fatalLineRE.MatchString(t) {
+			return i
 		}
 	}
-	return lineRef{}, false
+	return -1
 }
 
 // unknownRemedies say what would settle a failure of no known class.
