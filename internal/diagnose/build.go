@@ -56,11 +56,38 @@ var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorEr
 type classified struct {
 	v  kb.Verdict
 	ok bool
-	// status and fatal index the failure's lines; set is false until
-	// they were looked for.
-	set           bool
+	// status and fatal index the failure's lines, for a failure of no
+	// class only.
 	status, fatal int
 	st            *kb.Status
+	hints         textHints
+}
+
+// textHints are what a failure's lines say about how it was reported.
+type textHints struct {
+	async     bool // PyTorch's note that the error may have been reported late
+	dsa       bool // the TORCH_USE_CUDA_DSA hint
+	modern    bool // the notes PyTorch 1.8 and later print with a CUDA error
+	torchCUDA bool // PyTorch's own CUDA error exception line
+}
+
+func hintsOf(texts []string) textHints {
+	var h textHints
+	for _, t := range texts {
+		if logparse.HasAsyncHint(t) {
+			h.async = true
+		}
+		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			h.dsa = true
+		}
+		if strings.Contains(t, "Search for `cuda") || strings.Contains(t, "CUDA_LAUNCH_BLOCKING") || strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			h.modern = true
+		}
+		if torchCUDAErrorRE.MatchString(t) {
+			h.torchCUDA = true
+		}
+	}
+	return h
 }
 
 func (e *Engine) build(f *failure, cache map[string]classified) *built {
@@ -83,15 +110,14 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	c, hit := cache[key]
 	if !hit {
 		c.v, c.ok = e.KB.Classify(texts)
-	}
-	if !c.ok && !c.set {
-		c.set = true
-		c.status, c.st = e.statusLine(texts)
-		c.fatal = fatalLine(texts)
-		hit = false
-	}
-	if !hit && len(key) < 1<<16 {
-		cache[key] = c
+		if !c.ok {
+			c.status, c.st = e.statusLine(texts)
+			c.fatal = fatalLine(texts)
+		}
+		c.hints = hintsOf(texts)
+		if len(key) < 1<<16 {
+			cache[key] = c
+		}
 	}
 	v, ok := c.v, c.ok
 	if ok && (v.Class.ID == "oom" || v.Class.ID == "oom-fragmentation") {
@@ -188,23 +214,8 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	case f.rank >= 0:
 		b.f.Rank = report.IntPtr(f.rank)
 	}
-	asyncHint := false
-	dsaHint := false
-	torchCUDA, modern := false, false
-	for _, t := range texts {
-		if logparse.HasAsyncHint(t) {
-			asyncHint = true
-		}
-		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
-			dsaHint = true
-		}
-		if strings.Contains(t, "Search for `cuda") || strings.Contains(t, "CUDA_LAUNCH_BLOCKING") || strings.Contains(t, "TORCH_USE_CUDA_DSA") {
-			modern = true
-		}
-		if torchCUDAErrorRE.MatchString(t) {
-			torchCUDA = true
-		}
-	}
+	asyncHint, dsaHint := c.hints.async, c.hints.dsa
+	torchCUDA, modern := c.hints.torchCUDA, c.hints.modern
 	// PyTorch before about 1.8 printed a bare "CUDA error: ..." without
 	// the note, blocking or not: without the note's companions, nothing
 	// says the traceback line is the origin, so it counts as reported late.
