@@ -83,26 +83,39 @@ var (
 	tensorflowWords = []string{"tensorflow", "tf"}
 	driverWords     = []string{"driver version"}
 	smiCUDAWords    = []string{"cuda version:"}
+	titanWords      = []string{"titan"}
 	gpuContextWords = []string{"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name", "cuda:"}
 )
 
 // lineWords is one line as the word gates read it: all is set when every
 // pattern must run (gate off, or a line with non-ASCII bytes).
+// version is set when the line holds a digit, a dot and a digit, which
+// every version pattern needs; digit when it holds a digit at all.
 type lineWords struct {
-	line, lower string
-	all         bool
+	line, lower    string
+	all            bool
+	version, digit bool
 }
 
 func newLineWords(l string, gate bool) lineWords {
 	if !gate {
-		return lineWords{line: l, all: true}
+		return lineWords{line: l, all: true, version: true, digit: true}
 	}
+	w := lineWords{line: l}
 	for i := 0; i < len(l); i++ {
-		if l[i] >= 0x80 {
-			return lineWords{line: l, all: true}
+		c := l[i]
+		if c >= 0x80 {
+			return lineWords{line: l, all: true, version: true, digit: true}
+		}
+		if c >= '0' && c <= '9' {
+			w.digit = true
+			if i+2 < len(l) && l[i+1] == '.' && l[i+2] >= '0' && l[i+2] <= '9' {
+				w.version = true
+			}
 		}
 	}
-	return lineWords{line: l, lower: strings.ToLower(l)}
+	w.lower = strings.ToLower(l)
+	return w
 }
 
 // may: the line holds one of words (lower case) or must be read anyway.
@@ -143,7 +156,7 @@ func fromText(lines []string, gate bool) *Pasted {
 			continue
 		}
 		// The pattern runs only where its match would be used.
-		if m := match(torch.Version == "" && !strings.Contains(l, "/torch/") && w.may(torchWords), torchVersionRE, l); m != nil {
+		if m := match(w.version && torch.Version == "" && !strings.Contains(l, "/torch/") && w.may(torchWords), torchVersionRE, l); m != nil {
 			ver, tag := m[1]+m[3], m[2]+m[4]
 			if _, ok := releaseNewestCUDA[torchRelease(ver)]; ok || cudaMajor(ver) >= 1 {
 				torch.Version = ver
@@ -154,7 +167,7 @@ func fromText(lines []string, gate bool) *Pasted {
 				}
 			}
 		}
-		if torch.CUDA == "" && w.has("+cu") {
+		if torch.CUDA == "" && w.version && w.has("+cu") {
 			if m := tagVersionRE.FindStringSubmatch(l); m != nil {
 				if torch.Version == "" {
 					torch.Version = m[1]
@@ -164,18 +177,18 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["cuda"] = i
 			}
 		}
-		if m := match(w.may(buildCUDAWords), buildCUDARE, l); m != nil {
+		if m := match(w.version && w.may(buildCUDAWords), buildCUDARE, l); m != nil {
 			torch.CUDA = m[1] + m[2]
 			p.Lines["cuda"] = i
 		}
-		smi := w.may(smiCUDAWords) && smiCUDARE.MatchString(l)
-		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.may(statedWords) {
+		smi := w.version && w.may(smiCUDAWords) && smiCUDARE.MatchString(l)
+		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.version && w.may(statedWords) {
 			if m := statedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]) {
 				stated = m[1] + "." + m[2]
 				p.Lines["stated"] = i
 			}
 		}
-		if tensorflow == "" && w.may(tensorflowWords) {
+		if tensorflow == "" && w.version && w.may(tensorflowWords) {
 			if m := tensorflowRE.FindStringSubmatch(l); m != nil {
 				if rel := m[1] + m[3] + "." + m[2] + m[4]; tensorflowCUDA[rel] != "" {
 					tensorflow = rel
@@ -183,7 +196,7 @@ func fromText(lines []string, gate bool) *Pasted {
 				}
 			}
 		}
-		if m := match(w.may(driverWords), driverRE, l); m != nil && p.Facts.NVML.DriverVersion == "" {
+		if m := match(w.version && w.may(driverWords), driverRE, l); m != nil && p.Facts.NVML.DriverVersion == "" {
 			p.Facts.NVML.DriverVersion = m[1]
 			p.Lines["driver"] = i
 		}
@@ -195,7 +208,8 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["driver"] = i
 			}
 		}
-		if w.may(gpuContextWords) && gpuContextRE.MatchString(l) {
+		// A GPU name holds a number, or is a TITAN.
+		if (w.digit || w.may(titanWords)) && w.may(gpuContextWords) && gpuContextRE.MatchString(l) {
 			l := gpuCountRE.ReplaceAllString(l, " $1")
 			for _, m := range gpuNameRE.FindAllString(l, -1) {
 				name := strings.Join(strings.Fields(m), " ")
