@@ -48,10 +48,46 @@ const maxEvidence = 10
 var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
 
 // classified is a cached Classify result: a log that repeats one error
-// thousands of times is classified once per distinct text.
+// thousands of times, or a directory of logs that share failures, is
+// classified once per distinct text. For a failure of no class it also
+// keeps which line names a status and which reports a failure (-1 when
+// none): both depend on the texts alone, and a regex over every line of
+// every such failure cost more than the classification itself.
 type classified struct {
 	v  kb.Verdict
 	ok bool
+	// status and fatal index the failure's lines, for a failure of no
+	// class only.
+	status, fatal int
+	st            *kb.Status
+	hints         textHints
+}
+
+// textHints are what a failure's lines say about how it was reported.
+type textHints struct {
+	async     bool // PyTorch's note that the error may have been reported late
+	dsa       bool // the TORCH_USE_CUDA_DSA hint
+	modern    bool // the notes PyTorch 1.8 and later print with a CUDA error
+	torchCUDA bool // PyTorch's own CUDA error exception line
+}
+
+func hintsOf(texts []string) textHints {
+	var h textHints
+	for _, t := range texts {
+		if logparse.HasAsyncHint(t) {
+			h.async = true
+		}
+		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			h.dsa = true
+		}
+		if strings.Contains(t, "Search for `cuda") || strings.Contains(t, "CUDA_LAUNCH_BLOCKING") || strings.Contains(t, "TORCH_USE_CUDA_DSA") {
+			h.modern = true
+		}
+		if torchCUDAErrorRE.MatchString(t) {
+			h.torchCUDA = true
+		}
+	}
+	return h
 }
 
 func (e *Engine) build(f *failure, cache map[string]classified) *built {
@@ -74,6 +110,11 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	c, hit := cache[key]
 	if !hit {
 		c.v, c.ok = e.KB.Classify(texts)
+		if !c.ok {
+			c.status, c.st = e.statusLine(texts)
+			c.fatal = fatalLine(texts)
+		}
+		c.hints = hintsOf(texts)
 		if len(key) < 1<<16 {
 			cache[key] = c
 		}
@@ -96,7 +137,11 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		// A failure cudadoctor has no class for: never silent, but soft.
 		// Quote the error and say what would settle it.
 		exc := rootException(f)
-		r, st, named := e.statusLine(refs)
+		named, st := c.status >= 0, c.st
+		var r lineRef
+		if named {
+			r = refs[c.status]
+		}
 		torchMsg := false // a PyTorch error pasted without its exception line
 		switch {
 		case named:
@@ -114,10 +159,10 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
 		default:
-			r, found := fatalLine(refs)
-			if !found {
+			if c.fatal < 0 {
 				return nil
 			}
+			r := refs[c.fatal]
 			msg := "an error that is not a known CUDA or PyTorch failure: "
 			if torchMsg = holdsTorchTemplate(r.text); torchMsg {
 				msg = "a PyTorch error of no CUDA failure class: "
@@ -175,23 +220,8 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 	case f.rank >= 0:
 		b.f.Rank = report.IntPtr(f.rank)
 	}
-	asyncHint := false
-	dsaHint := false
-	torchCUDA, modern := false, false
-	for _, t := range texts {
-		if logparse.HasAsyncHint(t) {
-			asyncHint = true
-		}
-		if strings.Contains(t, "TORCH_USE_CUDA_DSA") {
-			dsaHint = true
-		}
-		if strings.Contains(t, "Search for `cuda") || strings.Contains(t, "CUDA_LAUNCH_BLOCKING") || strings.Contains(t, "TORCH_USE_CUDA_DSA") {
-			modern = true
-		}
-		if torchCUDAErrorRE.MatchString(t) {
-			torchCUDA = true
-		}
-	}
+	asyncHint, dsaHint := c.hints.async, c.hints.dsa
+	torchCUDA, modern := c.hints.torchCUDA, c.hints.modern
 	// PyTorch before about 1.8 printed a bare "CUDA error: ..." without
 	// the note, blocking or not: without the note's companions, nothing
 	// says the traceback line is the origin, so it counts as reported late.
@@ -242,14 +272,15 @@ func statusFamily(s *kb.Status) string {
 	return "cu" + strings.ToUpper(strings.TrimPrefix(s.Family, "cu"))
 }
 
-// statusLine is the first line of refs that names a CUDA or library status.
-func (e *Engine) statusLine(refs []lineRef) (lineRef, *kb.Status, bool) {
-	for _, r := range refs {
-		if hs := e.KB.Statuses(r.text); len(hs) > 0 {
-			return r, hs[0].Status, true
+// statusLine is the index of the first of texts that names a CUDA or
+// library status, and that status; -1 when none does.
+func (e *Engine) statusLine(texts []string) (int, *kb.Status) {
+	for i, t := range texts {
+		if hs := e.KB.Statuses(t); len(hs) > 0 {
+			return i, hs[0].Status
 		}
 	}
-	return lineRef{}, nil, false
+	return -1, nil
 }
 
 // torchErrorTemplates are the fixed parts of PyTorch error messages that
@@ -284,14 +315,14 @@ var torchErrorTemplates = []string{
 	"Error(s) in loading state_dict for",
 }
 
-// fatalLine is the first line of refs that reports a failure.
-func fatalLine(refs []lineRef) (lineRef, bool) {
-	for _, r := range refs {
-		if fatalLineRE.MatchString(r.text) || holdsTorchTemplate(r.text) {
-			return r, true
+// fatalLine is the index of the first of texts that reports a failure, or -1.
+func fatalLine(texts []string) int {
+	for i, t := range texts {
+		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) {
+			return i
 		}
 	}
-	return lineRef{}, false
+	return -1
 }
 
 // holdsTorchTemplate reports whether a line holds a PyTorch error message

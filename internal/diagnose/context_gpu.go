@@ -64,7 +64,12 @@ func expandGPUNames(l string) string {
 		return l
 	}
 	out := l
-	for _, re := range []*regexp.Regexp{gpuAfterWordRE, gpuBeforeWordRE, gpuPhraseRE} {
+	w := newGPUWords(out)
+	for _, g := range gpuNameREs {
+		if !w.may(g.words) {
+			continue
+		}
+		re := g.re
 		var b strings.Builder
 		last := 0
 		for _, m := range re.FindAllStringSubmatchIndex(out, -1) {
@@ -79,7 +84,11 @@ func expandGPUNames(l string) string {
 		if last > 0 {
 			b.WriteString(out[last:])
 			out = b.String()
+			w = newGPUWords(out)
 		}
+	}
+	if !strings.Contains(out, "SXM") && !strings.Contains(out, "PCIE") {
+		return out
 	}
 	return gpuFormFactorRE.ReplaceAllStringFunc(out, func(m string) string {
 		if i := strings.Index(out, m); i >= 0 && namedBefore(out[:i], m) {
@@ -87,6 +96,72 @@ func expandGPUNames(l string) string {
 		}
 		return "NVIDIA " + m
 	})
+}
+
+// gpuNameREs are the rewriting patterns in the order they run, each with
+// the lower-case words one of which it needs besides a model (none: the
+// model alone).
+var gpuNameREs = []struct {
+	re    *regexp.Regexp
+	words []string
+}{
+	{gpuAfterWordRE, []string{"gpu", "card", "graphics", "vga", "device", "nvidia"}},
+	{gpuBeforeWordRE, []string{"gpu", "card", "graphics"}},
+	{gpuPhraseRE, nil},
+}
+
+// gpuModelWords: every name gpuModel matches holds one of these, in lower
+// case. Most lines with a digit hold none, and the three case-folding
+// patterns above are then not run on them.
+var gpuModelWords = []string{"750", "760", "770", "780", "950", "960", "970", "980",
+	"1050", "1060", "1070", "1080", "1650", "1660", "2060", "2070", "2080",
+	"3050", "3060", "3070", "3080", "3090", "4050", "4060", "4070", "4080", "4090",
+	"5050", "5060", "5070", "5080", "5090",
+	"a100", "h100", "b100", "a800", "h800", "h200", "b200", "v100", "p100", "p40", "k80",
+	"a4000", "a5000", "a6000", "a40", "l40", "a10", "t4", "l4"}
+
+// gpuWords is a line as the model and word gates read it: all is set for
+// a line with non-ASCII bytes, which is always read (two of them fold to
+// 'k' and 's' in a case-insensitive pattern).
+type gpuWords struct {
+	lower string
+	model bool
+	all   bool
+}
+
+func newGPUWords(l string) gpuWords {
+	for i := 0; i < len(l); i++ {
+		if l[i] >= 0x80 {
+			return gpuWords{all: true}
+		}
+	}
+	w := gpuWords{lower: strings.ToLower(l)}
+	for _, m := range gpuModelWords {
+		if strings.Contains(w.lower, m) {
+			w.model = true
+			break
+		}
+	}
+	return w
+}
+
+// may: the line may hold a model and one of words (any when words is nil).
+func (w gpuWords) may(words []string) bool {
+	if w.all {
+		return true
+	}
+	if !w.model {
+		return false
+	}
+	if words == nil {
+		return true
+	}
+	for _, x := range words {
+		if strings.Contains(w.lower, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // seriesBeforeRE: the number already follows its series ("RTX 3080",

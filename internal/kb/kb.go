@@ -181,6 +181,9 @@ type KB struct {
 	rank    map[string]int
 	status  *statusTable
 	roots   map[string]map[string]int
+
+	kwOnce sync.Once
+	kw     *kwIndex // built on the first Matches
 }
 
 // Class returns the class with the given id.
@@ -447,13 +450,23 @@ type Match struct {
 
 // Matches reports every signature that fires on line.
 func (k *KB) Matches(line string) []Match {
+	k.kwOnce.Do(func() { k.kw = newKWIndex(k.Classes) })
+	ix := k.kw
+	var buf [16]uint64
+	present := buf[:]
+	if n := (ix.words + 63) / 64; n > len(buf) {
+		present = make([]uint64, n)
+	}
+	ix.scan(line, present)
 	var out []Match
-	for _, c := range k.Classes {
-		for i := range c.Signatures {
-			if m, ok := c.Signatures[i].match(line); ok {
-				m.Class = c
-				out = append(out, m)
-			}
+	for i := range ix.sigs {
+		r := &ix.sigs[i]
+		if !r.holds(present) {
+			continue
+		}
+		if m, ok := r.sig.matchRegex(line); ok {
+			m.Class = r.class
+			out = append(out, m)
 		}
 	}
 	return out
@@ -465,6 +478,11 @@ func (s *Signature) match(line string) (Match, bool) {
 			return Match{}, false
 		}
 	}
+	return s.matchRegex(line)
+}
+
+// matchRegex is match once the keywords were found in line.
+func (s *Signature) matchRegex(line string) (Match, bool) {
 	sub := s.re.FindStringSubmatch(line)
 	if sub == nil {
 		return Match{}, false

@@ -231,29 +231,25 @@ func (k *KB) Statuses(line string) []StatusHit {
 			out = append(out, StatusHit{s, text})
 		}
 	}
-	for _, m := range statusNameRE.FindAllString(line, -1) {
-		add(t.byName[strings.ToLower(m)], m)
-	}
-	if m := legacyCodeRE.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.Atoi(m[1] + m[2])
-		if s, ok := t.byCode[n]; ok && n >= 100 {
-			add(s, m[0])
-		} else if s, ok := t.byLegacy[n]; ok {
-			add(s, m[0])
+	// Each regex runs only on a line holding a text it needs (Go's regexp
+	// has no literal pre-filter of its own, and every line of every
+	// failure comes here). The case-folding ones are always run on a line
+	// with non-ASCII bytes: two of those fold to 'k' and 's'.
+	if strings.Contains(line, "cudaError") || strings.Contains(line, "CUDA_ERROR_") || strings.Contains(line, "_STATUS_") ||
+		strings.Contains(line, "CUFFT_") || strings.Contains(line, "nccl") {
+		for _, m := range statusNameRE.FindAllString(line, -1) {
+			add(t.byName[strings.ToLower(m)], m)
 		}
 	}
-	if m := modernCodeRE.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.Atoi(m[1] + m[2] + m[3])
-		if s, ok := t.byCode[n]; ok {
-			add(s, strings.TrimSpace(m[0]))
-		}
+	lower, ascii := lowerASCII(line)
+	if !ascii || strings.Contains(lower, "cuda runtime error (") || strings.Contains(lower, "thcudacheck fail file=") {
+		legacyCode(t, line, add)
 	}
-	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
-		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
-			if s, ok := t.byCode[int(n)]; ok {
-				add(s, m[0])
-			}
-		}
+	if !ascii || strings.Contains(lower, "cuda") && strings.Contains(lower, "error") || strings.Contains(lower, "code=") {
+		modernCode(t, line, add)
+	}
+	if strings.Contains(line, "cudaError_enum(0x") {
+		hexCode(t, line, add)
 	}
 	norm := normalize(line)
 	ctx := -1
@@ -275,6 +271,60 @@ func (k *KB) Statuses(line string) []StatusHit {
 		add(p.st, strings.TrimSpace(p.norm))
 	}
 	return out
+}
+
+// lowerASCII is s with its ASCII letters in lower case, and whether s is
+// all ASCII; s itself when it has no upper-case letter.
+func lowerASCII(s string) (string, bool) {
+	ascii, upper := true, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			ascii = false
+		} else if c >= 'A' && c <= 'Z' {
+			upper = true
+		}
+	}
+	if !upper {
+		return s, ascii
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b), ascii
+}
+
+func legacyCode(t *statusTable, line string, add func(*Status, string)) {
+	if m := legacyCodeRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1] + m[2])
+		if s, ok := t.byCode[n]; ok && n >= 100 {
+			add(s, m[0])
+		} else if s, ok := t.byLegacy[n]; ok {
+			add(s, m[0])
+		}
+	}
+}
+
+func modernCode(t *statusTable, line string, add func(*Status, string)) {
+	if m := modernCodeRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1] + m[2] + m[3])
+		if s, ok := t.byCode[n]; ok {
+			add(s, strings.TrimSpace(m[0]))
+		}
+	}
+}
+
+func hexCode(t *statusTable, line string, add func(*Status, string)) {
+	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
+		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
+			if s, ok := t.byCode[int(n)]; ok {
+				add(s, m[0])
+			}
+		}
+	}
 }
 
 // StatusAnchors are fixed texts that any spelling the status layer reads

@@ -21,7 +21,33 @@ var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other 
 
 // HasAsyncHint says whether line carries PyTorch's note that the CUDA error
 // may have been reported asynchronously.
-func HasAsyncHint(line string) bool { return asyncHintRE.MatchString(line) }
+func HasAsyncHint(line string) bool {
+	// Every line of every failure is asked: the regex runs only on a line
+	// holding "ynchronou" in any case (letters no non-ASCII rune folds to).
+	return containsFoldASCII(line, "ynchronou") && asyncHintRE.MatchString(line)
+}
+
+// containsFoldASCII reports whether s holds lower, a lower-case ASCII
+// text, with its ASCII letters in any case.
+func containsFoldASCII(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for j < len(lower) {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+			j++
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
+}
 
 // StripRank removes a launcher's rank prefix (torchrun's "[rank1]:" and
 // "[default0]:", mpirun's "[1,0]<stderr>:", srun's "0: ") and a leading

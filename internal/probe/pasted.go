@@ -72,19 +72,75 @@ func FromText(lines []string) *Pasted { return fromText(lines, true) }
 var factWords = []string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
 	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name"}
 
-func mayHoldFacts(l string) bool {
+// Past the line's gate, each pattern runs only on a line holding one of
+// the words it needs (lower case; the case-sensitive patterns' words as
+// they are written): most lines that pass name the GPU or torch and hold
+// no version at all.
+var (
+	torchWords      = []string{"torch"}
+	buildCUDAWords  = []string{"cuda used to build pytorch:", "torch.version.cuda"}
+	statedWords     = []string{"cuda", "compilation tools, release "}
+	tensorflowWords = []string{"tensorflow", "tf"}
+	driverWords     = []string{"driver version"}
+	smiCUDAWords    = []string{"cuda version:"}
+	titanWords      = []string{"titan"}
+	gpuContextWords = []string{"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name", "cuda:"}
+)
+
+// lineWords is one line as the word gates read it: all is set when every
+// pattern must run (gate off, or a line with non-ASCII bytes).
+// version is set when the line holds a digit, a dot and a digit, which
+// every version pattern needs; digit when it holds a digit at all.
+type lineWords struct {
+	line, lower    string
+	all            bool
+	version, digit bool
+}
+
+func newLineWords(l string, gate bool) lineWords {
+	if !gate {
+		return lineWords{line: l, all: true, version: true, digit: true}
+	}
+	w := lineWords{line: l}
 	for i := 0; i < len(l); i++ {
-		if l[i] >= 0x80 {
-			return true
+		c := l[i]
+		if c >= 0x80 {
+			return lineWords{line: l, all: true, version: true, digit: true}
+		}
+		if c >= '0' && c <= '9' {
+			w.digit = true
+			if i+2 < len(l) && l[i+1] == '.' && l[i+2] >= '0' && l[i+2] <= '9' {
+				w.version = true
+			}
 		}
 	}
-	lower := strings.ToLower(l)
-	for _, w := range factWords {
-		if strings.Contains(lower, w) {
+	w.lower = strings.ToLower(l)
+	return w
+}
+
+// may: the line holds one of words (lower case) or must be read anyway.
+func (w lineWords) may(words []string) bool {
+	if w.all {
+		return true
+	}
+	for _, x := range words {
+		if strings.Contains(w.lower, x) {
 			return true
 		}
 	}
 	return false
+}
+
+// has: the line holds the case-sensitive text s or must be read anyway.
+func (w lineWords) has(s string) bool { return w.all || strings.Contains(w.line, s) }
+
+// match is re's submatches of l, or nil without running it when the
+// line's gate said it cannot match.
+func match(may bool, re *regexp.Regexp, l string) []string {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatch(l)
 }
 
 // fromText is FromText; gate false reads every line (the test of the gate).
@@ -95,10 +151,12 @@ func fromText(lines []string, gate bool) *Pasted {
 	seenGPU := map[string]bool{}
 	var stated, tensorflow string
 	for i, l := range lines {
-		if gate && !mayHoldFacts(l) {
+		w := newLineWords(l, gate)
+		if !w.may(factWords) {
 			continue
 		}
-		if m := torchVersionRE.FindStringSubmatch(l); m != nil && torch.Version == "" && !strings.Contains(l, "/torch/") {
+		// The pattern runs only where its match would be used.
+		if m := match(w.version && torch.Version == "" && !strings.Contains(l, "/torch/") && w.may(torchWords), torchVersionRE, l); m != nil {
 			ver, tag := m[1]+m[3], m[2]+m[4]
 			if _, ok := releaseNewestCUDA[torchRelease(ver)]; ok || cudaMajor(ver) >= 1 {
 				torch.Version = ver
@@ -109,7 +167,7 @@ func fromText(lines []string, gate bool) *Pasted {
 				}
 			}
 		}
-		if torch.CUDA == "" {
+		if torch.CUDA == "" && w.version && w.has("+cu") {
 			if m := tagVersionRE.FindStringSubmatch(l); m != nil {
 				if torch.Version == "" {
 					torch.Version = m[1]
@@ -119,17 +177,18 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["cuda"] = i
 			}
 		}
-		if m := buildCUDARE.FindStringSubmatch(l); m != nil {
+		if m := match(w.version && w.may(buildCUDAWords), buildCUDARE, l); m != nil {
 			torch.CUDA = m[1] + m[2]
 			p.Lines["cuda"] = i
 		}
-		if stated == "" && !smiCUDARE.MatchString(l) && !strings.Contains(l, "CUDA used to build") {
+		smi := w.version && w.may(smiCUDAWords) && smiCUDARE.MatchString(l)
+		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.version && w.may(statedWords) {
 			if m := statedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]) {
 				stated = m[1] + "." + m[2]
 				p.Lines["stated"] = i
 			}
 		}
-		if tensorflow == "" {
+		if tensorflow == "" && w.version && w.may(tensorflowWords) {
 			if m := tensorflowRE.FindStringSubmatch(l); m != nil {
 				if rel := m[1] + m[3] + "." + m[2] + m[4]; tensorflowCUDA[rel] != "" {
 					tensorflow = rel
@@ -137,11 +196,11 @@ func fromText(lines []string, gate bool) *Pasted {
 				}
 			}
 		}
-		if m := driverRE.FindStringSubmatch(l); m != nil && p.Facts.NVML.DriverVersion == "" {
+		if m := match(w.version && w.may(driverWords), driverRE, l); m != nil && p.Facts.NVML.DriverVersion == "" {
 			p.Facts.NVML.DriverVersion = m[1]
 			p.Lines["driver"] = i
 		}
-		if m := smiCUDARE.FindStringSubmatch(l); m != nil && p.Facts.NVML.CUDAVersion == 0 {
+		if m := match(smi, smiCUDARE, l); m != nil && p.Facts.NVML.CUDAVersion == 0 {
 			maj, _ := strconv.Atoi(m[1])
 			min, _ := strconv.Atoi(m[2])
 			p.Facts.NVML.CUDAVersion = maj*1000 + min*10
@@ -149,7 +208,8 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["driver"] = i
 			}
 		}
-		if gpuContextRE.MatchString(l) {
+		// A GPU name holds a number, or is a TITAN.
+		if (w.digit || w.may(titanWords)) && w.may(gpuContextWords) && gpuContextRE.MatchString(l) {
 			l := gpuCountRE.ReplaceAllString(l, " $1")
 			for _, m := range gpuNameRE.FindAllString(l, -1) {
 				name := strings.Join(strings.Fields(m), " ")
@@ -166,7 +226,7 @@ func fromText(lines []string, gate bool) *Pasted {
 				}
 			}
 		}
-		if m := smiMemoryRE.FindStringSubmatch(l); m != nil {
+		if m := match(w.has("MiB"), smiMemoryRE, l); m != nil {
 			used, _ := strconv.ParseUint(m[1], 10, 64)
 			total, _ := strconv.ParseUint(m[2], 10, 64)
 			if total > 0 && len(gpus) > 0 && gpus[len(gpus)-1].MemoryTotal == 0 {
