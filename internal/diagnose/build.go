@@ -185,6 +185,15 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 		if st != nil && len(st.Remedies) > 0 {
 			b.f.Remedies = append(append([]string{}, st.Remedies...), unknownRemedies...)
 		}
+		// A PyTorch error that names its own cause, bare or in the
+		// exception's message, gets that cause's fix, not GPU advice.
+		quoted := b.f.Evidence[0].Text
+		if exc != nil && exc.Type != "" && !named {
+			quoted = exc.Message
+		}
+		if fix, ok := torchErrorFix(quoted); ok && !named {
+			b.f.Remedies = []string{fix}
+		}
 	} else {
 		b.class = v.Class
 		b.verdict = v
@@ -283,36 +292,66 @@ func (e *Engine) statusLine(texts []string) (int, *kb.Status) {
 	return -1, nil
 }
 
-// torchErrorTemplates are the fixed parts of PyTorch error messages that
-// users paste without the exception line in front of them ("RuntimeError:
-// ..."). Each is a failure by itself, of no class of the taxonomy, so the
-// line counts as a fatal line: the log gets an "other" finding that quotes
-// it instead of silence. Each entry is the wording of the PyTorch source
-// file named beside it, long enough that no progress or warning line
-// holds it.
-var torchErrorTemplates = []string{
+// torchErrors are the fixed parts of PyTorch error messages that users
+// paste without the exception line in front of them ("RuntimeError:
+// ..."), with the fix each message's cause calls for. Each is a failure by
+// itself, of no class of the taxonomy, so the line counts as a fatal line:
+// the log gets an "other" finding that quotes it instead of silence, and
+// the fix instead of GPU advice (also when the exception line is there).
+// Each text is the wording of the PyTorch source file named beside it,
+// long enough that no progress or warning line holds it.
+var torchErrors = []struct{ text, fix string }{
 	// torch/csrc/distributed/c10d/reducer.cpp: DDP found parameters that
 	// took no part in the loss, or a parameter's gradient ready twice.
-	"Expected to have finished reduction in the prior iteration",
-	"Expected to mark a variable ready only once",
-	"has been marked as ready twice",
+	{"Expected to have finished reduction in the prior iteration",
+		"Some parameters took no part in this step's loss (a branch not taken, an unused head or output): make every output of forward() count in the loss, or pass find_unused_parameters=True to DistributedDataParallel."},
+	{"Expected to mark a variable ready only once",
+		"A parameter's gradient became ready twice in one backward under DDP: a module called twice per step, or reentrant activation checkpointing. Use torch.utils.checkpoint with use_reentrant=False, or static_graph=True when the graph is the same every step."},
+	{"has been marked as ready twice",
+		"A parameter's gradient became ready twice in one backward under DDP: a module called twice per step, or reentrant activation checkpointing. Use torch.utils.checkpoint with use_reentrant=False, or static_graph=True when the graph is the same every step."},
 	// torch/csrc/autograd/saved_variable.cpp: a second backward through a
 	// freed graph.
-	"Trying to backward through the graph a second time",
+	{"Trying to backward through the graph a second time",
+		"Call backward() once per graph. A tensor carried from one step to the next (an RNN's hidden state, a running loss) keeps the old graph alive: detach() it at the end of each step; use retain_graph=True only when the same graph really is used twice."},
 	// torch/csrc/autograd/autograd.cpp: backward() on a tensor outside
 	// the graph.
-	"does not require grad and does not have a grad_fn",
+	{"does not require grad and does not have a grad_fn",
+		"The loss was computed outside autograd: look for torch.no_grad() or inference_mode() around the forward, .detach(), .item() or .numpy() on the way to the loss, or every parameter frozen (requires_grad=False)."},
 	// torch/autograd/__init__.py: backward() on a non-scalar without a
 	// gradient.
-	"grad can be implicitly created only for scalar outputs",
+	{"grad can be implicitly created only for scalar outputs",
+		"backward() needs a scalar: reduce the output first (loss.mean() or loss.sum()), or pass the gradient explicitly (out.backward(torch.ones_like(out)))."},
 	// torch/distributed/distributed_c10d.py: a collective before
 	// init_process_group.
-	"Default process group has not been initialized",
+	{"Default process group has not been initialized",
+		"Call torch.distributed.init_process_group() in every process before wrapping the model in DistributedDataParallel or calling a collective, and launch with torchrun so each process gets its rank and world size."},
 	// torch/nn/functional.py: batch norm on a batch of one in training.
-	"Expected more than 1 value per channel when training",
+	{"Expected more than 1 value per channel when training",
+		"A batch of one sample reached BatchNorm in training mode: drop the last incomplete batch (DataLoader(..., drop_last=True)), use a larger batch, or put that module in eval() mode."},
 	// torch/nn/modules/module.py: a checkpoint that does not fit the
 	// model.
-	"Error(s) in loading state_dict for",
+	{"Error(s) in loading state_dict for",
+		"The checkpoint does not fit the model: read the missing and unexpected keys and the size mismatches listed with the error; strip a 'module.' prefix saved from DataParallel or DDP, or build the model with the configuration the checkpoint was trained with. Use strict=False only for keys meant to be skipped."},
+}
+
+// torchErrorTemplates are the texts of torchErrors, which the prefilter
+// lets through.
+var torchErrorTemplates = func() []string {
+	out := make([]string, len(torchErrors))
+	for i, t := range torchErrors {
+		out[i] = t.text
+	}
+	return out
+}()
+
+// torchErrorFix is the fix for the PyTorch error whose text s holds.
+func torchErrorFix(s string) (string, bool) {
+	for _, t := range torchErrors {
+		if strings.Contains(s, t.text) {
+			return t.fix, true
+		}
+	}
+	return "", false
 }
 
 // fatalLine is the index of the first of texts that reports a failure, or -1.
@@ -326,14 +365,10 @@ func fatalLine(texts []string) int {
 }
 
 // holdsTorchTemplate reports whether a line holds a PyTorch error message
-// of torchErrorTemplates.
+// of torchErrors.
 func holdsTorchTemplate(line string) bool {
-	for _, t := range torchErrorTemplates {
-		if strings.Contains(line, t) {
-			return true
-		}
-	}
-	return false
+	_, ok := torchErrorFix(line)
+	return ok
 }
 
 // unknownRemedies say what would settle a failure of no known class.

@@ -34,6 +34,27 @@ func TestBareTorchErrorIsAFailure(t *testing.T) {
 		if len(f.Alternatives) != 0 {
 			t.Errorf("%q: GPU roots offered for a message that names its cause: %v", c, f.Alternatives)
 		}
+		if want, _ := torchErrorFix(c); len(f.Remedies) != 1 || f.Remedies[0] != want {
+			t.Errorf("%q: remedies %q, want only the message's own fix", c, f.Remedies)
+		}
+	}
+}
+
+// With its exception line in front, the same message still gets its own
+// fix rather than advice about drivers and kernels.
+func TestTorchErrorWithExceptionGetsItsFix(t *testing.T) {
+	e := New(kb.MustDefault())
+	const log = `Traceback (most recent call last):
+  File "train.py", line 40, in <module>
+    loss.backward()
+RuntimeError: grad can be implicitly created only for scalar outputs
+`
+	out := explainText(t, e, log)
+	if len(out) != 1 || out[0].Class != "other" {
+		t.Fatalf("got %+v, want one other finding", out)
+	}
+	if r := out[0].Remedies; len(r) != 1 || !strings.Contains(r[0], "loss.mean()") {
+		t.Errorf("remedies %q, want the scalar-output fix", r)
 	}
 }
 
