@@ -46,9 +46,8 @@ var predicates = map[string]Predicate{
 		if f["cudnn_handle_status"] != "INTERNAL_ERROR" {
 			return false
 		}
-		free, err1 := strconv.ParseFloat(f["free_bytes"], 64)
-		total, err2 := strconv.ParseFloat(f["total_bytes"], 64)
-		return err1 != nil || err2 != nil || total <= 0 || free < 0.5*total
+		share, ok := freeShare(f)
+		return !ok || share < 0.5
 	},
 	// A multinomial probability check failed and the run computes in half
 	// precision: the probabilities overflowed to inf/nan.
@@ -92,7 +91,16 @@ func cardFull(f map[string]string) bool {
 	}
 	// XLA logs the card's free memory when a library handle cannot be
 	// created; 5% or less free is the same full card in other words.
+	share, ok := freeShare(f)
+	return ok && share <= 0.05
+}
+
+// freeShare is the share of the card XLA's memory reading found free.
+func freeShare(f map[string]string) (float64, bool) {
 	free, err1 := strconv.ParseFloat(f["free_bytes"], 64)
-	total, err2 = strconv.ParseFloat(f["total_bytes"], 64)
-	return err1 == nil && err2 == nil && total > 0 && free <= 0.05*total
+	total, err2 := strconv.ParseFloat(f["total_bytes"], 64)
+	if err1 != nil || err2 != nil || total <= 0 {
+		return 0, false
+	}
+	return free / total, true
 }
