@@ -48,24 +48,7 @@ type jsonReport struct {
 	Tool          struct {
 		Name, Version string
 	} `json:"tool"`
-	Findings []struct {
-		Rule         string         `json:"rule"`
-		Class        string         `json:"class"`
-		Alternatives []string       `json:"alternatives"`
-		Severity     string         `json:"severity"`
-		Message      string         `json:"message"`
-		Location     *jsonLoc       `json:"location"`
-		Origin       *jsonLoc       `json:"origin"`
-		Reported     *jsonLoc       `json:"reported"`
-		Rank         *int           `json:"rank"`
-		Evidence     []jsonEvidence `json:"evidence"`
-		Facts        map[string]any `json:"facts"`
-		Remedies     []string       `json:"remedies"`
-		Related      []struct {
-			Message string `json:"message"`
-			Rank    *int   `json:"rank"`
-		} `json:"related"`
-	} `json:"findings"`
+	Findings []jsonFinding `json:"findings"`
 }
 
 type jsonLoc struct {

@@ -15,21 +15,27 @@ type fixtureCase struct {
 	name     string
 	command  string
 	args     []string
-	findings []fixtureFinding
+	findings []jsonFinding
 }
 
-type fixtureFinding struct {
+// jsonFinding is one finding of a JSON report, as the tests read it.
+type jsonFinding struct {
 	Rule         string         `json:"rule"`
 	Class        string         `json:"class"`
 	Alternatives []string       `json:"alternatives"`
 	Severity     string         `json:"severity"`
 	Message      string         `json:"message"`
+	Location     *jsonLoc       `json:"location"`
 	Origin       *jsonLoc       `json:"origin"`
 	Reported     *jsonLoc       `json:"reported"`
 	Rank         *int           `json:"rank"`
 	Evidence     []jsonEvidence `json:"evidence"`
 	Facts        map[string]any `json:"facts"`
 	Remedies     []string       `json:"remedies"`
+	Related      []struct {
+		Message string `json:"message"`
+		Rank    *int   `json:"rank"`
+	} `json:"related"`
 }
 
 // sharedFixtureInputs lists every shared fixture, relative to the
@@ -90,7 +96,7 @@ func explainSharedFixtures(t *testing.T) []fixtureCase {
 			t.Fatalf("%s: exit %d: %s", c.name, code, strings.TrimSpace(errs))
 		}
 		var rep struct {
-			Findings []fixtureFinding `json:"findings"`
+			Findings []jsonFinding `json:"findings"`
 		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: %v", c.name, err)

@@ -11,18 +11,6 @@ import (
 
 const snapshotFixture = "../../testdata/gpu/artifacts/s33_memory_snapshot.pickle"
 
-type jsonFinding struct {
-	Rule     string `json:"rule"`
-	Class    string `json:"class"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-	Origin   *struct {
-		Path string
-		Line int
-	} `json:"origin"`
-	Facts map[string]any `json:"facts"`
-}
-
 func TestMemoryFixtureEndToEnd(t *testing.T) {
 	html := filepath.Join(t.TempDir(), "report.html")
 	code, stdout, stderr := runCLI(t, "", "memory", "--format", "json", "--html", html, snapshotFixture)

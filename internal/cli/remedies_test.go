@@ -16,7 +16,7 @@ import (
 type remedyCheck struct {
 	name string
 	// bad returns why remedy i of f contradicts f, or "".
-	bad func(f fixtureFinding, i int) string
+	bad func(f jsonFinding, i int) string
 }
 
 var (
@@ -65,13 +65,13 @@ func batchScaled(class string) bool {
 }
 
 var remedyChecks = []remedyCheck{
-	{"batch-size advice only where the batch scales the failing resource", func(f fixtureFinding, i int) string {
+	{"batch-size advice only where the batch scales the failing resource", func(f jsonFinding, i int) string {
 		if batchSizeRE.MatchString(f.Remedies[i]) && !batchScaled(f.Class) {
 			return "tells a " + f.Class + " finding to shrink the batch"
 		}
 		return ""
 	}},
-	{"no blocking re-run once the origin is known", func(f fixtureFinding, i int) string {
+	{"no blocking re-run once the origin is known", func(f jsonFinding, i int) string {
 		async, _ := f.Facts["reported_asynchronously"].(bool)
 		confirmed := f.Origin != nil && f.Reported == nil && !async
 		if confirmed && blockingRerunRE.MatchString(f.Remedies[i]) {
@@ -79,13 +79,13 @@ var remedyChecks = []remedyCheck{
 		}
 		return ""
 	}},
-	{"no PyTorch fix for a JAX or TensorFlow log", func(f fixtureFinding, i int) string {
+	{"no PyTorch fix for a JAX or TensorFlow log", func(f jsonFinding, i int) string {
 		if fw, _ := f.Facts["framework"].(string); (fw == "jax" || fw == "tensorflow") && pytorchOnlyFixRE.MatchString(f.Remedies[i]) {
 			return "a PyTorch fix for a " + fw + " log"
 		}
 		return ""
 	}},
-	{"no two fixes say the same", func(f fixtureFinding, i int) string {
+	{"no two fixes say the same", func(f jsonFinding, i int) string {
 		wi := words(f.Remedies[i])
 		for j := 0; j < i; j++ {
 			wj := words(f.Remedies[j])
@@ -95,7 +95,7 @@ var remedyChecks = []remedyCheck{
 		}
 		return ""
 	}},
-	{"a fix adds something to the error it fixes", func(f fixtureFinding, i int) string {
+	{"a fix adds something to the error it fixes", func(f jsonFinding, i int) string {
 		said := words(f.Message)
 		for _, e := range f.Evidence {
 			for w := range words(e.Text) {
@@ -127,7 +127,7 @@ func knowledgeBaseExamples(t *testing.T) []fixtureCase {
 				t.Fatalf("%s example %d: exit %d: %s", cl.ID, i, code, errs)
 			}
 			var rep struct {
-				Findings []fixtureFinding `json:"findings"`
+				Findings []jsonFinding `json:"findings"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatal(err)
@@ -164,23 +164,23 @@ func TestRemedyChecks(t *testing.T) {
 	origin := &jsonLoc{Path: "train.py", Line: 12}
 	tests := []struct {
 		check string
-		f     fixtureFinding
+		f     jsonFinding
 		fires bool
 	}{
-		{"batch", fixtureFinding{Class: "shape-mismatch", Remedies: []string{"Reduce the batch size."}}, true},
-		{"batch", fixtureFinding{Class: "oom", Remedies: []string{"Reduce the batch size."}}, false},
-		{"batch", fixtureFinding{Class: "shape-mismatch", Remedies: []string{"Check the batch dimension of the input."}}, false},
-		{"blocking", fixtureFinding{Origin: origin, Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1 to find the line."}}, true},
-		{"blocking", fixtureFinding{Origin: origin, Reported: &jsonLoc{Path: "train.py", Line: 30}, Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1 to find the line."}}, false},
-		{"blocking", fixtureFinding{Origin: origin, Facts: map[string]any{"reported_asynchronously": true}, Remedies: []string{"Run `cudadoctor run -- python train.py`."}}, false},
-		{"blocking", fixtureFinding{Origin: origin, Remedies: []string{"`cudadoctor run --memory-snapshot -- python train.py` names the line."}}, false},
-		{"framework", fixtureFinding{Facts: map[string]any{"framework": "jax"}, Remedies: []string{"Use torch.autocast."}}, true},
-		{"framework", fixtureFinding{Remedies: []string{"Use torch.autocast."}}, false},
-		{"same", fixtureFinding{Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1: the real error then appears at its own line.", "Re-run with CUDA_LAUNCH_BLOCKING=1 (the real error then appears at its own line)."}}, true},
-		{"same", fixtureFinding{Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1.", "Check the embedding's num_embeddings against the largest token id."}}, false},
-		{"restate", fixtureFinding{Message: "cuBLAS failed", Evidence: []jsonEvidence{{Text: "CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa)`"}},
+		{"batch", jsonFinding{Class: "shape-mismatch", Remedies: []string{"Reduce the batch size."}}, true},
+		{"batch", jsonFinding{Class: "oom", Remedies: []string{"Reduce the batch size."}}, false},
+		{"batch", jsonFinding{Class: "shape-mismatch", Remedies: []string{"Check the batch dimension of the input."}}, false},
+		{"blocking", jsonFinding{Origin: origin, Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1 to find the line."}}, true},
+		{"blocking", jsonFinding{Origin: origin, Reported: &jsonLoc{Path: "train.py", Line: 30}, Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1 to find the line."}}, false},
+		{"blocking", jsonFinding{Origin: origin, Facts: map[string]any{"reported_asynchronously": true}, Remedies: []string{"Run `cudadoctor run -- python train.py`."}}, false},
+		{"blocking", jsonFinding{Origin: origin, Remedies: []string{"`cudadoctor run --memory-snapshot -- python train.py` names the line."}}, false},
+		{"framework", jsonFinding{Facts: map[string]any{"framework": "jax"}, Remedies: []string{"Use torch.autocast."}}, true},
+		{"framework", jsonFinding{Remedies: []string{"Use torch.autocast."}}, false},
+		{"same", jsonFinding{Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1: the real error then appears at its own line.", "Re-run with CUDA_LAUNCH_BLOCKING=1 (the real error then appears at its own line)."}}, true},
+		{"same", jsonFinding{Remedies: []string{"Re-run with CUDA_LAUNCH_BLOCKING=1.", "Check the embedding's num_embeddings against the largest token id."}}, false},
+		{"restate", jsonFinding{Message: "cuBLAS failed", Evidence: []jsonEvidence{{Text: "CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa)`"}},
 			Remedies: []string{"The call cublasSgemm failed with CUBLAS_STATUS_EXECUTION_FAILED."}}, true},
-		{"restate", fixtureFinding{Message: "cuBLAS failed", Evidence: []jsonEvidence{{Text: "CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa)`"}},
+		{"restate", jsonFinding{Message: "cuBLAS failed", Evidence: []jsonEvidence{{Text: "CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa)`"}},
 			Remedies: []string{"Check that token ids are below the embedding's num_embeddings before the matmul."}}, false},
 	}
 	byName := map[string]remedyCheck{}
