@@ -30,23 +30,33 @@ func corpus(b *testing.B) ([]pycheck.Source, int) {
 	var srcs []pycheck.Source
 	lines := 0
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
-				return err
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			srcs = append(srcs, pycheck.Source{Path: p, Src: src})
-			lines += bytes.Count(src, []byte{'\n'})
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
+		for _, s := range pySources(b, root) {
+			srcs = append(srcs, s)
+			lines += bytes.Count(s.Src, []byte{'\n'})
 		}
 	}
 	return srcs, lines
+}
+
+// pySources reads every .py file below root, in walk order.
+func pySources(t testing.TB, root string) []pycheck.Source {
+	t.Helper()
+	var out []pycheck.Source
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out = append(out, pycheck.Source{Path: p, Src: src})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func feed(srcs []pycheck.Source) <-chan pycheck.Source {

@@ -133,25 +133,14 @@ func runRecall(t testing.TB, pairs []recallPair) []recallResult {
 func pairHelpers(t testing.TB, dir string) []pycheck.Source {
 	t.Helper()
 	var out []pycheck.Source
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
-			return err
+	for _, s := range pySources(t, dir) {
+		if rel, _ := filepath.Rel(dir, s.Path); rel == "hazard.py" || rel == "clean.py" {
+			continue
 		}
-		if rel, _ := filepath.Rel(dir, p); rel == "hazard.py" || rel == "clean.py" {
-			return nil
+		if len(wants(s.Src)) != 0 {
+			t.Fatalf("%s: only hazard.py may hold a # want line", s.Path)
 		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if len(wants(src)) != 0 {
-			return fmt.Errorf("%s: only hazard.py may hold a # want line", p)
-		}
-		out = append(out, pycheck.Source{Path: p, Src: src})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		out = append(out, s)
 	}
 	return out
 }

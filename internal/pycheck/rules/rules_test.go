@@ -134,24 +134,12 @@ func TestProjectFixtures(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			var srcs []pycheck.Source
+			srcs := pySources(t, dir)
 			var want []string
-			err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
-					return err
+			for _, s := range srcs {
+				for _, w := range wants(s.Src) {
+					want = append(want, s.Path+":"+w)
 				}
-				src, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				srcs = append(srcs, pycheck.Source{Path: p, Src: src})
-				for _, w := range wants(src) {
-					want = append(want, p+":"+w)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
 			fs, err := (&pycheck.Linter{Rules: All()}).LintSources(srcs...)
 			if err != nil {
