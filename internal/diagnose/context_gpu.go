@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -14,10 +15,18 @@ import (
 // A bare number is a GPU only next to a GPU word or a possessive phrase:
 // "step 3080", "1080p", "1080 x 720", a port or a PID are not.
 
-// gpuModel is the short form of a GPU: a GeForce model number (GTX 750 to
-// RTX 5090, x50-x90 only: "RTX 4000"-"RTX 8000" are workstation cards a
-// bare number cannot tell from anything else) or a data-center name.
-const gpuModel = `((?:[79][5-8]0|10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[5-9]0|50[5-9]0)(?:\s?(?:ti|super))?|` +
+// geforceModels are the GeForce model numbers a bare number may name (GTX
+// 750 to RTX 5090, x50-x90 only: "RTX 4000"-"RTX 8000" are workstation
+// cards a bare number cannot tell from anything else). The pattern, the
+// prefilter's triggers and the gate before the patterns all read them.
+var geforceModels = []string{"750", "760", "770", "780", "950", "960", "970", "980",
+	"1050", "1060", "1070", "1080", "1650", "1660", "2060", "2070", "2080",
+	"3050", "3060", "3070", "3080", "3090", "4050", "4060", "4070", "4080", "4090",
+	"5050", "5060", "5070", "5080", "5090"}
+
+// gpuModel is the short form of a GPU: a GeForce model number or a
+// data-center name.
+var gpuModel = `((?:` + strings.Join(geforceModels, "|") + `)(?:\s?(?:ti|super))?|` +
 	`[AHB]100|[AH]800|H200|B200|V100|P100|P40|K80|A[4-6]000|A40|L40s?|A10g?|T4|L4)`
 
 var (
@@ -41,9 +50,7 @@ var (
 // number (a data-center name carries its own trigger: "A100-S", "NVIDIA A").
 var gpuWordTriggers = func() []string {
 	var out []string
-	models := []string{"750", "760", "770", "780", "950", "960", "970", "980", "1050", "1060", "1070", "1080", "1650", "1660",
-		"2060", "2070", "2080", "3050", "3060", "3070", "3080", "3090", "4060", "4070", "4080", "4090", "5060", "5070", "5080", "5090"}
-	for _, m := range models {
+	for _, m := range geforceModels {
 		out = append(out, "GPU:"+m, "GPU: "+m, "gpu:"+m, "gpu: "+m, "a "+m, "my "+m, m+" GPU", m+" gpu", m+"ti", m+"Ti", m+" Ti", m+" card")
 	}
 	out = append(out, "A100-S", "A100-P", "H100-S", "H100-P", "A800-S", "H800-P", "A6000", "A5000", "A4000")
@@ -113,12 +120,9 @@ var gpuNameREs = []struct {
 // gpuModelWords: every name gpuModel matches holds one of these, in lower
 // case. Most lines with a digit hold none, and the three case-folding
 // patterns above are then not run on them.
-var gpuModelWords = []string{"750", "760", "770", "780", "950", "960", "970", "980",
-	"1050", "1060", "1070", "1080", "1650", "1660", "2060", "2070", "2080",
-	"3050", "3060", "3070", "3080", "3090", "4050", "4060", "4070", "4080", "4090",
-	"5050", "5060", "5070", "5080", "5090",
+var gpuModelWords = append(slices.Clone(geforceModels),
 	"a100", "h100", "b100", "a800", "h800", "h200", "b200", "v100", "p100", "p40", "k80",
-	"a4000", "a5000", "a6000", "a40", "l40", "a10", "t4", "l4"}
+	"a4000", "a5000", "a6000", "a40", "l40", "a10", "t4", "l4")
 
 // gpuWords is a line as the model and word gates read it: all is set for
 // a line with non-ASCII bytes, which is always read (two of them fold to
