@@ -173,11 +173,31 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 			return true, nil
 		}
 	}
-	if kind == kindJSONDoc && in.stream == nil {
-		// A regular file is measured before it is loaded: a JSON-lines log
-		// whose first record happens to carry a dump's keys is a log, and a
-		// document over the cap is refused without holding it in memory.
-		ext, err := firstJSONValue(ctx, path)
+	if kind == kindJSONDoc {
+		// The first value is measured before it is loaded: a JSON-lines
+		// log whose first record happens to carry a dump's keys is a log,
+		// and a document over the cap is refused without holding it in
+		// memory. A regular file is scanned and read again from its
+		// start; what the scan reads of a stream is kept (beyond spillAt
+		// in an unlinked temporary file) and read again in front of the
+		// rest.
+		var ext jsonExtent
+		if in.stream == nil {
+			ext, err = firstJSONValue(ctx, path)
+		} else {
+			kept := &spill{}
+			var again io.Reader
+			ext, err = scanFirstValue(ctx, in.stream, kept)
+			if err == nil {
+				again, err = kept.reader()
+			}
+			if err != nil {
+				kept.Close()
+			} else {
+				in.stream = bufio.NewReaderSize(io.MultiReader(again, in.stream), sniffLen)
+				in.closer = closers{kept, in.closer}
+			}
+		}
 		if err != nil {
 			return false, readError(ctx, name, err)
 		}
@@ -186,31 +206,6 @@ func (a *artifacts) read(ctx context.Context, in *input, kind inputKind) (isLog 
 		}
 		if ext.size > int64(a.maxBytes) {
 			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, a.maxBytes>>20)
-		}
-	}
-	if kind == kindJSONDoc && in.stream != nil {
-		// A stream is measured as a file is, so that a JSON-lines log
-		// with a huge first record is not held in memory to be told from
-		// a dump: what the measuring reads is kept (beyond spillAt in an
-		// unlinked temporary file) and read again in front of the rest.
-		kept := &spill{}
-		ext, err := scanFirstValue(ctx, in.stream, kept)
-		if err != nil {
-			kept.Close()
-			return false, readError(ctx, name, err)
-		}
-		again, err := kept.reader()
-		if err != nil {
-			kept.Close()
-			return false, readError(ctx, name, err)
-		}
-		in.stream = bufio.NewReaderSize(io.MultiReader(again, in.stream), sniffLen)
-		in.closer = closers{kept, in.closer}
-		if ext.jsonLines {
-			return true, nil
-		}
-		if ext.size > int64(flightrec.MaxDumpBytes) {
-			return false, fmt.Errorf("%s: a JSON document larger than %d MiB", name, flightrec.MaxDumpBytes>>20)
 		}
 	}
 	r := in.reader(ctx)
