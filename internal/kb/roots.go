@@ -74,17 +74,11 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 		total += n
 	}
 	var ranked []string
-	for root, n := range counts {
-		if root != id && root != "other" && n >= minRootCount && n*10 >= total {
+	for _, root := range k.countedRoots(id) {
+		if counts[root]*10 >= total {
 			ranked = append(ranked, root)
 		}
 	}
-	sort.Slice(ranked, func(i, j int) bool {
-		if counts[ranked[i]] != counts[ranked[j]] {
-			return counts[ranked[i]] > counts[ranked[j]]
-		}
-		return ranked[i] < ranked[j]
-	})
 	if len(ranked) > maxCountedAlternatives {
 		ranked = ranked[:maxCountedAlternatives]
 	}
@@ -103,6 +97,25 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 			out = append(out, a)
 		}
 	}
+	return out
+}
+
+// countedRoots are the roots the corpus found behind surface at least
+// minRootCount times (not surface itself, not other), most often first.
+func (k *KB) countedRoots(surface string) []string {
+	counts := k.roots[surface]
+	var out []string
+	for root, n := range counts {
+		if root != surface && root != "other" && n >= minRootCount {
+			out = append(out, root)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if counts[out[i]] != counts[out[j]] {
+			return counts[out[i]] > counts[out[j]]
+		}
+		return out[i] < out[j]
+	})
 	return out
 }
 
@@ -134,18 +147,11 @@ func (k *KB) Cued(surface string, alts []string, lines []string) []string {
 		seen[a] = true
 	}
 	var extra []string
-	for root, n := range k.roots[surface] {
-		if !seen[root] && root != "other" && n >= minRootCount {
+	for _, root := range k.countedRoots(surface) {
+		if !seen[root] {
 			extra = append(extra, root)
 		}
 	}
-	sort.Slice(extra, func(i, j int) bool {
-		ci, cj := k.roots[surface][extra[i]], k.roots[surface][extra[j]]
-		if ci != cj {
-			return ci > cj
-		}
-		return extra[i] < extra[j]
-	})
 	if c, ok := k.byID[surface]; ok {
 		for _, a := range c.Alternatives {
 			if !seen[a.Class] && !slices.Contains(extra, a.Class) {
