@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.880, top3: 0.923, silent: 0.032, deep: 0.608},
-	Test: {top1: 0.821, top3: 0.887, silent: 0.057, deep: 0.374},
+	Tune: {top1: 0.873, top3: 0.915, silent: 0.039, deep: 0.602},
+	Test: {top1: 0.819, top3: 0.882, silent: 0.064, deep: 0.374},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
