@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.860, top3: 0.900, silent: 0.054, deep: 0.602},
-	Test: {top1: 0.806, top3: 0.866, silent: 0.082, deep: 0.374},
+	Tune: {top1: 0.855, top3: 0.895, silent: 0.061, deep: 0.602},
+	Test: {top1: 0.800, top3: 0.863, silent: 0.082, deep: 0.365},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
