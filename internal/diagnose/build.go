@@ -158,6 +158,22 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
+		case c.fatal < 0 && cutOff(exc):
+			// A traceback whose paste ends at a frame: the error line was
+			// cut off, but a traceback is only printed when something
+			// raised. Say so, quote the deepest frame, and ask for the rest.
+			fr := &exc.Frames[len(exc.Frames)-1]
+			text := fmt.Sprintf("File %q, line %d", fr.Path, fr.Line)
+			if fr.Function != "" {
+				text += ", in " + fr.Function
+			}
+			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
+				Message: "a Python traceback that ends before its error line (the log or the paste was cut off); its last frame: " + text}
+			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: fr.LogLine, Text: text}}
+			b.f.Location = &report.Location{Path: f.src.name, Line: fr.LogLine}
+			if u := innermostUser(exc.Frames); u != nil {
+				b.f.Location = loc(u)
+			}
 		default:
 			if c.fatal < 0 {
 				return nil
@@ -182,6 +198,9 @@ func (e *Engine) build(f *failure, cache map[string]classified) *built {
 			}
 		}
 		b.f.Remedies = unknownRemedies
+		if cutOff(exc) && c.fatal < 0 {
+			b.f.Remedies = cutOffRemedies
+		}
 		if st != nil && len(st.Remedies) > 0 {
 			b.f.Remedies = append(append([]string{}, st.Remedies...), unknownRemedies...)
 		}
@@ -378,6 +397,12 @@ var unknownRemedies = []string{
 	"Give cudadoctor the whole log, not only its last lines: the first error printed is usually the cause.",
 }
 
+// cutOffRemedies ask first for what a cut-off traceback lacks.
+var cutOffRemedies = []string{
+	"The error line comes right after the last frame of a traceback: give cudadoctor the log up to its end (the whole file, not a copy of the screen), and it names the failure.",
+	unknownRemedies[0],
+}
+
 func oneLine(typ, msg string) string {
 	if msg == "" {
 		return typ
@@ -492,6 +517,12 @@ func rootException(f *failure) *logparse.Exception {
 		}
 	}
 	return nil
+}
+
+// cutOff says a traceback was cut off before its exception line: frames,
+// and nothing after them.
+func cutOff(exc *logparse.Exception) bool {
+	return exc != nil && exc.Type == "" && exc.Message == "" && len(exc.Frames) > 0
 }
 
 // innermostUser returns the deepest user frame of an exception.

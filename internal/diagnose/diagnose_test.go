@@ -311,6 +311,10 @@ func TestUnclassifiedFailureKeepsItsAdvice(t *testing.T) {
 		{"D:\\darknet> darknet.exe detector train cfg/obj.data\nCUDA Error: unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
 		{"THCudaCheck FAIL file=/pytorch/torch/lib/THC/THCGeneral.c line=70 error=30 : unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
 		{"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n    f()\nValueError: the widget is not frobnicated\n", "ValueError: the widget", "cudadoctor env"},
+		// A paste cut off after its last frame: the traceback says
+		// something raised, the deepest frame is quoted, and the first
+		// advice asks for the rest of the log.
+		{"Traceback (most recent call last):\n  File \"demo.py\", line 82, in <module>\n    demo = Demo(cfg)\n  File \"/opt/lib/build.py\", line 22, in build_model\n    model.to(torch.device(cfg.MODEL.DEVICE))\n", "ends before its error line", "up to its end"},
 	} {
 		fs := explainText(t, e, c.log)
 		if len(fs) != 1 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, c.message) {
