@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.866, top3: 0.920, silent: 0.033, deep: 0.575},
-	Test: {top1: 0.784, top3: 0.849, silent: 0.082, deep: 0.319},
+	Tune: {top1: 0.862, top3: 0.915, silent: 0.037, deep: 0.573},
+	Test: {top1: 0.781, top3: 0.849, silent: 0.082, deep: 0.306},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
