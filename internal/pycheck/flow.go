@@ -731,9 +731,35 @@ func (fl *Flow) Defs(place *Node) []*Node {
 // before place is rebound and without passing any of blockers: the uses
 // the value place holds at `at` may flow to. onGPU leaves out the else of
 // a CUDA check.
+//
+// The value is followed into the places copied from it (`prev = cur`, `a,
+// b = x, y`; see CopyTarget): the uses of a copy made after `at`, from the
+// copy on, and, when `at` does not rebind place, the uses after `at` of a
+// copy made before it, or of the place place was copied from, that still
+// holds the value there. A chain of copies is followed aliasDepth deep.
 func (fl *Flow) UsesAfter(at, place *Node, blockers []*Node, onGPU bool) []*Node {
+	out := fl.usesAfter(at, place, blockers, onGPU, aliasDepth)
+	if len(out) < 2 {
+		return out
+	}
+	sortByStart(out)
+	uniq := out[:1]
+	for _, n := range out[1:] {
+		if !same(n, uniq[len(uniq)-1]) {
+			uniq = append(uniq, n)
+		}
+	}
+	return uniq
+}
+
+// aliasDepth bounds the chain of copies (`b = a`, `c = b`) a use question
+// follows.
+const aliasDepth = 3
+
+func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth int) []*Node {
+	occ := fl.Occurrences(place)
 	var uses []*Node
-	for _, n := range fl.Occurrences(place) {
+	for _, n := range occ {
 		if !IsDef(n) && !same(n, at) {
 			uses = append(uses, n)
 		}
@@ -741,14 +767,157 @@ func (fl *Flow) UsesAfter(at, place *Node, blockers []*Node, onGPU bool) []*Node
 	if len(uses) == 0 {
 		return nil
 	}
-	stops := append(fl.Defs(place), blockers...)
+	defs := fl.Defs(place)
+	stops := append(defs[:len(defs):len(defs)], blockers...)
 	var out []*Node
 	for i, ok := range fl.search(at, uses, stops, onGPU) {
 		if ok {
 			out = append(out, uses[i])
 		}
 	}
+	if depth == 0 {
+		return out
+	}
+	text := fl.f.Text(place)
+	direct := len(out)
+	for _, u := range out[:direct] {
+		if q := CopyTarget(u); q != nil && fl.f.Text(q) != text {
+			out = append(out, fl.usesAfter(q, q, blockers, onGPU, depth-1)...)
+		}
+	}
+	// A copy made before `at` holds the value there when neither it nor
+	// place was rebound since; `at` rebinding place puts a new value there
+	// that the copy does not share.
+	if at.Type() == place.Type() && fl.f.Text(at) == text && IsDef(at) {
+		return out
+	}
+	for _, u := range uses {
+		q := CopyTarget(u)
+		if q == nil || fl.f.Text(q) == text {
+			continue
+		}
+		if fl.Reaches(q, at, append(fl.Defs(q), defs...), onGPU) {
+			out = append(out, fl.usesAfter(at, q, blockers, onGPU, depth-1)...)
+		}
+	}
+	// So does the place place was copied from (`buf = pinned`), while it
+	// is not rebound.
+	for _, d := range fl.ReachingDefs(at, place) {
+		v := Unparen(BoundValue(d))
+		if v == nil || !IsPlace(v) || fl.f.Text(v) == text {
+			continue
+		}
+		if fl.Reaches(d, at, fl.Defs(v), onGPU) {
+			out = append(out, fl.usesAfter(at, v, blockers, onGPU, depth-1)...)
+		}
+	}
 	return out
+}
+
+// CopyTarget is the place a use of a place is copied into, so that both
+// name the same object: the target of `q = use`, or in a tuple assignment
+// (`q, r = use, other`) the target at the use's position; nil otherwise.
+func CopyTarget(use *Node) *Node {
+	c := use
+	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
+		c = p
+	}
+	p := c.Parent()
+	if p == nil {
+		return nil
+	}
+	var left *Node
+	switch p.Type() {
+	case "assignment":
+		if c.FieldName() == "right" {
+			left = Unparen(p.ChildByFieldName("left"))
+		}
+	case "expression_list", "tuple":
+		if ls, rs := assignedPairs(p); ls != nil {
+			for i, r := range rs {
+				if same(r, c) {
+					left = Unparen(ls[i])
+				}
+			}
+		}
+	}
+	if left == nil || !IsPlace(left) {
+		return nil
+	}
+	return left
+}
+
+// BoundValue is the value a definition binds: the right side of the plain
+// assignment whose target it is, or in a tuple assignment (`a, b = x, y`)
+// the element at its position; nil otherwise (a for target, a call's
+// tuple unpacked, `with ... as`).
+func BoundValue(def *Node) *Node {
+	c := def
+	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
+		c = p
+	}
+	p := c.Parent()
+	if p == nil {
+		return nil
+	}
+	if p.Type() == "assignment" {
+		if c.FieldName() == "left" {
+			return p.ChildByFieldName("right")
+		}
+		return nil
+	}
+	switch p.Type() {
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
+	default:
+		return nil
+	}
+	g := p
+	if q := g.Parent(); q != nil && q.Type() == "parenthesized_expression" {
+		g = q
+	}
+	a := g.Parent()
+	if a == nil || a.Type() != "assignment" || g.FieldName() != "left" {
+		return nil
+	}
+	r := Unparen(a.ChildByFieldName("right"))
+	if r == nil || (r.Type() != "expression_list" && r.Type() != "tuple") {
+		return nil
+	}
+	ls, rs := assignedPairs(r)
+	for i, l := range ls {
+		if same(Unparen(l), Unparen(def)) {
+			return rs[i]
+		}
+	}
+	return nil
+}
+
+// assignedPairs: rhs is the tuple right side of an assignment whose left
+// side is a tuple of as many targets; the targets and the values, in
+// order (nil, nil otherwise).
+func assignedPairs(rhs *Node) (lefts, rights []*Node) {
+	a := rhs
+	if g := a.Parent(); g != nil && g.Type() == "parenthesized_expression" {
+		a = g
+	}
+	g := a.Parent()
+	if g == nil || g.Type() != "assignment" || a.FieldName() != "right" {
+		return nil, nil
+	}
+	l := Unparen(g.ChildByFieldName("left"))
+	if l == nil {
+		return nil, nil
+	}
+	switch l.Type() {
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
+	default:
+		return nil, nil
+	}
+	ls, rs := l.NamedChildren(), rhs.NamedChildren()
+	if len(ls) != len(rs) {
+		return nil, nil
+	}
+	return ls, rs
 }
 
 // ReachingDefs lists the definitions of place (targets of its

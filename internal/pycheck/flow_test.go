@@ -142,3 +142,63 @@ func TestFlowPlaces(t *testing.T) {
 		t.Errorf("reaching defs of err = %v", d)
 	}
 }
+
+func TestFlowAliases(t *testing.T) {
+	src := `def f(loader, buf):
+    cur = a()
+    prev = cur
+    cur = b()
+    print(prev)
+    x, y = cur, a()
+    print(x)
+    view = buf
+    buf.copy_(a())
+    print(view)
+    view = None
+    print(view)
+    y, x = x, y
+    print(y)
+`
+	f := flowFile(t, src)
+	fl := f.Flow(f.Scope(nodeAt(t, f, "a()", 0)))
+	lines := func(at, place *Node) []int {
+		var out []int
+		for _, u := range fl.UsesAfter(at, place, nil, false) {
+			l, _ := f.LineCol(int(u.StartByte()))
+			out = append(out, l)
+		}
+		return out
+	}
+	eq := func(a, b []int) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// The first cur reaches prev (line 3) and through it print(prev).
+	cur := nodeAt(t, f, "cur", 0)
+	if got := lines(cur, cur); !eq(got, []int{3, 5}) {
+		t.Errorf("uses of the first cur = %v, want [3 5]", got)
+	}
+	// The second cur goes into x by tuple unpacking, and x into y by the swap.
+	cur2 := nodeAt(t, f, "cur", 2)
+	if got := lines(cur2, cur2); !eq(got, []int{6, 7, 13, 14}) {
+		t.Errorf("uses of the second cur = %v, want [6 7 13 14]", got)
+	}
+	// buf was copied into view before buf.copy_: view holds the same
+	// buffer until it is rebound on line 11.
+	call := nodeAt(t, f, "buf.copy_(a())", 0)
+	buf := nodeAt(t, f, "buf", 2)
+	if got := lines(call, buf); !eq(got, []int{10}) {
+		t.Errorf("uses of buf after copy_ = %v, want [10]", got)
+	}
+	// A copy made before a rebinding does not share the new value.
+	if got := lines(nodeAt(t, f, "cur", 2), nodeAt(t, f, "cur", 2)); eq(got, []int{5}) {
+		t.Errorf("rebinding cur leaked into prev")
+	}
+}
