@@ -7,8 +7,9 @@ import "strings"
 // scope. Its pieces are simple statements and the headers of compound ones
 // (an if or while condition, a for loop's iterable and its target, a with
 // clause, an except clause); edges follow branches, loops (with their else),
-// with, try/except/else/finally, match, and early return, raise, break and
-// continue.
+// with (its body left through __exit__: a raise on to the handlers around
+// it, or past it for a manager that suppresses), try/except/else/finally,
+// match, and early return, raise, break and continue.
 //
 // Two choices keep the answers useful for linting rather than proving:
 //   - a for or while loop runs its body at least once (a loop that copies,
@@ -87,8 +88,9 @@ type tryCtx struct {
 	finally  int32   // -1 without finally
 	// jumps are the targets a return, break or continue inside the try
 	// body or its handlers leaves to through the finally clause.
-	jumps []int32
-	body  bool // building the try body (not a handler or else)
+	jumps     []int32
+	jumpDepth []int // the depth argument of each jump
+	body      bool  // building the try body (not a handler or else)
 }
 
 type flowBuilder struct {
@@ -174,22 +176,7 @@ func (b *flowBuilder) stmt(s *Node, in []pend) []pend {
 	case "while_statement":
 		return b.loop(s, nil, s.ChildByFieldName("condition"), in)
 	case "with_statement":
-		var clause *Node
-		for _, c := range s.NamedChildren() {
-			if c.Type() == "with_clause" {
-				clause = c
-			}
-		}
-		cur := in
-		if clause != nil {
-			p := b.piece(clause)
-			b.connect(cur, p)
-			cur = []pend{{from: p}}
-		}
-		if body := s.ChildByFieldName("body"); body != nil {
-			cur = b.block(body, cur)
-		}
-		return cur
+		return b.withStmt(s, in)
 	case "try_statement":
 		return b.tryStmt(s, in)
 	case "match_statement":
@@ -256,6 +243,73 @@ func (b *flowBuilder) stmt(s *Node, in []pend) []pend {
 	return []pend{{from: p}}
 }
 
+// withStmt builds a with statement. Its body is left through the
+// context managers' __exit__ in three ways, each a join of its own so
+// that no path crosses from one to another: falling through, raising
+// (on to the handlers around the with, or past it when a manager
+// suppresses the exception: contextlib.suppress, pytest.raises), and
+// return, break or continue (on to their targets, through any finally
+// around).
+func (b *flowBuilder) withStmt(s *Node, in []pend) []pend {
+	var clause *Node
+	for _, c := range s.NamedChildren() {
+		if c.Type() == "with_clause" {
+			clause = c
+		}
+	}
+	cur := in
+	if clause != nil {
+		p := b.piece(clause)
+		b.connect(cur, p)
+		cur = []pend{{from: p}}
+	}
+	body := s.ChildByFieldName("body")
+	if body == nil {
+		return cur
+	}
+	// Made before the with's own context is entered, the raising exit
+	// raises into the handlers around the with.
+	suppress := clause != nil && b.suppresses(clause)
+	raised := b.piece(nil)
+	if suppress {
+		b.fl.pieces[raised].raises = nil
+	} else if len(b.fl.pieces[raised].raises) == 0 {
+		b.jump(raised, b.fl.exit, 0) // no handler: out of the function
+	}
+	jumped := b.piece(nil)
+	t := &tryCtx{handlers: []int32{raised}, finally: jumped, body: true}
+	b.tries = append(b.tries, t)
+	cur = b.block(body, cur)
+	b.tries = b.tries[:len(b.tries)-1]
+	for i, j := range t.jumps {
+		b.jump(jumped, j, t.jumpDepth[i])
+	}
+	out := b.piece(nil)
+	b.connect(cur, out)
+	after := []pend{{from: out}}
+	if suppress {
+		after = append(after, pend{from: raised})
+	}
+	return after
+}
+
+// suppresses reports whether a with clause holds a context manager that
+// swallows the exceptions raised in its body.
+func (b *flowBuilder) suppresses(clause *Node) bool {
+	m := b.f.Model()
+	for _, it := range clause.NamedChildren() {
+		v := it.NamedChild(0)
+		if v != nil && v.Type() == "as_pattern" {
+			v = v.NamedChild(0)
+		}
+		switch m.QualifiedCallee(Unparen(v)) {
+		case "contextlib.suppress", "pytest.raises":
+			return true
+		}
+	}
+	return false
+}
+
 // jump leaves piece p for target, through the finally clause of every try
 // entered since depth tries (the innermost first).
 func (b *flowBuilder) jump(p, target int32, depth int) {
@@ -263,6 +317,7 @@ func (b *flowBuilder) jump(p, target int32, depth int) {
 		if t := b.tries[i]; t.finally >= 0 {
 			b.connect([]pend{{from: p}}, t.finally)
 			t.jumps = append(t.jumps, target)
+			t.jumpDepth = append(t.jumpDepth, depth)
 			return
 		}
 	}
