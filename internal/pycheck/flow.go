@@ -857,6 +857,16 @@ func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth i
 	}
 	// So does the place place was copied from (`buf = pinned`), while it
 	// is not rebound.
+	copied := false
+	for _, d := range defs {
+		if v := Unparen(BoundValue(d)); v != nil && IsPlace(v) {
+			copied = true
+			break
+		}
+	}
+	if !copied {
+		return out
+	}
 	for _, d := range fl.ReachingDefs(at, place) {
 		v := Unparen(BoundValue(d))
 		if v == nil || !IsPlace(v) || fl.f.Text(v) == text {
