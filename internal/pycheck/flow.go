@@ -7,8 +7,9 @@ import "strings"
 // scope. Its pieces are simple statements and the headers of compound ones
 // (an if or while condition, a for loop's iterable and its target, a with
 // clause, an except clause); edges follow branches, loops (with their else),
-// with, try/except/else/finally, match, and early return, raise, break and
-// continue.
+// with (its body left through __exit__: a raise on to the handlers around
+// it, or past it for a manager that suppresses), try/except/else/finally,
+// match, and early return, raise, break and continue.
 //
 // Two choices keep the answers useful for linting rather than proving:
 //   - a for or while loop runs its body at least once (a loop that copies,
@@ -87,8 +88,9 @@ type tryCtx struct {
 	finally  int32   // -1 without finally
 	// jumps are the targets a return, break or continue inside the try
 	// body or its handlers leaves to through the finally clause.
-	jumps []int32
-	body  bool // building the try body (not a handler or else)
+	jumps     []int32
+	jumpDepth []int // the depth argument of each jump
+	body      bool  // building the try body (not a handler or else)
 }
 
 type flowBuilder struct {
@@ -174,22 +176,7 @@ func (b *flowBuilder) stmt(s *Node, in []pend) []pend {
 	case "while_statement":
 		return b.loop(s, nil, s.ChildByFieldName("condition"), in)
 	case "with_statement":
-		var clause *Node
-		for _, c := range s.NamedChildren() {
-			if c.Type() == "with_clause" {
-				clause = c
-			}
-		}
-		cur := in
-		if clause != nil {
-			p := b.piece(clause)
-			b.connect(cur, p)
-			cur = []pend{{from: p}}
-		}
-		if body := s.ChildByFieldName("body"); body != nil {
-			cur = b.block(body, cur)
-		}
-		return cur
+		return b.withStmt(s, in)
 	case "try_statement":
 		return b.tryStmt(s, in)
 	case "match_statement":
@@ -256,6 +243,73 @@ func (b *flowBuilder) stmt(s *Node, in []pend) []pend {
 	return []pend{{from: p}}
 }
 
+// withStmt builds a with statement. Its body is left through the
+// context managers' __exit__ in three ways, each a join of its own so
+// that no path crosses from one to another: falling through, raising
+// (on to the handlers around the with, or past it when a manager
+// suppresses the exception: contextlib.suppress, pytest.raises), and
+// return, break or continue (on to their targets, through any finally
+// around).
+func (b *flowBuilder) withStmt(s *Node, in []pend) []pend {
+	var clause *Node
+	for _, c := range s.NamedChildren() {
+		if c.Type() == "with_clause" {
+			clause = c
+		}
+	}
+	cur := in
+	if clause != nil {
+		p := b.piece(clause)
+		b.connect(cur, p)
+		cur = []pend{{from: p}}
+	}
+	body := s.ChildByFieldName("body")
+	if body == nil {
+		return cur
+	}
+	// Made before the with's own context is entered, the raising exit
+	// raises into the handlers around the with.
+	suppress := clause != nil && b.suppresses(clause)
+	raised := b.piece(nil)
+	if suppress {
+		b.fl.pieces[raised].raises = nil
+	} else if len(b.fl.pieces[raised].raises) == 0 {
+		b.jump(raised, b.fl.exit, 0) // no handler: out of the function
+	}
+	jumped := b.piece(nil)
+	t := &tryCtx{handlers: []int32{raised}, finally: jumped, body: true}
+	b.tries = append(b.tries, t)
+	cur = b.block(body, cur)
+	b.tries = b.tries[:len(b.tries)-1]
+	for i, j := range t.jumps {
+		b.jump(jumped, j, t.jumpDepth[i])
+	}
+	out := b.piece(nil)
+	b.connect(cur, out)
+	after := []pend{{from: out}}
+	if suppress {
+		after = append(after, pend{from: raised})
+	}
+	return after
+}
+
+// suppresses reports whether a with clause holds a context manager that
+// swallows the exceptions raised in its body.
+func (b *flowBuilder) suppresses(clause *Node) bool {
+	m := b.f.Model()
+	for _, it := range clause.NamedChildren() {
+		v := it.NamedChild(0)
+		if v != nil && v.Type() == "as_pattern" {
+			v = v.NamedChild(0)
+		}
+		switch m.QualifiedCallee(Unparen(v)) {
+		case "contextlib.suppress", "pytest.raises":
+			return true
+		}
+	}
+	return false
+}
+
 // jump leaves piece p for target, through the finally clause of every try
 // entered since depth tries (the innermost first).
 func (b *flowBuilder) jump(p, target int32, depth int) {
@@ -263,6 +317,7 @@ func (b *flowBuilder) jump(p, target int32, depth int) {
 		if t := b.tries[i]; t.finally >= 0 {
 			b.connect([]pend{{from: p}}, t.finally)
 			t.jumps = append(t.jumps, target)
+			t.jumpDepth = append(t.jumpDepth, depth)
 			return
 		}
 	}
@@ -731,9 +786,35 @@ func (fl *Flow) Defs(place *Node) []*Node {
 // before place is rebound and without passing any of blockers: the uses
 // the value place holds at `at` may flow to. onGPU leaves out the else of
 // a CUDA check.
+//
+// The value is followed into the places copied from it (`prev = cur`, `a,
+// b = x, y`; see CopyTarget): the uses of a copy made after `at`, from the
+// copy on, and, when `at` does not rebind place, the uses after `at` of a
+// copy made before it, or of the place place was copied from, that still
+// holds the value there. A chain of copies is followed aliasDepth deep.
 func (fl *Flow) UsesAfter(at, place *Node, blockers []*Node, onGPU bool) []*Node {
+	out := fl.usesAfter(at, place, blockers, onGPU, aliasDepth)
+	if len(out) < 2 {
+		return out
+	}
+	sortByStart(out)
+	uniq := out[:1]
+	for _, n := range out[1:] {
+		if !same(n, uniq[len(uniq)-1]) {
+			uniq = append(uniq, n)
+		}
+	}
+	return uniq
+}
+
+// aliasDepth bounds the chain of copies (`b = a`, `c = b`) a use question
+// follows.
+const aliasDepth = 3
+
+func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth int) []*Node {
+	occ := fl.Occurrences(place)
 	var uses []*Node
-	for _, n := range fl.Occurrences(place) {
+	for _, n := range occ {
 		if !IsDef(n) && !same(n, at) {
 			uses = append(uses, n)
 		}
@@ -741,14 +822,167 @@ func (fl *Flow) UsesAfter(at, place *Node, blockers []*Node, onGPU bool) []*Node
 	if len(uses) == 0 {
 		return nil
 	}
-	stops := append(fl.Defs(place), blockers...)
+	defs := fl.Defs(place)
+	stops := append(defs[:len(defs):len(defs)], blockers...)
 	var out []*Node
 	for i, ok := range fl.search(at, uses, stops, onGPU) {
 		if ok {
 			out = append(out, uses[i])
 		}
 	}
+	if depth == 0 {
+		return out
+	}
+	text := fl.f.Text(place)
+	direct := len(out)
+	for _, u := range out[:direct] {
+		if q := CopyTarget(u); q != nil && fl.f.Text(q) != text {
+			out = append(out, fl.usesAfter(q, q, blockers, onGPU, depth-1)...)
+		}
+	}
+	// A copy made before `at` holds the value there when neither it nor
+	// place was rebound since; `at` rebinding place puts a new value there
+	// that the copy does not share.
+	if at.Type() == place.Type() && fl.f.Text(at) == text && IsDef(at) {
+		return out
+	}
+	for _, u := range uses {
+		q := CopyTarget(u)
+		if q == nil || fl.f.Text(q) == text {
+			continue
+		}
+		if fl.Reaches(q, at, append(fl.Defs(q), defs...), onGPU) {
+			out = append(out, fl.usesAfter(at, q, blockers, onGPU, depth-1)...)
+		}
+	}
+	// So does the place place was copied from (`buf = pinned`), while it
+	// is not rebound.
+	copied := false
+	for _, d := range defs {
+		if v := Unparen(BoundValue(d)); v != nil && IsPlace(v) {
+			copied = true
+			break
+		}
+	}
+	if !copied {
+		return out
+	}
+	for _, d := range fl.ReachingDefs(at, place) {
+		v := Unparen(BoundValue(d))
+		if v == nil || !IsPlace(v) || fl.f.Text(v) == text {
+			continue
+		}
+		if fl.Reaches(d, at, fl.Defs(v), onGPU) {
+			out = append(out, fl.usesAfter(at, v, blockers, onGPU, depth-1)...)
+		}
+	}
 	return out
+}
+
+// CopyTarget is the place a use of a place is copied into, so that both
+// name the same object: the target of `q = use`, or in a tuple assignment
+// (`q, r = use, other`) the target at the use's position; nil otherwise.
+func CopyTarget(use *Node) *Node {
+	c := use
+	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
+		c = p
+	}
+	p := c.Parent()
+	if p == nil {
+		return nil
+	}
+	var left *Node
+	switch p.Type() {
+	case "assignment":
+		if c.FieldName() == "right" {
+			left = Unparen(p.ChildByFieldName("left"))
+		}
+	case "expression_list", "tuple":
+		if ls, rs := assignedPairs(p); ls != nil {
+			for i, r := range rs {
+				if same(r, c) {
+					left = Unparen(ls[i])
+				}
+			}
+		}
+	}
+	if left == nil || !IsPlace(left) {
+		return nil
+	}
+	return left
+}
+
+// BoundValue is the value a definition binds: the right side of the plain
+// assignment whose target it is, or in a tuple assignment (`a, b = x, y`)
+// the element at its position; nil otherwise (a for target, a call's
+// tuple unpacked, `with ... as`).
+func BoundValue(def *Node) *Node {
+	c := def
+	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
+		c = p
+	}
+	p := c.Parent()
+	if p == nil {
+		return nil
+	}
+	if p.Type() == "assignment" {
+		if c.FieldName() == "left" {
+			return p.ChildByFieldName("right")
+		}
+		return nil
+	}
+	switch p.Type() {
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
+	default:
+		return nil
+	}
+	g := p
+	if q := g.Parent(); q != nil && q.Type() == "parenthesized_expression" {
+		g = q
+	}
+	a := g.Parent()
+	if a == nil || a.Type() != "assignment" || g.FieldName() != "left" {
+		return nil
+	}
+	r := Unparen(a.ChildByFieldName("right"))
+	if r == nil || (r.Type() != "expression_list" && r.Type() != "tuple") {
+		return nil
+	}
+	ls, rs := assignedPairs(r)
+	for i, l := range ls {
+		if same(Unparen(l), Unparen(def)) {
+			return rs[i]
+		}
+	}
+	return nil
+}
+
+// assignedPairs: rhs is the tuple right side of an assignment whose left
+// side is a tuple of as many targets; the targets and the values, in
+// order (nil, nil otherwise).
+func assignedPairs(rhs *Node) (lefts, rights []*Node) {
+	a := rhs
+	if g := a.Parent(); g != nil && g.Type() == "parenthesized_expression" {
+		a = g
+	}
+	g := a.Parent()
+	if g == nil || g.Type() != "assignment" || a.FieldName() != "right" {
+		return nil, nil
+	}
+	l := Unparen(g.ChildByFieldName("left"))
+	if l == nil {
+		return nil, nil
+	}
+	switch l.Type() {
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
+	default:
+		return nil, nil
+	}
+	ls, rs := l.NamedChildren(), rhs.NamedChildren()
+	if len(ls) != len(rs) {
+		return nil, nil
+	}
+	return ls, rs
 }
 
 // ReachingDefs lists the definitions of place (targets of its

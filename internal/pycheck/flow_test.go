@@ -59,6 +59,13 @@ func TestFlowReaches(t *testing.T) {
 		{"try: raise skips the sync", "def f():\n    try:\n        a()\n        g()\n        s()\n    except E:\n        pass\n    b()\n", "a()", "b()", "s()", false, true},
 		{"try: handler returns", "def f():\n    try:\n        a()\n        g()\n    except E:\n        return\n    s()\n    b()\n", "a()", "b()", "s()", false, false},
 		{"with body", "def f():\n    with ctx():\n        a()\n    b()\n", "a()", "b()", "", false, true},
+		{"with: a raise goes through __exit__ to the handler", "def f():\n    try:\n        with ctx():\n            a()\n            g()\n            s()\n    except E:\n        b()\n", "a()", "b()", "s()", false, true},
+		{"with: normal exit does not reach the handler", "def f():\n    try:\n        with ctx():\n            a()\n            s()\n    except E:\n        b()\n", "a()", "b()", "s()", false, false},
+		{"with: return through __exit__ and finally", "def f():\n    try:\n        with ctx():\n            a()\n            return\n    finally:\n        b()\n", "a()", "b()", "", false, true},
+		{"with: break through __exit__ skips the sync", "def f(xs):\n    for x in xs:\n        with ctx():\n            a()\n            if c():\n                break\n        s()\n    b()\n", "a()", "b()", "s()", false, true},
+		{"with suppress: a raise goes on after the with", "def f():\n    with contextlib.suppress(E):\n        a()\n        g()\n        s()\n    b()\n", "a()", "b()", "s()", false, true},
+		{"with suppress, no raise: the sync runs", "def f():\n    with contextlib.suppress(E):\n        a()\n        s()\n    b()\n", "a()", "b()", "s()", false, false},
+		{"plain with: a raise leaves the function", "def f():\n    with ctx():\n        a()\n        g()\n        s()\n    b()\n", "a()", "b()", "s()", false, false},
 		{"conditional sync does not block", "def f(c):\n    a()\n    s() if c else None\n    b()\n", "a()", "b()", "s()", false, true},
 		{"sync in a condition blocks", "def f(c):\n    a()\n    x = 1 if s() else 2\n    b()\n", "a()", "b()", "s()", false, false},
 		{"else of loop", "def f(xs):\n    for x in xs:\n        a()\n    else:\n        b()\n", "a()", "b()", "", false, true},
@@ -140,5 +147,65 @@ func TestFlowPlaces(t *testing.T) {
 	l := nodeAt(t, f, "err", 1)
 	if d := fl.ReachingDefs(l, l); len(d) != 1 || !same(d[0], nodeAt(t, f, "err", 0)) {
 		t.Errorf("reaching defs of err = %v", d)
+	}
+}
+
+func TestFlowAliases(t *testing.T) {
+	src := `def f(loader, buf):
+    cur = a()
+    prev = cur
+    cur = b()
+    print(prev)
+    x, y = cur, a()
+    print(x)
+    view = buf
+    buf.copy_(a())
+    print(view)
+    view = None
+    print(view)
+    y, x = x, y
+    print(y)
+`
+	f := flowFile(t, src)
+	fl := f.Flow(f.Scope(nodeAt(t, f, "a()", 0)))
+	lines := func(at, place *Node) []int {
+		var out []int
+		for _, u := range fl.UsesAfter(at, place, nil, false) {
+			l, _ := f.LineCol(int(u.StartByte()))
+			out = append(out, l)
+		}
+		return out
+	}
+	eq := func(a, b []int) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// The first cur reaches prev (line 3) and through it print(prev).
+	cur := nodeAt(t, f, "cur", 0)
+	if got := lines(cur, cur); !eq(got, []int{3, 5}) {
+		t.Errorf("uses of the first cur = %v, want [3 5]", got)
+	}
+	// The second cur goes into x by tuple unpacking, and x into y by the swap.
+	cur2 := nodeAt(t, f, "cur", 2)
+	if got := lines(cur2, cur2); !eq(got, []int{6, 7, 13, 14}) {
+		t.Errorf("uses of the second cur = %v, want [6 7 13 14]", got)
+	}
+	// buf was copied into view before buf.copy_: view holds the same
+	// buffer until it is rebound on line 11.
+	call := nodeAt(t, f, "buf.copy_(a())", 0)
+	buf := nodeAt(t, f, "buf", 2)
+	if got := lines(call, buf); !eq(got, []int{10}) {
+		t.Errorf("uses of buf after copy_ = %v, want [10]", got)
+	}
+	// A copy made before a rebinding does not share the new value.
+	if got := lines(nodeAt(t, f, "cur", 2), nodeAt(t, f, "cur", 2)); eq(got, []int{5}) {
+		t.Errorf("rebinding cur leaked into prev")
 	}
 }

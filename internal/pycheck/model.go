@@ -400,7 +400,9 @@ func (m *Model) isNonBlockingD2H(e *Node, scope *Node) (bool, []callRef) {
 		return false, nil
 	}
 	var guards []callRef
-	if e.Type() == "identifier" {
+	// A returned name is followed to the value assigned to it, and a copy
+	// of another name (`out = host`) to that name's value.
+	for hop := 0; hop < 3 && e.Type() == "identifier"; hop++ {
 		var rhs *Node
 		for _, id := range f.Names(f.Text(e), int(scope.StartByte()), int(e.StartByte())) {
 			if p := id.Parent(); p != nil && p.Type() == "assignment" && p.ChildByFieldName("left") == id {
@@ -419,7 +421,7 @@ func (m *Model) isNonBlockingD2H(e *Node, scope *Node) (bool, []callRef) {
 				guards = append(guards, r)
 			}
 		}
-		e = rhs
+		e = Unparen(rhs)
 	}
 	if e.Type() == "conditional_expression" {
 		// t.to("cpu", non_blocking=True) if pinned else t.cpu(): one path

@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -78,10 +78,31 @@ func checkCD101(p *pycheck.Pass) {
 	}
 }
 
-// hostBuffer reports whether a place holds host memory: it was last
-// assigned (in this function, or for self.x anywhere in the class) a
-// pinned or CPU tensor.
+// hostBuffer reports whether a place holds host memory: a pinned or CPU
+// tensor was assigned to it (a name: by an assignment that reaches here,
+// or to the name it was copied from; self.x: anywhere in the class).
 func hostBuffer(f *pycheck.File, place *pycheck.Node) bool {
+	return hostBufferVia(f, place, 3)
+}
+
+var hostMarks = []string{"pin_memory", `device="cpu"`, `device='cpu'`, ".cpu()", ".numpy()"}
+
+func hostBufferVia(f *pycheck.File, place *pycheck.Node, depth int) bool {
+	if place.Type() == "identifier" {
+		for _, d := range f.Flow(f.Scope(place)).ReachingDefs(place, place) {
+			v := pycheck.Unparen(defValue(d))
+			if v == nil {
+				continue
+			}
+			if containsAny(f.Compact(v), hostMarks) {
+				return true
+			}
+			if depth > 0 && pycheck.IsPlace(v) && f.Text(v) != f.Text(place) && hostBufferVia(f, v, depth-1) {
+				return true
+			}
+		}
+		return false
+	}
 	var scopes []*pycheck.Node
 	scopes = append(scopes, f.Scope(place))
 	if place.Type() == "attribute" {
@@ -91,11 +112,7 @@ func hostBuffer(f *pycheck.File, place *pycheck.Node) bool {
 	}
 	for _, sc := range scopes {
 		for _, n := range placeOccurrences(f, nil, place, int(sc.StartByte()), int(sc.EndByte())) {
-			if !placeRebound(n) {
-				continue
-			}
-			t := f.Compact(n.Parent().ChildByFieldName("right"))
-			if containsAny(t, []string{"pin_memory", `device="cpu"`, `device='cpu'`, ".cpu()", ".numpy()"}) {
+			if placeRebound(n) && containsAny(f.Compact(n.Parent().ChildByFieldName("right")), hostMarks) {
 				return true
 			}
 		}
@@ -148,7 +165,11 @@ func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
 			if use.StartByte() < call.StartByte() {
 				where = " in the loop's next pass"
 			}
-			p.Report(n, fmt.Sprintf("%s reads %s (line %d)%s, before any synchronize()", how, what, line, where))
+			subject := what
+			if t := f.Text(use); t != f.Text(place) {
+				subject = fmt.Sprintf("%s, the same tensor as %s", t, what)
+			}
+			p.Report(n, fmt.Sprintf("%s reads %s (line %d)%s, before any synchronize()", how, subject, line, where))
 			return
 		}
 	}

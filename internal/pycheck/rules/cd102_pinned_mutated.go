@@ -17,7 +17,7 @@ var CD102 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Pinned source of a non_blocking copy modified before synchronising",
-		Summary:  "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
+		Summary:  "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) (also through another name for it: `buf = pinned`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A non_blocking host-to-device copy from pinned memory is a DMA transfer queued on the
 stream: the call returns before the bytes are read. Writing the source afterwards races
@@ -80,7 +80,11 @@ func checkCD102(p *pycheck.Pass) {
 				if use.StartByte() < call.StartByte() {
 					when = " on the next loop iteration"
 				}
-				p.Report(n, fmt.Sprintf("%s writes pinned %s%s while the non_blocking copy from it (line %d) may still be running", what, name, when, line))
+				subject := name
+				if t := f.Text(use); t != name {
+					subject = fmt.Sprintf("%s (the same buffer as %s)", t, name)
+				}
+				p.Report(n, fmt.Sprintf("%s writes pinned %s%s while the non_blocking copy from it (line %d) may still be running", what, subject, when, line))
 				break
 			}
 		}
@@ -90,6 +94,12 @@ func checkCD102(p *pycheck.Pass) {
 // pinnedPlace reports whether place may hold pinned memory where it is
 // copied from (an assignment that pins reaches there), or (self.x) pinned anywhere in its class.
 func pinnedPlace(f *pycheck.File, scope, place *pycheck.Node) bool {
+	return pinnedVia(f, scope, place, 3)
+}
+
+// pinnedVia is pinnedPlace following copies of places (`buf = self.pinned`)
+// depth deep.
+func pinnedVia(f *pycheck.File, scope, place *pycheck.Node, depth int) bool {
 	isPinned := func(rhs *pycheck.Node) bool {
 		t := f.Compact(rhs)
 		return strings.Contains(t, ".pin_memory()") || strings.Contains(t, "pin_memory=True")
@@ -98,7 +108,11 @@ func pinnedPlace(f *pycheck.File, scope, place *pycheck.Node) bool {
 		// Pinned by an assignment that reaches the copy on some path (a
 		// buffer made lazily: `if buf is None: buf = ....pin_memory()`).
 		for _, d := range f.Flow(scope).ReachingDefs(place, place) {
-			if rhs := defValue(d); rhs != nil && isPinned(rhs) {
+			rhs := defValue(d)
+			if rhs != nil && isPinned(rhs) {
+				return true
+			}
+			if v := pycheck.Unparen(rhs); v != nil && depth > 0 && pycheck.IsPlace(v) && f.Text(v) != f.Text(place) && pinnedVia(f, scope, v, depth-1) {
 				return true
 			}
 		}

@@ -17,7 +17,7 @@ var CD103 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "CUDA used in a forked subprocess",
-		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised.",
+		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
 first CUDA call in the child raises "Cannot re-initialize CUDA in forked subprocess. To
@@ -66,12 +66,15 @@ func checkCD103(p *pycheck.Pass) {
 					if cls == nil || !strings.Contains(f.Text(cls.ChildByFieldName("superclasses")), "Dataset") {
 						continue
 					}
-					loader := loaderOf(f, loaders, f.Text(cls.ChildByFieldName("name")))
+					loader, ctor := loaderOf(f, loaders, f.Text(cls.ChildByFieldName("name")))
 					if loader == nil {
 						continue
 					}
 					lline, _ := f.LineCol(int(loader.StartByte()))
-					for _, use := range cudaUses(f, int(fn.StartByte()), int(fn.EndByte())) {
+					uses := cudaUses(f, int(fn.StartByte()), int(fn.EndByte()))
+					uses = append(uses, ctorDeviceUses(f, cls, fn, ctor)...)
+					sortNodes(uses)
+					for _, use := range uses {
 						p.Report(use, fmt.Sprintf("%s.%s puts tensors on CUDA, but the DataLoader at line %d starts fork workers: \"Cannot re-initialize CUDA in forked subprocess\"",
 							f.Text(cls.ChildByFieldName("name")), strings.TrimPrefix(m, "def "), lline))
 					}
@@ -220,8 +223,9 @@ func cudaUses(f *pycheck.File, start, end int) []*pycheck.Node {
 }
 
 // loaderOf is the forking DataLoader whose dataset is an instance of class
-// cls: built in the call, or bound to a name earlier in the same scope.
-func loaderOf(f *pycheck.File, loaders []*pycheck.Node, cls string) *pycheck.Node {
+// cls: built in the call, or bound to a name earlier in the same scope;
+// with it the constructor call when it is at hand.
+func loaderOf(f *pycheck.File, loaders []*pycheck.Node, cls string) (loader, ctor *pycheck.Node) {
 	for _, l := range loaders {
 		ds := f.Keyword(l, "dataset")
 		if args := pycheck.PositionalArgs(l); ds == nil && len(args) > 0 {
@@ -230,15 +234,92 @@ func loaderOf(f *pycheck.File, loaders []*pycheck.Node, cls string) *pycheck.Nod
 		if ds == nil {
 			continue
 		}
-		t := f.Text(ds)
+		ds = pycheck.Unparen(ds)
 		if ds.Type() == "identifier" {
 			if rhs := reachingValue(f, ds); rhs != nil {
-				t = f.Text(rhs)
+				ds = pycheck.Unparen(rhs)
 			}
 		}
-		if strings.Contains(t, cls+"(") {
-			return l
+		if strings.Contains(f.Text(ds), cls+"(") {
+			if ds.Type() != "call" || pycheck.LastName(f.Callee(ds)) != cls {
+				ds = nil
+			}
+			return l, ds
 		}
+	}
+	return nil, nil
+}
+
+// ctorDeviceUses are the calls of a Dataset method fn that put tensors on
+// a device kept in an attribute (`device=self.device`, `.to(self.device)`)
+// that __init__ set from a parameter the constructor call ctor passes a
+// CUDA device for.
+func ctorDeviceUses(f *pycheck.File, cls, fn, ctor *pycheck.Node) []*pycheck.Node {
+	if ctor == nil {
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, c := range f.Calls(int(fn.StartByte()), int(fn.EndByte())) {
+		dev := f.Keyword(c, "device")
+		if dev == nil && pycheck.LastName(f.Callee(c)) == "to" {
+			if args := pycheck.PositionalArgs(c); len(args) > 0 {
+				dev = args[0]
+			}
+		}
+		dev = pycheck.Unparen(dev)
+		if dev == nil || dev.Type() != "attribute" || f.Text(dev.ChildByFieldName("object")) != "self" {
+			continue
+		}
+		if arg := ctorArgFor(f, cls, ctor, f.Text(dev)); arg != nil && strings.Contains(f.Text(arg), "cuda") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ctorArgFor is the argument of the constructor call ctor that __init__
+// stores in attribute attr (`self.device = device`), or nil.
+func ctorArgFor(f *pycheck.File, cls, ctor *pycheck.Node, attr string) *pycheck.Node {
+	for _, off := range f.Find("def __init__", int(cls.StartByte()), int(cls.EndByte())) {
+		init := f.NodeAt(off, off+len("def __init__"))
+		if init == nil || init.Type() != "function_definition" || !same(pycheck.Ancestor(init, "class_definition"), cls) {
+			continue
+		}
+		var param string
+		for _, off := range f.Find(attr, int(init.StartByte()), int(init.EndByte())) {
+			n := f.NodeAt(off, off+len(attr))
+			if n == nil || n.Type() != "attribute" || !placeRebound(n) {
+				continue
+			}
+			if v := pycheck.Unparen(defValue(n)); v != nil && v.Type() == "identifier" {
+				param = f.Text(v)
+			}
+		}
+		if param == "" {
+			return nil
+		}
+		if kw := f.Keyword(ctor, param); kw != nil {
+			return kw
+		}
+		params := init.ChildByFieldName("parameters")
+		if params == nil {
+			return nil
+		}
+		// The position of param among the parameters after self.
+		for i, p := range params.NamedChildren() {
+			name := p
+			if p.Type() != "identifier" {
+				name = p.NamedChild(0)
+			}
+			if name == nil || f.Text(name) != param {
+				continue
+			}
+			if args := pycheck.PositionalArgs(ctor); i >= 1 && i-1 < len(args) {
+				return args[i-1]
+			}
+			break
+		}
+		return nil
 	}
 	return nil
 }

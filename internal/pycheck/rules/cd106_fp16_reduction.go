@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast; float16 overflows to inf above 65504.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -40,7 +40,7 @@ converting by hand.`},
 }
 
 var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "exp": true, "norm": true, "var": true, "std": true,
-	"cumsum": true, "cumprod": true, "square": true, "matmul": true, "mm": true, "bmm": true}
+	"cumsum": true, "cumprod": true, "square": true}
 
 func checkCD106(p *pycheck.Pass) {
 	f := p.File
@@ -92,11 +92,14 @@ func checkCD106(p *pycheck.Pass) {
 		if f.ContextOf(c)&pycheck.CtxAutocast != 0 {
 			continue
 		}
-		if n, what := overflowUse(f, c); n != nil {
+		// The value stays float16 through arithmetic with scalars and
+		// other float16 operands ((q.half() @ k.half().T) * scale).
+		v := halfValue(f, c)
+		if n, what := overflowUse(f, v); n != nil {
 			p.Report(n, fmt.Sprintf("%s on a tensor converted to float16 (%s) outside autocast can overflow to inf", what, shorten(f.Compact(c))))
 			continue
 		}
-		name := assignedName(c)
+		name := assignedName(v)
 		if name == nil {
 			// self.x16 = x.half() in one method, self.x16.exp() in another.
 			if pl := assignedPlace(f, c); pl != nil && pl.Type() == "attribute" && strings.HasPrefix(f.Text(pl), "self.") {
@@ -106,9 +109,7 @@ func checkCD106(p *pycheck.Pass) {
 						if placeRebound(use) || f.ContextOf(use)&pycheck.CtxAutocast != 0 {
 							continue
 						}
-						// A matmul accumulates in float32 on the GPU; only
-						// reductions and powers of a stored half copy count.
-						if n, what := overflowUse(f, use); n != nil && !strings.Contains(what, "matmul") && !strings.Contains(what, "mm()") {
+						if n, what := overflowUse(f, use); n != nil {
 							p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
 							break
 						}
@@ -148,9 +149,6 @@ func overflowUse(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
 			if op == "**" && same(p.ChildByFieldName("left"), cur) {
 				return p, "** (power)"
 			}
-			if op == "@" {
-				return p, "@ (matmul)"
-			}
 			return nil, ""
 		case "attribute":
 			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] && !wideDtype(f, call) {
@@ -168,6 +166,76 @@ func overflowUse(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
 			return nil, ""
 		}
 	}
+}
+
+// halfValue climbs from a float16 value through the arithmetic that keeps
+// it float16: with a number, a scalar by its name (`scale`, `self.temperature`),
+// a math function's result, or another float16 conversion; a matrix product
+// of float16 operands is float16 too (cuBLAS accumulates it in float32, so
+// the product itself is no overflow-prone reduction). It returns the
+// outermost such expression.
+func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
+	cur := n
+	for {
+		p := cur.Parent()
+		if p == nil {
+			return cur
+		}
+		switch p.Type() {
+		case "parenthesized_expression":
+			cur = p
+			continue
+		case "binary_operator":
+			switch f.Text(p.ChildByFieldName("operator")) {
+			case "*", "/", "+", "-", "@":
+			default:
+				return cur
+			}
+			other := p.ChildByFieldName("left")
+			if same(other, cur) {
+				other = p.ChildByFieldName("right")
+			}
+			if !keepsHalf(f, pycheck.Unparen(other)) {
+				return cur
+			}
+			cur = p
+			continue
+		case "attribute":
+			// .transpose(), .view(), .contiguous() ... keep the dtype.
+			if m, call := methodCallOn(f, cur); call != nil && shapeMethods[m] {
+				cur = call
+				continue
+			}
+		}
+		return cur
+	}
+}
+
+// shapeMethods return a view or a reshaped copy of the same dtype.
+var shapeMethods = map[string]bool{"transpose": true, "t": true, "view": true, "reshape": true, "permute": true,
+	"contiguous": true, "flatten": true, "squeeze": true, "unsqueeze": true}
+
+// scalarNames are the names code gives Python numbers it scales a tensor by.
+var scalarNames = map[string]bool{"scale": true, "scaling": true, "temperature": true, "temp": true, "tau": true,
+	"eps": true, "alpha": true, "beta": true, "gamma": true, "factor": true, "inv_scale": true, "softmax_scale": true}
+
+// keepsHalf: an operand that leaves a float16 tensor float16 in arithmetic.
+func keepsHalf(f *pycheck.File, n *pycheck.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Type() {
+	case "integer", "float":
+		return true
+	case "identifier", "attribute":
+		return scalarNames[pycheck.LastName(f.Text(n))]
+	case "call":
+		if strings.HasPrefix(f.Callee(n), "math.") {
+			return true
+		}
+	}
+	t := f.Compact(n)
+	return strings.Contains(t, ".half()") || strings.Contains(t, "float16")
 }
 
 func shorten(s string) string {

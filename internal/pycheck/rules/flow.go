@@ -209,18 +209,30 @@ func upParen(n *pycheck.Node) *pycheck.Node {
 
 // reachingValue is the value a name holds at use: the right side of the
 // assignment of it that reaches use along the control flow (of several,
-// the last in the source), or nil.
+// the last in the source), or nil. A copy of another name (`x = y`, `x, z
+// = y, w`) is followed to the value that name holds there.
 func reachingValue(f *pycheck.File, use *pycheck.Node) *pycheck.Node {
 	if use == nil || use.Type() != "identifier" {
 		return nil
 	}
-	var rhs *pycheck.Node
-	for _, d := range f.Flow(f.Scope(use)).ReachingDefs(use, use) {
-		if v := defValue(d); v != nil && (rhs == nil || v.StartByte() > rhs.StartByte()) {
-			rhs = v
+	var val *pycheck.Node
+	for range 3 {
+		var rhs *pycheck.Node
+		for _, d := range f.Flow(f.Scope(use)).ReachingDefs(use, use) {
+			if v := defValue(d); v != nil && (rhs == nil || v.StartByte() > rhs.StartByte()) {
+				rhs = v
+			}
 		}
+		if rhs == nil {
+			return val
+		}
+		val = rhs
+		if v := pycheck.Unparen(rhs); v.Type() != "identifier" || f.Text(v) == f.Text(use) {
+			return val
+		}
+		use = pycheck.Unparen(rhs)
 	}
-	return rhs
+	return val
 }
 
 func same(a, b *pycheck.Node) bool {
@@ -231,17 +243,10 @@ func sortNodes(ns []*pycheck.Node) {
 	sort.Slice(ns, func(i, j int) bool { return ns[i].StartByte() < ns[j].StartByte() })
 }
 
-// assignedPlace is the place an expression is assigned to (`p = expr`), or nil.
+// assignedPlace is the place an expression is assigned to (`p = expr`,
+// or positionally `p, q = expr, other`), or nil.
 func assignedPlace(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
-	cur := upParen(n)
-	p := cur.Parent()
-	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("right"), cur) {
-		return nil
-	}
-	if l := p.ChildByFieldName("left"); l != nil && pycheck.IsPlace(l) {
-		return l
-	}
-	return nil
+	return pycheck.CopyTarget(n)
 }
 
 // placeRebound reports whether n is the target of a plain assignment.
@@ -306,12 +311,5 @@ func hostSyncs(f *pycheck.File, fl *pycheck.Flow) []*pycheck.Node {
 	return out
 }
 
-// defValue is the value a definition binds: the right side of the plain
-// assignment whose target it is (alone, not in a tuple), or nil.
-func defValue(def *pycheck.Node) *pycheck.Node {
-	p := def.Parent()
-	if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), def) {
-		return nil
-	}
-	return p.ChildByFieldName("right")
-}
+// defValue is the value a definition binds (see pycheck.BoundValue).
+func defValue(def *pycheck.Node) *pycheck.Node { return pycheck.BoundValue(def) }

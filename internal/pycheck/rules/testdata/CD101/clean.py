@@ -1,3 +1,5 @@
+import contextlib
+
 import torch
 
 def synchronised(logits):
@@ -80,4 +82,49 @@ def early(x, ready):
     if not ready:
         return None
     torch.cuda.synchronize()
+    return host.tolist()
+
+
+# Aliases: the previous step's copy is read after a synchronize; the
+# tuple's copy made with non_blocking is not the one read; the alias is
+# rebound before it is read.
+def stream_stats(model, loader):
+    prev = None
+    for x in loader:
+        cur = model(x.cuda()).to("cpu", non_blocking=True)
+        torch.cuda.synchronize()
+        if prev is not None:
+            print(prev.tolist())
+        prev = cur
+    return prev
+
+
+def pair(a, b):
+    ha, hb = a.cpu(non_blocking=True), b.cpu()
+    return hb.tolist()
+
+
+def renamed(t):
+    host = t.to("cpu", non_blocking=True)
+    out = host
+    out = t.cpu()
+    return out.numpy()
+
+
+# The synchronize runs before the suppressing with.
+def poll(x, check):
+    host = x.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    with contextlib.suppress(RuntimeError):
+        check(x)
+    return host.tolist()
+
+
+# A plain with: a raise in its body leaves the function, so the read runs
+# only after the synchronize.
+def poll_plain(x, check):
+    host = x.to("cpu", non_blocking=True)
+    with torch.no_grad():
+        check(x)
+        torch.cuda.synchronize()
     return host.tolist()

@@ -1,3 +1,5 @@
+import contextlib
+
 import torch
 
 def top_tokens(logits):
@@ -68,3 +70,44 @@ def skips(batches, keep):
         if b.numel() == 0:
             continue
         torch.cuda.synchronize()
+
+
+# Aliases: the copy goes on in another name (the previous step's result,
+# a plain copy of the name, one target of a tuple assignment).
+def stream_stats(model, loader):
+    prev = None
+    for x in loader:
+        cur = model(x.cuda()).to("cpu", non_blocking=True)
+        if prev is not None:
+            print(prev.tolist())  # want CD101
+        prev = cur
+    torch.cuda.synchronize()
+    return prev
+
+
+def renamed(t):
+    host = t.to("cpu", non_blocking=True)
+    out = host
+    return out.numpy()  # want CD101
+
+
+def pair(a, b):
+    ha, hb = a.cpu(), b.cpu(non_blocking=True)
+    return hb.tolist()  # want CD101
+
+
+def view_of_buffer(src, staging):
+    staging = torch.empty(src.shape, pin_memory=True)
+    view = staging
+    staging.copy_(src, non_blocking=True)
+    return view.sum().item()  # want CD101
+
+
+# A raise in the body of a suppressing with skips its synchronize and goes
+# on after the with.
+def poll(x, check):
+    host = x.to("cpu", non_blocking=True)
+    with contextlib.suppress(RuntimeError):
+        check(x)
+        torch.cuda.synchronize()
+    return host.tolist()  # want CD101

@@ -75,3 +75,25 @@ def send(x, wait):
         torch.cuda.current_stream().synchronize()
     buf.zero_()
     return out
+
+
+# Aliases: the name that is written was rebound to a fresh buffer first.
+def stage_alias(batch):
+    pinned = torch.empty(batch.shape, pin_memory=True)
+    buf = pinned
+    gpu = buf.cuda(non_blocking=True)
+    buf = torch.empty_like(pinned)
+    buf.zero_()
+    return gpu
+
+
+# The name the buffer was copied from is rebound to a fresh buffer before
+# the copy: writing it does not touch the buffer being copied.
+def stage_swap(batch):
+    pinned = torch.empty(batch.shape, pin_memory=True)
+    pinned.copy_(batch)
+    buf = pinned
+    pinned = torch.empty(batch.shape, pin_memory=True)
+    gpu = buf.cuda(non_blocking=True)
+    pinned.fill_(0)
+    return gpu, pinned

@@ -48,3 +48,19 @@ def no_cuda_init(config_cls):
     _ = config_cls(precision="16-mixed", device="cuda")
     with mp.get_context("fork").Pool(1) as pool:
         return pool.apply(abs, (1,))
+
+
+class OnDevice(Dataset):
+    def __init__(self, items, device):
+        self.items = items
+        self.device = device
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return torch.as_tensor(self.items[i], device=self.device)
+
+
+def device_loader(items):
+    return DataLoader(OnDevice(items, "cpu"), num_workers=2)

@@ -29,3 +29,19 @@ if __name__ == "__main__":
     other = DataLoader(moves, num_workers=4)
     for batch in loader:
         print(batch.sum().item())
+
+
+class OnDevice(Dataset):
+    def __init__(self, items, device):
+        self.items = items
+        self.device = device
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return torch.as_tensor(self.items[i], device=self.device)  # want CD103
+
+
+def device_loader(items):
+    return DataLoader(OnDevice(items, torch.device("cuda")), num_workers=2)

@@ -30,3 +30,16 @@ def store(x):
 
 def sum_in_float32(x):
     return x.half().sum(dtype=torch.float32)
+
+
+# A float16 matmul accumulates in float32 (cuBLAS); softmax with a
+# float32 dtype computes in float32.
+def attention(q, k, scale):
+    scores = (q.half() @ k.half().transpose(-2, -1)) * scale
+    return torch.softmax(scores, dim=-1, dtype=torch.float32)
+
+
+# Multiplying by a float32 tensor promotes the result to float32.
+def weighted(x, weights):
+    y = x.half() * weights
+    return y.sum()

@@ -71,3 +71,11 @@ class AlwaysCopy(torch.nn.Module):
             g = g * 1.0
         g.mul_(2)
         return g
+
+
+class AliasGate(torch.nn.Module):
+    def forward(self, x, mask):
+        y = torch.sigmoid(x)
+        out = y.clone()
+        out.mul_(mask)
+        return out

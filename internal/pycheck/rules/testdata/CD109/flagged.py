@@ -38,3 +38,11 @@ class MaybeCopy(torch.nn.Module):
             g = g.clone()
         g.mul_(2)  # want CD109
         return g
+
+
+class AliasGate(torch.nn.Module):
+    def forward(self, x, mask):
+        y = torch.sigmoid(x)
+        out = y
+        out.mul_(mask)  # want CD109
+        return out
