@@ -227,42 +227,6 @@ func TestTopLevelKeys(t *testing.T) {
 	}
 }
 
-// TestHeadKeptOnce checks that a regular file's head is read from disk once
-// for the sniffing looks (a directory of thousands of logs is opened once
-// per look), and that a longer look is never answered from the short copy.
-func TestHeadKeptOnce(t *testing.T) {
-	dir := t.TempDir()
-	for _, size := range []int{10, sniffLen, sniffLen + 1, 9000} {
-		p := filepath.Join(dir, fmt.Sprint(size))
-		data := bytes.Repeat([]byte("x"), size)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		in := &input{path: p}
-		first, err := in.head(8192)
-		if err != nil || len(first) != min(size, 8192) {
-			t.Fatalf("size %d: first look %d bytes, %v", size, len(first), err)
-		}
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-		// The sniff looks at sniffLen bytes: from the kept copy, the file is gone.
-		again, err := in.head(sniffLen)
-		if err != nil || len(again) != min(size, sniffLen) {
-			t.Fatalf("size %d: second look %d bytes, %v", size, len(again), err)
-		}
-		// A longer look goes to the file (gone now) unless the copy is all of it.
-		long, err := in.head(jsonPeekLen)
-		if size <= sniffLen {
-			if err != nil || len(long) != size {
-				t.Errorf("size %d: whole file kept, yet the long look gave %d bytes, %v", size, len(long), err)
-			}
-		} else if err == nil {
-			t.Errorf("size %d: long look answered %d bytes from a short copy", size, len(long))
-		}
-	}
-}
-
 func TestFirstJSONValue(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
