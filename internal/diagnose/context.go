@@ -99,7 +99,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		named[p] = idx
 	}
 	read := make([]*sourceFacts, len(all))
-	eachSource(len(all), func(i int) {
+	parallel(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
 		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) {
@@ -167,8 +167,8 @@ func readFacts(lines []logparse.Line) *sourceFacts {
 	return sf
 }
 
-// eachSource calls f(0) ... f(n-1), GOMAXPROCS at a time.
-func eachSource(n int, f func(i int)) {
+// parallel calls f(0) ... f(n-1), GOMAXPROCS at a time.
+func parallel(n int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := range n {

@@ -173,10 +173,12 @@ func (e *Engine) Diagnose(read []*Parsed) []report.Finding {
 			cmd = c
 		}
 	}
+	fts := make([]failureText, len(fails))
+	parallel(len(fails), func(i int) { fts[i] = textOf(fails[i]) })
+	cache := e.classifyAll(fts)
 	var findings []*built
-	cache := map[string]classified{}
-	for _, f := range fails {
-		if b := e.build(f, cache); b != nil {
+	for i, f := range fails {
+		if b := e.build(f, fts[i], cache); b != nil {
 			findings = append(findings, b)
 		}
 	}
