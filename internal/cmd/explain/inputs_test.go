@@ -273,3 +273,40 @@ func TestSpillKeepsTheStreamOutOfMemory(t *testing.T) {
 		t.Errorf("read back %d bytes (%v), want the %d read", len(got), err, all.Len())
 	}
 }
+
+// TestFirstFailingInputIsReported checks that inputs read side by side
+// still fail in order: the error named is the first failing input's,
+// however long the inputs before it take, and a directory's binary file is
+// skipped with its warning while the named one stops the run.
+func TestFirstFailingInputIsReported(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "a_long.log")
+	if err := os.WriteFile(long, bytes.Repeat([]byte("step 1 | loss 0.5\n"), 200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	binary := bytes.Repeat([]byte{0, 1, 2, 0xff}, 4096)
+	first, second := filepath.Join(dir, "b_first.bin"), filepath.Join(dir, "c_second.bin")
+	for _, p := range []string{first, second} {
+		if err := os.WriteFile(p, binary, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		_, err := Run(context.Background(), Options{Paths: []string{long, first, second}})
+		if err == nil || !strings.Contains(err.Error(), first) || strings.Contains(err.Error(), second) {
+			t.Fatalf("error %v, want one naming %s only", err, first)
+		}
+	}
+	var warn bytes.Buffer
+	rep, err := Run(context.Background(), Options{Paths: []string{dir}, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0] != long {
+		t.Errorf("inputs %v, want only %s", rep.Inputs, long)
+	}
+	want := fmt.Sprintf("cudadoctor: skipping %s: binary data, not a text log\ncudadoctor: skipping %s: binary data, not a text log\n", first, second)
+	if warn.String() != want {
+		t.Errorf("warnings %q, want %q", warn.String(), want)
+	}
+}
