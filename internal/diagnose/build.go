@@ -90,33 +90,75 @@ func hintsOf(texts []string) textHints {
 	return h
 }
 
-func (e *Engine) build(f *failure, cache map[string]classified) *built {
-	var texts []string
-	var refs []lineRef
+// failureText is the lines of a failure that classification reads, and
+// the key its classification is shared under.
+type failureText struct {
+	texts []string
+	refs  []lineRef
+	key   string
+}
+
+func textOf(f *failure) failureText {
+	var ft failureText
 	for _, ev := range f.events {
 		for i, l := range classifyLines(ev) {
 			count := 0
 			if i == 0 {
 				count = ev.Count // a folded event's count belongs to its first line
 			}
-			texts = append(texts, l.Text)
-			refs = append(refs, lineRef{f.src.name, l.N, l.Text, count})
+			ft.texts = append(ft.texts, l.Text)
+			ft.refs = append(ft.refs, lineRef{f.src.name, l.N, l.Text, count})
 		}
 	}
+	ft.key = strings.Join(ft.texts, "\n")
+	return ft
+}
+
+// classify is the part of building a finding that depends on the text
+// alone; failures with the same text share it.
+func (e *Engine) classify(texts []string) classified {
+	var c classified
+	c.v, c.ok = e.KB.Classify(texts)
+	if !c.ok {
+		c.status, c.st = e.statusLine(texts)
+		c.fatal = fatalLine(texts)
+	}
+	c.hints = hintsOf(texts)
+	return c
+}
+
+// cacheable says a text's classification is kept for the failures after it.
+func cacheable(key string) bool { return len(key) < 1<<16 }
+
+// classifyAll classifies every distinct text of the failures, GOMAXPROCS
+// at a time; build then finds each in the cache.
+func (e *Engine) classifyAll(fts []failureText) map[string]classified {
+	cache := map[string]classified{}
+	var todo []int
+	for i, ft := range fts {
+		if _, seen := cache[ft.key]; len(ft.texts) > 0 && cacheable(ft.key) && !seen {
+			cache[ft.key] = classified{}
+			todo = append(todo, i)
+		}
+	}
+	out := make([]classified, len(todo))
+	parallel(len(todo), func(j int) { out[j] = e.classify(fts[todo[j]].texts) })
+	for j, i := range todo {
+		cache[fts[i].key] = out[j]
+	}
+	return cache
+}
+
+func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) *built {
+	texts, refs := ft.texts, ft.refs
 	if len(texts) == 0 {
 		return nil
 	}
-	key := strings.Join(texts, "\n")
-	c, hit := cache[key]
+	c, hit := cache[ft.key]
 	if !hit {
-		c.v, c.ok = e.KB.Classify(texts)
-		if !c.ok {
-			c.status, c.st = e.statusLine(texts)
-			c.fatal = fatalLine(texts)
-		}
-		c.hints = hintsOf(texts)
-		if len(key) < 1<<16 {
-			cache[key] = c
+		c = e.classify(texts)
+		if cacheable(ft.key) {
+			cache[ft.key] = c
 		}
 	}
 	v, ok := c.v, c.ok

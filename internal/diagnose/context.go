@@ -3,8 +3,11 @@ package diagnose
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
@@ -89,46 +92,102 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			located[f.Location.Path] = append(located[f.Location.Path], i)
 		}
 	}
-	for _, s := range all {
-		idx := located[s.name]
+	// named is located with the findings added below: the word passes of a
+	// later source of the same name see them too.
+	named := map[string][]int{}
+	for p, idx := range located {
+		named[p] = idx
+	}
+	read := make([]*sourceFacts, len(all))
+	parallel(len(all), func(i int) {
+		s := all[i]
 		lines := sourceLines(s)
-		if len(lines) == 0 || len(idx) == 0 && !saysUnavailable(lines) {
+		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) {
+			return
+		}
+		read[i] = readFacts(lines)
+	})
+	for si, s := range all {
+		sf := read[si]
+		if sf == nil {
 			continue
 		}
-		texts := make([]string, len(lines))
-		for i, l := range lines {
-			texts[i] = l.Text
-		}
-		refineByWords(k, s.name, lines, texts, fs)
-		cueAlternatives(k, s.name, texts, fs)
-		for i := range texts {
-			texts[i] = expandGPUNames(texts[i])
-		}
-		p := probe.FromText(texts)
+		idx := located[s.name]
+		refineByWords(k, s.name, sf.lines, sf.texts, fs, named[s.name])
+		cueAlternatives(k, s.name, sf.texts, fs, named[s.name])
+		p := sf.pasted
 		if p == nil {
 			continue
 		}
-		ctx := p.Judge()
 		if len(idx) == 0 {
-			f, ok := unavailableFinding(k, s.name, lines, texts, p)
+			f, ok := unavailableFinding(k, s.name, sf.lines, sf.texts, p)
 			if !ok {
 				continue
 			}
 			fs = append(fs, f)
 			idx = append(idx, len(fs)-1)
+			if f.Severity >= report.Warning {
+				named[s.name] = append(named[s.name][:len(named[s.name]):len(named[s.name])], len(fs)-1)
+			}
 		}
 		for _, i := range idx {
 			f := &fs[i]
-			for _, c := range ctx {
+			for _, c := range sf.judged {
 				if !refinableBy[c.Class][f.Class] {
 					continue
 				}
-				refine(f, c, lines, s.name)
+				refine(f, c, sf.lines, s.name)
 				break
 			}
 		}
 	}
 	return fs
+}
+
+// sourceFacts is what a source's parsed lines say about its environment:
+// the part of applyContext that depends on the source alone, read for
+// several sources side by side.
+type sourceFacts struct {
+	lines  []logparse.Line
+	texts  []string // the lines' text
+	pasted *probe.Pasted
+	judged []report.Finding // pasted's checks, nil when pasted is
+}
+
+func readFacts(lines []logparse.Line) *sourceFacts {
+	sf := &sourceFacts{lines: lines, texts: make([]string, len(lines))}
+	expanded := make([]string, len(lines))
+	for i, l := range lines {
+		sf.texts[i] = l.Text
+		expanded[i] = expandGPUNames(l.Text)
+	}
+	if sf.pasted = probe.FromText(expanded); sf.pasted != nil {
+		sf.judged = sf.pasted.Judge()
+	}
+	return sf
+}
+
+// parallel calls f(0) ... f(n-1), GOMAXPROCS at a time.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name string) {
@@ -173,12 +232,9 @@ func reclass(f *report.Finding, to string) {
 // finding (no kernel assertion, no refinement of its own) becomes the
 // class the words around it point to, with that line as evidence and the
 // surface kept as the first alternative.
-func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string, fs []report.Finding) {
-	for i := range fs {
+func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string, fs []report.Finding, idx []int) {
+	for _, i := range idx {
 		f := &fs[i]
-		if f.Location == nil || f.Location.Path != name || f.Severity < report.Warning {
-			continue
-		}
 		if _, known := f.Facts["assertion"]; known {
 			continue
 		}
@@ -202,12 +258,9 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 // the roots whose cues the input shows ("allow_growth", a cuDNN version
 // named next to a cuDNN error): the verdict stays the surface the failure
 // states, and what the report itself points at is offered next.
-func cueAlternatives(k *kb.KB, name string, texts []string, fs []report.Finding) {
-	for i := range fs {
+func cueAlternatives(k *kb.KB, name string, texts []string, fs []report.Finding, idx []int) {
+	for _, i := range idx {
 		f := &fs[i]
-		if f.Location == nil || f.Location.Path != name || f.Severity < report.Warning {
-			continue
-		}
 		f.Alternatives = k.Cued(f.Class, f.Alternatives, texts)
 	}
 }

@@ -3,7 +3,9 @@
 // each failure's root class, locates the user-code line it comes from, and
 // joins the ranks of a distributed job into one verdict.
 //
-// The API is one call: New(kb).Explain(ctx, inputs). Each Input's Reader is
+// The API is one call: New(kb).Explain(ctx, inputs), or its two halves
+// when the caller reads inputs side by side: Read for each input (safe
+// concurrently), then Diagnose over them in order. Each Input's Reader is
 // read to its end in one streaming pass (a pipe from a running child is
 // fine); memory stays bounded whatever the input size.
 package diagnose
@@ -102,33 +104,63 @@ const defaultKeepBytes = 16 << 20
 // Explain reads every input to its end and returns the findings, primary
 // first. Empty inputs yield no findings; binary input is an error.
 func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding, error) {
+	read := make([]*Parsed, 0, len(inputs))
+	for _, in := range inputs {
+		r, err := e.Read(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if w := r.Warning(); w != "" && e.Warn != nil {
+			e.Warn(w)
+		}
+		read = append(read, r)
+	}
+	return e.Diagnose(read), nil
+}
+
+// Parsed is one input read to its end: its events, and what it said outside
+// them.
+type Parsed struct {
+	src *source
+}
+
+// Warning is what the input held that was not read whole (a line longer
+// than the parser reads), or "".
+func (r *Parsed) Warning() string { return r.src.track.long.warning(r.src.name) }
+
+// Read reads one input to its end in one streaming pass. Inputs may be
+// read concurrently; Diagnose takes them in the order they were given.
+func (e *Engine) Read(ctx context.Context, in Input) (*Parsed, error) {
 	pf := e.prefilter()
 	keepBytes := e.keepBytes
 	if keepBytes == 0 {
 		keepBytes = defaultKeepBytes
 	}
-	var all []*source
-	for i, in := range inputs {
-		src := &source{name: in.Name, index: i, track: &tracker{r: in.Reader, sample: e.memSample}}
-		var headBytes int
-		tail := &window{budget: keepBytes / 2}
-		err := logparse.Parse(ctx, src.track, in.Name, pf, func(ev logparse.Event) {
-			if n := eventBytes(&ev); headBytes+n <= keepBytes/2 {
-				src.events = append(src.events, ev)
-				headBytes += n
-				return
-			}
-			tail.push(ev)
-		})
-		if err != nil {
-			return nil, err
+	src := &source{name: in.Name, track: &tracker{r: in.Reader, sample: e.memSample}}
+	var headBytes int
+	tail := &window{budget: keepBytes / 2}
+	err := logparse.Parse(ctx, src.track, in.Name, pf, func(ev logparse.Event) {
+		if n := eventBytes(&ev); headBytes+n <= keepBytes/2 {
+			src.events = append(src.events, ev)
+			headBytes += n
+			return
 		}
-		if w := src.track.long.warning(in.Name); w != "" && e.Warn != nil {
-			e.Warn(w)
-		}
-		src.events = append(src.events, tail.items()...)
-		src.fileRank = rankFromName(in.Name)
-		all = append(all, src)
+		tail.push(ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	src.events = append(src.events, tail.items()...)
+	src.fileRank = rankFromName(in.Name)
+	return &Parsed{src: src}, nil
+}
+
+// Diagnose returns the findings of the inputs read, primary first.
+func (e *Engine) Diagnose(read []*Parsed) []report.Finding {
+	all := make([]*source, len(read))
+	for i, r := range read {
+		r.src.index = i
+		all[i] = r.src
 	}
 	var fails []*failure
 	var sums []summaryRef
@@ -141,17 +173,19 @@ func (e *Engine) Explain(ctx context.Context, inputs []Input) ([]report.Finding,
 			cmd = c
 		}
 	}
+	fts := make([]failureText, len(fails))
+	parallel(len(fails), func(i int) { fts[i] = textOf(fails[i]) })
+	cache := e.classifyAll(fts)
 	var findings []*built
-	cache := map[string]classified{}
-	for _, f := range fails {
-		if b := e.build(f, cache); b != nil {
+	for i, f := range fails {
+		if b := e.build(f, fts[i], cache); b != nil {
 			findings = append(findings, b)
 		}
 	}
 	findings = gate(findings)
 	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
-	return applyContext(e.KB, all, out), nil
+	return applyContext(e.KB, all, out)
 }
 
 var rankNameRE = regexp.MustCompile(`(?i)rank[_-]?(\d+)`)

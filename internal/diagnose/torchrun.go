@@ -165,7 +165,8 @@ func (e *Engine) killedFinding(src *source, f *logparse.RankFailure) *built {
 	}
 	ev := &logparse.Event{Kind: logparse.KindMessage, Source: src.name, Rank: f.Rank, Line: f.Traceback[0].N,
 		EndLine: f.Traceback[len(f.Traceback)-1].N, Lines: f.Traceback, Count: 1}
-	b := e.build(&failure{src: src, rank: f.Rank, events: []*logparse.Event{ev}}, map[string]classified{})
+	fail := &failure{src: src, rank: f.Rank, events: []*logparse.Event{ev}}
+	b := e.build(fail, textOf(fail), map[string]classified{})
 	if b == nil || b.f.Class != "host-killed" {
 		return nil
 	}

@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/diagnose"
 	"github.com/cudadoctor/cudadoctor/internal/flightrec"
 	"github.com/cudadoctor/cudadoctor/internal/kb"
-	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
@@ -52,7 +52,28 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ins, err = skipUnreadable(ins, opts.Warn); err != nil {
+	warn := opts.Warn
+	if warn == nil {
+		warn = io.Discard
+	}
+	eng := diagnose.New(k)
+	// Each input is opened once, sniffed and, when a log, parsed
+	// (readInputs, inputs.go); dumps and reports are left for below.
+	outs := readInputs(ctx, eng, ins)
+	var rest []*input
+	skipped := map[string]bool{}
+	for i, o := range outs {
+		if o.err != nil {
+			return nil, o.err
+		}
+		if o.skip != "" {
+			fmt.Fprintf(warn, "cudadoctor: skipping %s: %s\n", ins[i].path, o.skip)
+			skipped[ins[i].fromDir] = true
+		} else if o.parsed == nil {
+			rest = append(rest, ins[i])
+		}
+	}
+	if err := noneLeft(ins, outs, skipped); err != nil {
 		return nil, err
 	}
 	// Flight Recorder dumps and cudadoctor reports are read apart from logs (artifacts.go).
@@ -60,28 +81,32 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if maxBytes <= 0 {
 		maxBytes = flightrec.MaxDumpBytes
 	}
-	logs, arts, err := splitInputs(ctx, ins, maxBytes)
+	jsonLogs, arts, err := splitInputs(ctx, rest, maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	var inputs []diagnose.Input
-	rep := report.New("explain", "")
-	var read int64
-	for _, in := range logs {
-		inputs = append(inputs, diagnose.Input{Name: in.path, Reader: &byteCounter{r: in.reader(ctx), n: &read}})
-		rep.Inputs = append(rep.Inputs, in.path)
-	}
-	eng := diagnose.New(k)
-	eng.Warn = func(msg string) {
-		if opts.Warn != nil {
-			fmt.Fprintf(opts.Warn, "cudadoctor: %s\n", msg)
+	for _, in := range jsonLogs {
+		i := slices.Index(ins, in)
+		outs[i].parsed, outs[i].err = eng.Read(ctx, diagnose.Input{Name: in.path, Reader: &byteCounter{r: in.reader(ctx), n: &outs[i].bytes}})
+		if outs[i].err != nil {
+			return nil, outs[i].err
 		}
 	}
-	findings, err := eng.Explain(ctx, inputs)
-	if err != nil {
-		return nil, err
+	rep := report.New("explain", "")
+	var parsed []*diagnose.Parsed
+	var read int64
+	for i, o := range outs {
+		if o.parsed == nil {
+			continue
+		}
+		if w := o.parsed.Warning(); w != "" {
+			fmt.Fprintf(warn, "cudadoctor: %s\n", w)
+		}
+		parsed = append(parsed, o.parsed)
+		rep.Inputs = append(rep.Inputs, ins[i].path)
+		read += o.bytes
 	}
-	if read == 0 && len(logs) == len(ins) {
+	if read == 0 && len(parsed) == len(ins) {
 		// Nothing at all to read is a mistake, not a healthy log: most
 		// often the program's stderr was not piped.
 		names := "the input"
@@ -90,7 +115,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		}
 		return nil, fmt.Errorf("%s is empty: nothing to explain (errors go to stderr: pipe it too, e.g. python train.py 2>&1 | cudadoctor explain -)", names)
 	}
-	rep.Findings = findings
+	rep.Findings = eng.Diagnose(parsed)
 	rep.Rules = k.RuleDocs()
 	arts.apply(rep) // merges the artifacts' findings into the job's verdict (artifacts.go)
 	return rep, nil
@@ -147,44 +172,24 @@ func resolve(ctx context.Context, paths []string, stdin io.Reader) (out []*input
 	return out, nil
 }
 
-// skipUnreadable drops the files of a directory argument that cannot be
-// read or hold binary data (a checkpoint, a core dump next to the logs),
-// with one warning line each: a directory is read whole, and one stray
-// file must not hide the diagnosis of the others. A file named on the
-// command line is never skipped; its error stops the run (exit 3).
-func skipUnreadable(ins []*input, warn io.Writer) ([]*input, error) {
-	if warn == nil {
-		warn = io.Discard
-	}
-	out := ins[:0:0]
-	skipped := map[string]bool{}
+// noneLeft is the error of a directory argument whose every file was
+// skipped (binary or unreadable). A directory is read whole, and one stray
+// file (a checkpoint, a core dump next to the logs) must not hide the
+// diagnosis of the others; but nothing left to read is a mistake.
+func noneLeft(ins []*input, outs []outcome, skipped map[string]bool) error {
 	for _, in := range ins {
-		if in.fromDir == "" {
-			out = append(out, in)
-			continue
-		}
-		head, err := in.head(8192)
-		switch {
-		case err != nil:
-			fmt.Fprintf(warn, "cudadoctor: skipping %s: cannot read it: %v\n", in.path, unwrapPath(err))
-		case sniff(head) == kindLog && logparse.LooksBinary(head):
-			fmt.Fprintf(warn, "cudadoctor: skipping %s: binary data, not a text log\n", in.path)
-		default:
-			out = append(out, in)
-			continue
-		}
-		skipped[in.fromDir] = true
-	}
-	for dir := range skipped {
-		kept := false
-		for _, in := range out {
-			kept = kept || in.fromDir == dir
-		}
-		if !kept {
-			return nil, fmt.Errorf("directory %s holds no readable text files", dir)
+		if skipped[in.fromDir] {
+			kept := false
+			for i, other := range ins {
+				kept = kept || (other.fromDir == in.fromDir && outs[i].skip == "")
+			}
+			if !kept {
+				return fmt.Errorf("directory %s holds no readable text files", in.fromDir)
+			}
+			skipped[in.fromDir] = false
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // unwrapPath drops the *PathError wrapper so messages name the path once.

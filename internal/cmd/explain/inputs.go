@@ -9,52 +9,146 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"syscall"
+
+	"github.com/cudadoctor/cudadoctor/internal/diagnose"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 )
 
-// input is one named stream. Regular files are opened when they are read
-// (and again if sniffing looked at their head first), so a directory of
-// thousands of logs holds one or two descriptors at a time. Anything else
-// (stdin, a FIFO, a pipe such as <(cat log), a character device) is opened
-// exactly once: its head is peeked from the same buffered reader the
-// engine then reads, so no byte is lost and line numbers stay right.
+// input is one named stream. A regular file is opened when its turn
+// comes and read once (readInputs): its head is peeked from the same
+// buffered reader the parser then reads, and it is closed before the
+// files after it are opened, so a directory of thousands of logs holds a
+// few descriptors at a time. Anything else (stdin, a FIFO, a pipe such as
+// <(cat log), a character device) is opened when it is resolved, also
+// exactly once, and read the same way, so no byte is lost and line
+// numbers stay right.
 type input struct {
 	path    string // as given or found; "-" for stdin
 	fromDir string // the directory argument it was found in, "" if named
 	stream  *bufio.Reader
 	closer  io.Closer
-
-	// start is a regular file's first bytes (up to sniffLen), kept from
-	// the first look at its head so that the next look does not open it
-	// again; whole says start is all the file holds.
-	start []byte
-	whole bool
 }
 
 // streamBuffer is the read-ahead of a stream input: enough to peek at the
 // top-level keys of a JSON document (jsonPeekLen).
 const streamBuffer = jsonPeekLen
 
+// binaryLen is how much of a directory's file is looked at to tell a
+// text log from binary data.
+const binaryLen = 8192
+
+// outcome is what reading one input found.
+type outcome struct {
+	skip   string           // why a directory's file is skipped; "" when it is not
+	parsed *diagnose.Parsed // a log's events; nil for a dump or report, read later
+	bytes  int64            // bytes the parser read
+	err    error
+}
+
+// readInputs reads the inputs, up to GOMAXPROCS of them at a time (so that
+// many regular files open at most): each is opened once, its head peeked
+// to tell what it is (and, for a directory's file, whether it is text), and
+// a log is parsed there and then. A dump or a report is only sniffed here
+// and left for splitInputs. After an input fails, no later one is started;
+// the outcomes say, in input order, what each held.
+func readInputs(ctx context.Context, eng *diagnose.Engine, ins []*input) []outcome {
+	outs := make([]outcome, len(ins))
+	workers := min(runtime.GOMAXPROCS(0), len(ins))
+	if workers <= 1 {
+		for i, in := range ins {
+			if outs[i] = readInput(ctx, eng, in); outs[i].err != nil {
+				break
+			}
+		}
+		return outs
+	}
+	var next, failed atomic.Int64
+	failed.Store(int64(len(ins)))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(ins)) || i > failed.Load() {
+					return
+				}
+				if outs[i] = readInput(ctx, eng, ins[i]); outs[i].err != nil {
+					for f := failed.Load(); i < f && !failed.CompareAndSwap(f, i); f = failed.Load() {
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return outs
+}
+
+// headReaders are the buffers regular files are read through.
+var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, binaryLen) }}
+
+// readInput reads one input (readInputs).
+func readInput(ctx context.Context, eng *diagnose.Engine, in *input) (o outcome) {
+	br := in.stream
+	if br == nil {
+		f, err := openFile(in.path)
+		if err != nil {
+			if in.fromDir != "" {
+				return outcome{skip: "cannot read it: " + unwrapPath(err).Error()}
+			}
+			return outcome{err: readError(ctx, in.path, err)}
+		}
+		defer f.Close()
+		br = headReaders.Get().(*bufio.Reader)
+		br.Reset(ctxReader{ctx: ctx, r: f})
+		defer func() {
+			br.Reset(nil)
+			headReaders.Put(br)
+		}()
+	}
+	if in.fromDir != "" {
+		head, err := peek(br, binaryLen)
+		switch {
+		case err != nil:
+			return outcome{skip: "cannot read it: " + unwrapPath(err).Error()}
+		case sniff(head) == kindLog && logparse.LooksBinary(head):
+			return outcome{skip: "binary data, not a text log"}
+		}
+	}
+	head, err := peek(br, sniffLen)
+	if err != nil {
+		return outcome{err: readError(ctx, in.path, err)}
+	}
+	if sniff(head) != kindLog {
+		return outcome{}
+	}
+	o.parsed, o.err = eng.Read(ctx, diagnose.Input{Name: in.path, Reader: &byteCounter{r: br, n: &o.bytes}})
+	return o
+}
+
+// peek returns up to n bytes of what br holds next without consuming them.
+func peek(br *bufio.Reader, n int) ([]byte, error) {
+	b, err := br.Peek(n)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return b, err
+	}
+	return b, nil
+}
+
 // head returns up to n bytes of the start of the input without consuming
-// them.
+// them. A regular file is opened for it: only dumps and reports, which
+// are read whole, are looked at again after readInputs.
 func (in *input) head(n int) ([]byte, error) {
 	if in.stream != nil {
-		b, err := in.stream.Peek(n)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return b, err
-		}
-		return b, nil
+		return peek(in.stream, n)
 	}
-	if in.start != nil && (n <= len(in.start) || in.whole) {
-		return in.start[:min(n, len(in.start))], nil
-	}
-	b, err := readHeadN(in.path, n)
-	if err == nil && in.start == nil {
-		in.start = append([]byte{}, b[:min(len(b), sniffLen)]...)
-		in.whole = len(b) < n && len(b) <= sniffLen
-	}
-	return b, err
+	return readHeadN(in.path, n)
 }
 
 // reader returns the whole input for one pass, honouring ctx.

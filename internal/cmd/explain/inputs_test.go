@@ -227,42 +227,6 @@ func TestTopLevelKeys(t *testing.T) {
 	}
 }
 
-// TestHeadKeptOnce checks that a regular file's head is read from disk once
-// for the sniffing looks (a directory of thousands of logs is opened once
-// per look), and that a longer look is never answered from the short copy.
-func TestHeadKeptOnce(t *testing.T) {
-	dir := t.TempDir()
-	for _, size := range []int{10, sniffLen, sniffLen + 1, 9000} {
-		p := filepath.Join(dir, fmt.Sprint(size))
-		data := bytes.Repeat([]byte("x"), size)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		in := &input{path: p}
-		first, err := in.head(8192)
-		if err != nil || len(first) != min(size, 8192) {
-			t.Fatalf("size %d: first look %d bytes, %v", size, len(first), err)
-		}
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-		// The sniff looks at sniffLen bytes: from the kept copy, the file is gone.
-		again, err := in.head(sniffLen)
-		if err != nil || len(again) != min(size, sniffLen) {
-			t.Fatalf("size %d: second look %d bytes, %v", size, len(again), err)
-		}
-		// A longer look goes to the file (gone now) unless the copy is all of it.
-		long, err := in.head(jsonPeekLen)
-		if size <= sniffLen {
-			if err != nil || len(long) != size {
-				t.Errorf("size %d: whole file kept, yet the long look gave %d bytes, %v", size, len(long), err)
-			}
-		} else if err == nil {
-			t.Errorf("size %d: long look answered %d bytes from a short copy", size, len(long))
-		}
-	}
-}
-
 func TestFirstJSONValue(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -307,5 +271,42 @@ func TestSpillKeepsTheStreamOutOfMemory(t *testing.T) {
 	got, err := io.ReadAll(io.MultiReader(again, r))
 	if err != nil || !bytes.Equal(got, all.Bytes()) || !bytes.HasSuffix(got, []byte("rest\n")) {
 		t.Errorf("read back %d bytes (%v), want the %d read", len(got), err, all.Len())
+	}
+}
+
+// TestFirstFailingInputIsReported checks that inputs read side by side
+// still fail in order: the error named is the first failing input's,
+// however long the inputs before it take, and a directory's binary file is
+// skipped with its warning while the named one stops the run.
+func TestFirstFailingInputIsReported(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "a_long.log")
+	if err := os.WriteFile(long, bytes.Repeat([]byte("step 1 | loss 0.5\n"), 200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	binary := bytes.Repeat([]byte{0, 1, 2, 0xff}, 4096)
+	first, second := filepath.Join(dir, "b_first.bin"), filepath.Join(dir, "c_second.bin")
+	for _, p := range []string{first, second} {
+		if err := os.WriteFile(p, binary, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		_, err := Run(context.Background(), Options{Paths: []string{long, first, second}})
+		if err == nil || !strings.Contains(err.Error(), first) || strings.Contains(err.Error(), second) {
+			t.Fatalf("error %v, want one naming %s only", err, first)
+		}
+	}
+	var warn bytes.Buffer
+	rep, err := Run(context.Background(), Options{Paths: []string{dir}, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0] != long {
+		t.Errorf("inputs %v, want only %s", rep.Inputs, long)
+	}
+	want := fmt.Sprintf("cudadoctor: skipping %s: binary data, not a text log\ncudadoctor: skipping %s: binary data, not a text log\n", first, second)
+	if warn.String() != want {
+		t.Errorf("warnings %q, want %q", warn.String(), want)
 	}
 }
