@@ -7,7 +7,8 @@
 # number of findings. The machine's load shows in the wall time; the CPU
 # time (user + system) of the best run is printed next to it. Usage: bench/explain/dir.sh [COUNT] [DIR]
 # DIR (default: a temporary directory, removed at the end) is kept when
-# given, so a profile can be taken on it afterwards.
+# given, so a profile can be taken on it afterwards. CUDADOCTOR=path times
+# that binary instead of building one (on a machine without Go).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${1:-10000}
@@ -20,7 +21,11 @@ trap 'rm -rf "$tmp"' EXIT
 dir=${2:-$tmp/logs}
 rm -rf "$dir"
 mkdir -p "$dir"
-go build -o "$tmp/cudadoctor" ./cmd/cudadoctor
+if [ -n "${CUDADOCTOR:-}" ]; then
+	cp "$CUDADOCTOR" "$tmp/cudadoctor"
+else
+	go build -o "$tmp/cudadoctor" ./cmd/cudadoctor
+fi
 mapfile -t srcs < <(find testdata/healthy testdata/explain testdata/gpu -type f \
 	\( -name '*.log' -o -name '*.txt' \) -size -16k | sort)
 [ ${#srcs[@]} -gt 0 ] || { echo "bench: no small logs found" >&2; exit 2; }
