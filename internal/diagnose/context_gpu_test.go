@@ -26,6 +26,11 @@ func TestExpandGPUNames(t *testing.T) {
 		"with a 1080 x 720 image":        "with a 1080 x 720 image",
 		"GPU: 1080 MB free":              "GPU: 1080 MB free",
 		"in 2080 steps":                  "in 2080 steps",
+		"i use 3060.":                    "i use RTX 3060.",
+		"I am using 2080 Ti right now.":  "I am using RTX 2080 Ti right now.",
+		"we have 2 3090s":                "we have 2 RTX 3090s",
+		"I have 1080 images":             "I have 1080 images",
+		"we use 2080 samples per step":   "we use 2080 samples per step",
 		"Unable to determine the device handle for GPU0000:03:00.0": "Unable to determine the device handle for GPU0000:03:00.0",
 	} {
 		if got := expandGPUNames(in); got != want {
@@ -51,6 +56,18 @@ func TestShortGPUNameFeedsArchFacts(t *testing.T) {
 	fs = explainText(t, e, fail+"it fails at step 3080\nCuda:10.1\n")
 	if len(fs) != 1 || fs[0].Class != "cublas-error" {
 		t.Errorf("a step number was read as a GPU: %+v", fs)
+	}
+	// A first-person "I use 3060" names the card too; "I have 1080
+	// images" does not.
+	thc := "RuntimeError: cublas runtime error : the GPU program failed to execute at /pytorch/aten/src/THC/THCBlas.cu:441\n" +
+		"conda install pytorch==1.0.0 torchvision==0.2.1 cuda100 -c pytorch\n"
+	fs = explainText(t, e, thc+"i use 3060.\n")
+	if len(fs) != 1 || fs[0].Class != "no-kernel-image" {
+		t.Errorf("RTX 3060 under torch 1.0: %+v", fs)
+	}
+	fs = explainText(t, e, thc+"I have 1080 images in the set\n")
+	if len(fs) != 1 || fs[0].Class != "cublas-error" {
+		t.Errorf("an image count was read as a GPU: %+v", fs)
 	}
 	// The same card under a CUDA that knows it stays a cuBLAS error.
 	fs = explainText(t, e, fail+"GPU: 3080\nCuda:11.1\n")
