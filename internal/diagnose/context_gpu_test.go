@@ -75,3 +75,24 @@ func TestShortGPUNameFeedsArchFacts(t *testing.T) {
 		t.Errorf("RTX 3080 under CUDA 11.1: %+v", fs)
 	}
 }
+
+// A GPU one minor architecture past the build (an RTX 4090, sm_89, under
+// CUDA 11.7, which compiles up to sm_86) runs the build's sm_86 code: its
+// libraries' kernel launches may fail, but creating a cuBLAS handle does
+// not depend on them, so that failure stays a cuBLAS error. Across a major
+// architecture (an RTX 3090 under CUDA 10.2) it does not.
+func TestHandleCreationAndBinaryCompatibility(t *testing.T) {
+	e := New(kb.MustDefault())
+	create := "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"
+	gemm := "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n"
+	for _, c := range []struct{ log, want string }{
+		{create + "GPU: RTX 4090\ncuda:11.7\n", "cublas-error"},
+		{gemm + "GPU: RTX 4090\ncuda:11.7\n", "no-kernel-image"},
+		{create + "GPU: RTX 3090\ncuda:10.2\n", "no-kernel-image"},
+	} {
+		fs := explainText(t, e, c.log)
+		if len(fs) != 1 || fs[0].Class != c.want {
+			t.Errorf("%q: got %+v, want %s", c.log, fs, c.want)
+		}
+	}
+}
