@@ -133,7 +133,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		for _, i := range idx {
 			f := &fs[i]
 			for _, c := range sf.judged {
-				if !refinableBy[c.Class][f.Class] {
+				if !refinableBy[c.Class][f.Class] || c.Facts["binary_compatible"] == true && createsHandle(f) {
 					continue
 				}
 				refine(f, c, sf.lines, s.name)
@@ -188,6 +188,19 @@ func parallel(n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// createsHandle: the finding is cuBLAS failing to create its handle
+// (cublasCreate, NOT_INITIALIZED, ALLOC_FAILED), which allocates memory and
+// launches no kernel, so a GPU whose own major architecture the build
+// carries (an RTX 4090 under CUDA 11.7 runs its sm_86 code) does not
+// explain it.
+func createsHandle(f *report.Finding) bool {
+	if f.Class != "cublas-error" {
+		return false
+	}
+	st, call := fmt.Sprint(f.Facts["cublas_status"]), fmt.Sprint(f.Facts["cublas_call"])
+	return st == "NOT_INITIALIZED" || st == "ALLOC_FAILED" || call == "cublasCreate"
 }
 
 func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name string) {

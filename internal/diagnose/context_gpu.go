@@ -37,6 +37,12 @@ var (
 	gpuBeforeWordRE = regexp.MustCompile(`(?i)\b` + gpuModel + `s?\s*(?:\(\d+\s*gb\)\s*)?(?:gpus?|cards?|graphics)\b`)
 	// "on a 4090", "with my 2080 Ti", "using 8 A100s", "have two 3090s".
 	gpuPhraseRE = regexp.MustCompile(`(?i)\b(?:on|with|using|have|has|got|own|bought|in)\s+(?:an?|my|the|our|one|two|four|eight|\d+\s*x?)\s+` + gpuModel + `s?\b`)
+	// "I use 3060.", "we have 2 3090s", "I am using 2080 Ti right now": a
+	// bare number after a first-person subject and a verb of owning or
+	// using; with no article it is a GPU only where the phrase ends after
+	// it (gpuSubjectEndRE), so "I have 1080 images" is not one.
+	gpuSubjectRE    = regexp.MustCompile(`(?i)\b(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?:use|using|have|had|got|own|bought|run|running|tried|trying)\s+(?:an?\s+|my\s+|one\s+|two\s+|four\s+|eight\s+|\d\s*x?\s*)?` + gpuModel + `s?\b`)
+	gpuSubjectEndRE = regexp.MustCompile(`(?i)^\s*(?:$|[.,;:!?)(]|(?:gpus?|cards?|graphics|right|now|and|but|with|on|in|for|which|that|here|too|as|at|to)\b)`)
 	// nvidia-smi tables of older drivers name data-center cards without
 	// "NVIDIA": "|   0  A100-SXM4-40GB  On |", "Tesla" is gone since.
 	gpuFormFactorRE = regexp.MustCompile(`\b([AHB]100|[AH]800|H200|B200)[-\s](?:SXM|PCIE)`)
@@ -51,7 +57,8 @@ var (
 var gpuWordTriggers = func() []string {
 	var out []string
 	for _, m := range geforceModels {
-		out = append(out, "GPU:"+m, "GPU: "+m, "gpu:"+m, "gpu: "+m, "a "+m, "my "+m, m+" GPU", m+" gpu", m+"ti", m+"Ti", m+" Ti", m+" card")
+		out = append(out, "GPU:"+m, "GPU: "+m, "gpu:"+m, "gpu: "+m, "a "+m, "my "+m, m+" GPU", m+" gpu", m+"ti", m+"Ti", m+" Ti", m+" card",
+			"use "+m, "using "+m, "have "+m)
 	}
 	out = append(out, "A100-S", "A100-P", "H100-S", "H100-P", "A800-S", "H800-P", "A6000", "A5000", "A4000")
 	// A trigger shorter than minTrigger would slow every scan: the short
@@ -81,7 +88,8 @@ func expandGPUNames(l string) string {
 		last := 0
 		for _, m := range re.FindAllStringSubmatchIndex(out, -1) {
 			lo, hi := m[2], m[3]
-			if notAfterGPURE.MatchString(out[m[1]:]) || namedBefore(out[:lo], out[lo:hi]) {
+			if notAfterGPURE.MatchString(out[m[1]:]) || namedBefore(out[:lo], out[lo:hi]) ||
+				g.end != nil && !g.end.MatchString(out[m[1]:]) {
 				continue
 			}
 			b.WriteString(out[last:lo])
@@ -107,14 +115,16 @@ func expandGPUNames(l string) string {
 
 // gpuNameREs are the rewriting patterns in the order they run, each with
 // the lower-case words one of which it needs besides a model (none: the
-// model alone).
+// model alone) and, where set, what the text after a match must begin with.
 var gpuNameREs = []struct {
 	re    *regexp.Regexp
 	words []string
+	end   *regexp.Regexp
 }{
-	{gpuAfterWordRE, []string{"gpu", "card", "graphics", "vga", "device", "nvidia"}},
-	{gpuBeforeWordRE, []string{"gpu", "card", "graphics"}},
-	{gpuPhraseRE, nil},
+	{gpuAfterWordRE, []string{"gpu", "card", "graphics", "vga", "device", "nvidia"}, nil},
+	{gpuBeforeWordRE, []string{"gpu", "card", "graphics"}, nil},
+	{gpuPhraseRE, nil, nil},
+	{gpuSubjectRE, []string{"i ", "we ", "i'm", "we're"}, gpuSubjectEndRE},
 }
 
 // gpuModelWords: every name gpuModel matches holds one of these, in lower

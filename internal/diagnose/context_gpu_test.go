@@ -26,6 +26,11 @@ func TestExpandGPUNames(t *testing.T) {
 		"with a 1080 x 720 image":        "with a 1080 x 720 image",
 		"GPU: 1080 MB free":              "GPU: 1080 MB free",
 		"in 2080 steps":                  "in 2080 steps",
+		"i use 3060.":                    "i use RTX 3060.",
+		"I am using 2080 Ti right now.":  "I am using RTX 2080 Ti right now.",
+		"we have 2 3090s":                "we have 2 RTX 3090s",
+		"I have 1080 images":             "I have 1080 images",
+		"we use 2080 samples per step":   "we use 2080 samples per step",
 		"Unable to determine the device handle for GPU0000:03:00.0": "Unable to determine the device handle for GPU0000:03:00.0",
 	} {
 		if got := expandGPUNames(in); got != want {
@@ -52,9 +57,42 @@ func TestShortGPUNameFeedsArchFacts(t *testing.T) {
 	if len(fs) != 1 || fs[0].Class != "cublas-error" {
 		t.Errorf("a step number was read as a GPU: %+v", fs)
 	}
+	// A first-person "I use 3060" names the card too; "I have 1080
+	// images" does not.
+	thc := "RuntimeError: cublas runtime error : the GPU program failed to execute at /pytorch/aten/src/THC/THCBlas.cu:441\n" +
+		"conda install pytorch==1.0.0 torchvision==0.2.1 cuda100 -c pytorch\n"
+	fs = explainText(t, e, thc+"i use 3060.\n")
+	if len(fs) != 1 || fs[0].Class != "no-kernel-image" {
+		t.Errorf("RTX 3060 under torch 1.0: %+v", fs)
+	}
+	fs = explainText(t, e, thc+"I have 1080 images in the set\n")
+	if len(fs) != 1 || fs[0].Class != "cublas-error" {
+		t.Errorf("an image count was read as a GPU: %+v", fs)
+	}
 	// The same card under a CUDA that knows it stays a cuBLAS error.
 	fs = explainText(t, e, fail+"GPU: 3080\nCuda:11.1\n")
 	if len(fs) != 1 || fs[0].Class != "cublas-error" {
 		t.Errorf("RTX 3080 under CUDA 11.1: %+v", fs)
+	}
+}
+
+// A GPU one minor architecture past the build (an RTX 4090, sm_89, under
+// CUDA 11.7, which compiles up to sm_86) runs the build's sm_86 code: its
+// libraries' kernel launches may fail, but creating a cuBLAS handle does
+// not depend on them, so that failure stays a cuBLAS error. Across a major
+// architecture (an RTX 3090 under CUDA 10.2) it does not.
+func TestHandleCreationAndBinaryCompatibility(t *testing.T) {
+	e := New(kb.MustDefault())
+	create := "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"
+	gemm := "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n"
+	for _, c := range []struct{ log, want string }{
+		{create + "GPU: RTX 4090\ncuda:11.7\n", "cublas-error"},
+		{gemm + "GPU: RTX 4090\ncuda:11.7\n", "no-kernel-image"},
+		{create + "GPU: RTX 3090\ncuda:10.2\n", "no-kernel-image"},
+	} {
+		fs := explainText(t, e, c.log)
+		if len(fs) != 1 || fs[0].Class != c.want {
+			t.Errorf("%q: got %+v, want %s", c.log, fs, c.want)
+		}
 	}
 }

@@ -46,9 +46,10 @@ func runToolkitArch(f *Facts) Result {
 		}
 		arch := smArch(g.CCMajor, g.CCMinor)
 		var msg, fix string
+		sameMajor := cc > hi && cc/10 == hi/10
 		if cc > hi {
 			msg = fmt.Sprintf("%s (%s) is newer than CUDA %s (%s) knows: that CUDA compiles for %s at most, so the stack has no kernels built for it", g.Name, arch, tk.Version, tk.From, smArch(hi/10, hi%10))
-			if cc/10 == hi/10 {
+			if sameMajor {
 				// Binary compatibility runs the framework's own sm_X0 code,
 				// but the libraries' tuned kernels (cuFFT under CUDA 11.7 on
 				// sm_89, cuBLAS under CUDA 9 on sm_75) fail.
@@ -64,6 +65,12 @@ func runToolkitArch(f *Facts) Result {
 		fd := finding(report.Error, msg, fix)
 		fd.Facts["capability"] = fmt.Sprintf("%d.%d", g.CCMajor, g.CCMinor)
 		fd.Facts["cuda"] = tk.Version
+		if sameMajor {
+			// Only the libraries' architecture-specific kernels are
+			// missing: what fails is a kernel launch, never the creation
+			// of a library handle.
+			fd.Facts["binary_compatible"] = true
+		}
 		return failWith(fd)
 	}
 	return pass("CUDA %s covers the GPUs named", tk.Version)
