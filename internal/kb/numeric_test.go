@@ -11,6 +11,9 @@ func TestNumericErrorCodes(t *testing.T) {
 		{"terminate called after throwing: CUDA Error: 716", "misaligned-address"},
 		{"cudaError code: 209 when launching add_one", "no-kernel-image"},
 		{"CUDA error (101) in set_device", "invalid-device-ordinal"},
+		{"[2024-03-15 10:30:10] CUDA error: error code 34", "cuda-unavailable"},
+		{"cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (34)", "cuda-unavailable"},
+		{"failed call to cuInit: UNKNOWN ERROR (7001)", ""},
 		{"step 700 loss 0.25", ""},
 		{"CUDA error 7001 at foo.cu:1", ""},
 	}

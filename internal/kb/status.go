@@ -195,9 +195,12 @@ var (
 	statusNameRE = regexp.MustCompile(`\b(?:cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|nccl[A-Z][A-Za-z]+)`)
 	// statusCodeREs find a CUDA error number in the contexts that print
 	// one: THC's "error=59", "cuda runtime error (59)", C macros' "CUDA
-	// error = 999" and "CUDA Error 700", Numba's "[700] Call to", "code=700".
+	// error = 999" and "CUDA Error 700", "CUDA error: error code 34",
+	// Numba's "[700] Call to", "code=700", and a driver call's result that
+	// TensorFlow's driver wrapper has no name for ("failed call to cuInit:
+	// UNKNOWN ERROR (34)"; CUresult and cudaError_t share these numbers).
 	legacyCodeRE = regexp.MustCompile(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
-	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\()`)
+	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?::?\s+error)?(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\(|\bcall to cu[A-Z]\w*: UNKNOWN ERROR \((\d{1,3})\))`)
 	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
 	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
@@ -245,7 +248,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if !ascii || strings.Contains(lower, "cuda runtime error (") || strings.Contains(lower, "thcudacheck fail file=") {
 		legacyCode(t, line, add)
 	}
-	if !ascii || strings.Contains(lower, "cuda") && strings.Contains(lower, "error") || strings.Contains(lower, "code=") {
+	if !ascii || strings.Contains(lower, "cuda") && strings.Contains(lower, "error") || strings.Contains(lower, "code=") || strings.Contains(lower, "unknown error (") {
 		modernCode(t, line, add)
 	}
 	if strings.Contains(line, "cudaError_enum(0x") {
@@ -310,7 +313,7 @@ func legacyCode(t *statusTable, line string, add func(*Status, string)) {
 
 func modernCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := modernCodeRE.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.Atoi(m[1] + m[2] + m[3])
+		n, _ := strconv.Atoi(m[1] + m[2] + m[3] + m[4])
 		if s, ok := t.byCode[n]; ok {
 			add(s, strings.TrimSpace(m[0]))
 		}
@@ -333,7 +336,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDA driver error", "cudaError_enum"}
+		"CudaAPIError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR ("}
 	if k.status == nil {
 		return out
 	}
