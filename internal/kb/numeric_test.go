@@ -28,3 +28,26 @@ func TestNumericErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusContexts: a generic CUDA message counts where the line speaks
+// of a CUDA error in a wrapper's own words, and a classless status is
+// still found (the engine names it in an "other" finding).
+func TestStatusContexts(t *testing.T) {
+	k := MustDefault()
+	cases := []struct{ line, want string }{
+		{"[reformat.cu::operator()::1606] Error Code 1: Cuda Runtime (invalid resource handle)", "cudaErrorInvalidResourceHandle"},
+		{`transform_detail.hpp:386: error: (-217) invalid resource handle`, "cudaErrorInvalidResourceHandle"},
+		{"raise the error `peer access is not supported between these two device`", "cudaErrorPeerAccessUnsupported"},
+		{"cudaDeviceEnablePeerAccess: peer access is already enabled", "cudaErrorPeerAccessAlreadyEnabled"},
+		{"the camera handle was invalid resource handle of the UI", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		if hs := k.Statuses(c.line); len(hs) > 0 {
+			got = hs[0].Status.Name
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
+		}
+	}
+}

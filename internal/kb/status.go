@@ -205,9 +205,12 @@ var (
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
 	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
 	// errorContext marks a line as speaking of a CUDA error, which a
-	// generic message ("out of memory", "unknown error") needs to count.
-	errorContexts = []string{" cuda error ", " cuda runtime error ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart "}
+	// generic message ("out of memory", "unknown error") needs to count:
+	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
+	// (invalid resource handle)" and OpenCV's CUDA API error code -217
+	// ("error: (-217) invalid resource handle").
+	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 "}
 )
 
 func hasErrorContext(norm string) bool {
@@ -336,7 +339,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR ("}
+		"CudaAPIError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
 	if k.status == nil {
 		return out
 	}
