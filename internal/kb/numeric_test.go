@@ -40,6 +40,8 @@ func TestStatusContexts(t *testing.T) {
 		{"raise the error `peer access is not supported between these two device`", "cudaErrorPeerAccessUnsupported"},
 		{"cudaDeviceEnablePeerAccess: peer access is already enabled", "cudaErrorPeerAccessAlreadyEnabled"},
 		{"the camera handle was invalid resource handle of the UI", ""},
+		{"tiny-cuda-nn/multi_stream.h:44 cudaStreamCreate(&m_stream) failed with error unknown error", "cudaErrorUnknown"},
+		{"my_kernel() failed with error unknown error", ""},
 	}
 	for _, c := range cases {
 		got := ""

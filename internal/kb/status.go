@@ -213,6 +213,13 @@ var (
 		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 "}
 )
 
+// cudaCallRE is a CUDA runtime or driver API call quoted with its
+// arguments and said to have failed, as C++ check macros print it
+// ("cudaStreamCreate(&m_stream) failed with error unknown error"): it too
+// makes a generic message a CUDA error. A call named in prose
+// ("Unexpected error from cudaGetDeviceCount()") is not such a report.
+var cudaCallRE = regexp.MustCompile(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?\([^()]+\) (?:failed|returned)`)
+
 func hasErrorContext(norm string) bool {
 	for _, c := range errorContexts {
 		if strings.Contains(norm, c) {
@@ -266,7 +273,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		if p.generic {
 			if ctx < 0 {
 				ctx = 0
-				if hasErrorContext(norm) {
+				if hasErrorContext(norm) || cudaCallRE.MatchString(line) {
 					ctx = 1
 				}
 			}
