@@ -75,13 +75,26 @@ var failureTriggers = slices.Concat(fatalTriggers, torchErrorTemplates)
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		pats := slices.Concat(as, logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords())
+		rest := slices.Concat(logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords())
+		pats := slices.Concat(as, rest)
 		e.pf = logparse.NewPrefilter(pats)
+		// A text that is both a signature's anchor and a trigger of its
+		// own ("CUDA error", which the status layer reads with any number
+		// after it) keeps the prefilter's first index, the anchor's: it
+		// must still pass as the trigger it also is.
+		structural := make([]bool, len(as))
+		for _, t := range rest {
+			for i, a := range as {
+				if a == t {
+					structural[i] = true
+				}
+			}
+		}
 		// A line holding only an anchor ("214" in "step 214") is no
 		// candidate unless it holds the rest a signature needs ("cuda").
 		e.pf.Accept = func(line []byte, ids []int) bool {
 			for _, id := range ids {
-				if id >= len(as) {
+				if id >= len(as) || structural[id] {
 					return true // a structural trigger or a command
 				}
 				for i := range reqs[id] {

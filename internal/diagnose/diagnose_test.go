@@ -326,3 +326,19 @@ func TestUnclassifiedFailureKeepsItsAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestBareCUDAErrorNumber: "CUDA error" is both a signature's anchor and a
+// trigger of the status layer, so a line that names the error only by its
+// number reaches the parser whatever the signature's other words.
+func TestBareCUDAErrorNumber(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ log, class string }{
+		{"[2024-03-15 10:30:10] CUDA error: error code 34\n[2024-03-15 10:30:10] miner terminated\n", "cuda-unavailable"},
+		{"CUDA error 100\n", "cuda-unavailable"},
+	} {
+		fs := explainText(t, e, c.log)
+		if len(fs) == 0 || fs[0].Class != c.class {
+			t.Errorf("%q: got %v, want %s", c.log, fs, c.class)
+		}
+	}
+}

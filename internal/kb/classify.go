@@ -181,7 +181,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	}
 	best := -1
 	for i, h := range hits {
-		if h.m.Signature.Strength != Primary || !h.m.Signature.requirementMet(lines) {
+		if h.m.Signature.Strength != Primary || !h.m.Signature.requirementMet(lines) || !repeated(hits, h.m.Signature) {
 			continue
 		}
 		if best < 0 || k.Rank(h.m.Class.ID) < k.Rank(hits[best].m.Class.ID) {
@@ -376,6 +376,21 @@ func normaliseFacts(f map[string]string) {
 			f["kernel"] = k
 		}
 	}
+}
+
+// repeated says a signature with Repeats matched that many distinct lines
+// among the failure's hits.
+func repeated(hits []hit, s *Signature) bool {
+	if s.Repeats <= 1 {
+		return true
+	}
+	n, last := 0, -1
+	for _, h := range hits {
+		if h.m.Signature == s && h.line != last {
+			n, last = n+1, h.line
+		}
+	}
+	return n >= s.Repeats
 }
 
 func (s *Signature) requirementMet(lines []string) bool {

@@ -185,3 +185,20 @@ func TestRuntimeErrorFacts(t *testing.T) {
 		t.Errorf("message fact with a location: %q", got)
 	}
 }
+
+// TestRepeatsCountsLines: a signature with repeats fires only when that
+// many lines of the failure match it.
+func TestRepeatsCountsLines(t *testing.T) {
+	k := MustDefault()
+	line := "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768"
+	for n, want := range map[int]bool{1: false, 2: false, 3: true, 5: true} {
+		lines := make([]string, n)
+		for i := range lines {
+			lines[i] = line
+		}
+		v, ok := k.Classify(lines)
+		if got := ok && v.Class.ID == "nonfinite"; got != want {
+			t.Errorf("%d overflow lines: nonfinite=%v, want %v", n, got, want)
+		}
+	}
+}

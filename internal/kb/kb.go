@@ -56,6 +56,11 @@ type Signature struct {
 	// Unless is an RE2 regex that, when it matches the same line, cancels
 	// the match: for wordings that also occur in harmless warnings.
 	Unless string `yaml:"unless,omitempty"`
+	// Repeats, when above 1, is how many lines of the same failure must
+	// match for a primary match to count: for wordings that are routine
+	// once (a loss scaler backing off during warm-up) and a failure only
+	// when they keep coming.
+	Repeats int `yaml:"repeats,omitempty"`
 	// Async overrides the class's Async flag for this wording (a CPU-side
 	// index error is reported where it happens; the device-side assert of
 	// the same class is not).
@@ -358,6 +363,9 @@ func (c *Class) compile() error {
 			return fmt.Errorf("signature %s: %w", s.ID, err)
 		}
 		s.re = re
+		if s.Repeats < 0 || s.Repeats > 0 && s.Strength != Primary {
+			return fmt.Errorf("signature %s: repeats must be positive, and only a primary signature repeats", s.ID)
+		}
 		if s.Requires != "" {
 			if s.requiresRE, err = regexp.Compile(s.Requires); err != nil {
 				return fmt.Errorf("signature %s requires: %w", s.ID, err)

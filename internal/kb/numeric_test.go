@@ -11,6 +11,9 @@ func TestNumericErrorCodes(t *testing.T) {
 		{"terminate called after throwing: CUDA Error: 716", "misaligned-address"},
 		{"cudaError code: 209 when launching add_one", "no-kernel-image"},
 		{"CUDA error (101) in set_device", "invalid-device-ordinal"},
+		{"[2024-03-15 10:30:10] CUDA error: error code 34", "cuda-unavailable"},
+		{"cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (34)", "cuda-unavailable"},
+		{"failed call to cuInit: UNKNOWN ERROR (7001)", ""},
 		{"step 700 loss 0.25", ""},
 		{"CUDA error 7001 at foo.cu:1", ""},
 	}
@@ -19,6 +22,31 @@ func TestNumericErrorCodes(t *testing.T) {
 		got := ""
 		if ok {
 			got = v.Class.ID
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+// TestStatusContexts: a generic CUDA message counts where the line speaks
+// of a CUDA error in a wrapper's own words, and a classless status is
+// still found (the engine names it in an "other" finding).
+func TestStatusContexts(t *testing.T) {
+	k := MustDefault()
+	cases := []struct{ line, want string }{
+		{"[reformat.cu::operator()::1606] Error Code 1: Cuda Runtime (invalid resource handle)", "cudaErrorInvalidResourceHandle"},
+		{`transform_detail.hpp:386: error: (-217) invalid resource handle`, "cudaErrorInvalidResourceHandle"},
+		{"raise the error `peer access is not supported between these two device`", "cudaErrorPeerAccessUnsupported"},
+		{"cudaDeviceEnablePeerAccess: peer access is already enabled", "cudaErrorPeerAccessAlreadyEnabled"},
+		{"the camera handle was invalid resource handle of the UI", ""},
+		{"tiny-cuda-nn/multi_stream.h:44 cudaStreamCreate(&m_stream) failed with error unknown error", "cudaErrorUnknown"},
+		{"my_kernel() failed with error unknown error", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		if hs := k.Statuses(c.line); len(hs) > 0 {
+			got = hs[0].Status.Name
 		}
 		if got != c.want {
 			t.Errorf("%q: got %q, want %q", c.line, got, c.want)

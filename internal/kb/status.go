@@ -195,17 +195,30 @@ var (
 	statusNameRE = regexp.MustCompile(`\b(?:cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|nccl[A-Z][A-Za-z]+)`)
 	// statusCodeREs find a CUDA error number in the contexts that print
 	// one: THC's "error=59", "cuda runtime error (59)", C macros' "CUDA
-	// error = 999" and "CUDA Error 700", Numba's "[700] Call to", "code=700".
+	// error = 999" and "CUDA Error 700", "CUDA error: error code 34",
+	// Numba's "[700] Call to", "code=700", and a driver call's result that
+	// TensorFlow's driver wrapper has no name for ("failed call to cuInit:
+	// UNKNOWN ERROR (34)"; CUresult and cudaError_t share these numbers).
 	legacyCodeRE = regexp.MustCompile(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
-	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\()`)
+	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?::?\s+error)?(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\(|\bcall to cu[A-Z]\w*: UNKNOWN ERROR \((\d{1,3})\))`)
 	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
 	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
 	// errorContext marks a line as speaking of a CUDA error, which a
-	// generic message ("out of memory", "unknown error") needs to count.
-	errorContexts = []string{" cuda error ", " cuda runtime error ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart "}
+	// generic message ("out of memory", "unknown error") needs to count:
+	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
+	// (invalid resource handle)" and OpenCV's CUDA API error code -217
+	// ("error: (-217) invalid resource handle").
+	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 "}
 )
+
+// cudaCallRE is a CUDA runtime or driver API call quoted with its
+// arguments and said to have failed, as C++ check macros print it
+// ("cudaStreamCreate(&m_stream) failed with error unknown error"): it too
+// makes a generic message a CUDA error. A call named in prose
+// ("Unexpected error from cudaGetDeviceCount()") is not such a report.
+var cudaCallRE = regexp.MustCompile(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?\([^()]+\) (?:failed|returned)`)
 
 func hasErrorContext(norm string) bool {
 	for _, c := range errorContexts {
@@ -245,7 +258,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if !ascii || strings.Contains(lower, "cuda runtime error (") || strings.Contains(lower, "thcudacheck fail file=") {
 		legacyCode(t, line, add)
 	}
-	if !ascii || strings.Contains(lower, "cuda") && strings.Contains(lower, "error") || strings.Contains(lower, "code=") {
+	if !ascii || strings.Contains(lower, "cuda") && strings.Contains(lower, "error") || strings.Contains(lower, "code=") || strings.Contains(lower, "unknown error (") {
 		modernCode(t, line, add)
 	}
 	if strings.Contains(line, "cudaError_enum(0x") {
@@ -260,7 +273,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		if p.generic {
 			if ctx < 0 {
 				ctx = 0
-				if hasErrorContext(norm) {
+				if hasErrorContext(norm) || cudaCallRE.MatchString(line) {
 					ctx = 1
 				}
 			}
@@ -310,7 +323,7 @@ func legacyCode(t *statusTable, line string, add func(*Status, string)) {
 
 func modernCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := modernCodeRE.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.Atoi(m[1] + m[2] + m[3])
+		n, _ := strconv.Atoi(m[1] + m[2] + m[3] + m[4])
 		if s, ok := t.byCode[n]; ok {
 			add(s, strings.TrimSpace(m[0]))
 		}
@@ -333,7 +346,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDA driver error", "cudaError_enum"}
+		"CudaAPIError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
 	if k.status == nil {
 		return out
 	}
