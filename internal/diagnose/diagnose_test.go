@@ -342,3 +342,21 @@ func TestBareCUDAErrorNumber(t *testing.T) {
 		}
 	}
 }
+
+// An error printed on the line of a traceback header, before it, is read
+// even when the traceback is cut before its exception line.
+func TestMessageBeforeTracebackHeader(t *testing.T) {
+	e := New(kb.MustDefault())
+	log := "(Worker pid=7) ERROR 01-19 03:55:24 utils.py:233] Exception in worker while processing method init_device: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method, Traceback (most recent call last):\n" +
+		"(Worker pid=7) ERROR 01-19 03:55:24 utils.py:233]   File \"/x/worker.py\", line 166, in init_device\n" +
+		"(Worker pid=7) ERROR 01-19 03:55:24 utils.py:233]     torch.cuda.set_device(self.device)\n"
+	fs := explainText(t, e, log)
+	if len(fs) == 0 || fs[0].Class != "fork-reinit" {
+		t.Errorf("got %v, want fork-reinit", fs)
+	}
+	// A label in front of the header is no message: the label adds no finding.
+	tb := "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\nRuntimeError: CUDA error: out of memory\n"
+	if a, b := explainText(t, e, tb), explainText(t, e, "traceback : "+tb); len(a) != len(b) {
+		t.Errorf("label read as a message: %v vs %v", a, b)
+	}
+}

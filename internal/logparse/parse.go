@@ -523,6 +523,7 @@ func (p *parser) start(l pline) {
 	p.flushFloods()
 	switch {
 	case strings.Contains(msg, TracebackHead) && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
+		p.leadIn(l, msg[:strings.Index(msg, TracebackHead)])
 		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, indent: indentOf(msg)}
 		tb.chain = append(tb.chain, Exception{})
 		p.blocks[l.Rank] = tb
@@ -554,6 +555,27 @@ func (p *parser) start(l pline) {
 		mb.work(msg)
 		p.blocks[l.Rank] = mb
 	}
+}
+
+// leadIn emits, as a message of its own, an error printed on the line of
+// a traceback header before it (vLLM's worker logs "...: Cannot
+// re-initialize CUDA in forked subprocess. ..., Traceback (most recent
+// call last):"). The traceback that follows may be cut before its
+// exception line; the text in front is then the only statement of the
+// failure. A label ("traceback : ") holds no trigger and stays part of
+// the header.
+func (p *parser) leadIn(l pline, before string) {
+	before = strings.TrimRight(strings.TrimSpace(before), ",:; ")
+	if len(before) < 8 || p.pf == nil {
+		return
+	}
+	ids := p.pf.LinePatterns([]byte(before), nil)
+	if len(ids) == 0 || (p.pf.Accept != nil && !p.pf.Accept([]byte(before), ids)) {
+		return
+	}
+	ev := p.newEvent(KindMessage, l)
+	ev.Lines = []Line{{l.N, before}}
+	p.emit(ev)
 }
 
 // isAssert is the cheap test before the assertion regex.
