@@ -53,3 +53,28 @@ func TestStatusContexts(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusNameSpellings: a CUDA status name is found however a wrapper
+// spells it: apart from its prefix, in CamelCase or in the other API's
+// upper-case style; words of prose after "CUDA error" are no name.
+func TestStatusNameSpellings(t *testing.T) {
+	k := MustDefault()
+	cases := []struct{ line, want string }{
+		{"I find the error CUDAError InsufficientDriver. My CUDA version is 12.9", "cudaErrorInsufficientDriver"},
+		{"RuntimeError: cudaError_t.NoDevice", "cudaErrorNoDevice"},
+		{"CUDA error: INVALID_DEVICE", "cudaErrorInvalidDevice"},
+		{"cuda.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER", "cudaErrorInsufficientDriver"},
+		{"CudaError IllegalAddress in kernel", "cudaErrorIllegalAddress"},
+		{"CUDA error: Some Words here", ""},
+		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		if hs := k.Statuses(c.line); len(hs) > 0 {
+			got = hs[0].Status.Name
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
+		}
+	}
+}

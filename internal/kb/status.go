@@ -76,6 +76,10 @@ type phrase struct {
 // statusTable is the loaded statuses.yaml.
 type statusTable struct {
 	byName   map[string]*Status // lower-cased name -> status
+	// byKey finds a CUDA status by the words of its name alone, in any
+	// spelling: cudaErrorInsufficientDriver, CUDA_ERROR_INSUFFICIENT_DRIVER
+	// and "CUDAError InsufficientDriver" all read "insufficientdriver".
+	byKey map[string]*Status
 	byCode   map[int]*Status
 	byLegacy map[int]*Status
 	phrases  []phrase // longest first
@@ -89,7 +93,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
 		return nil, err
 	}
-	t := &statusTable{byName: map[string]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
+	t := &statusTable{byName: map[string]*Status{}, byKey: map[string]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
 	addName := func(n string, s *Status) error {
 		k := strings.ToLower(n)
 		if _, dup := t.byName[k]; dup {
@@ -109,6 +113,14 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if c.Driver != "" {
 			if err := addName(c.Driver, s); err != nil {
 				return nil, err
+			}
+		}
+		for _, n := range []string{strings.TrimPrefix(c.Name, "cudaError"), strings.TrimPrefix(c.Driver, "CUDA_ERROR_")} {
+			if k := nameKey(n); k != "" {
+				if o, dup := t.byKey[k]; dup && o != s {
+					return nil, fmt.Errorf("status name key %s names both %s and %s", k, o.Name, s.Name)
+				}
+				t.byKey[k] = s
 			}
 		}
 		t.byCode[c.Code] = s
@@ -161,6 +173,20 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 	return t, nil
 }
 
+// nameKey is the words of a status name without case or separators.
+func nameKey(n string) string {
+	var b strings.Builder
+	for i := 0; i < len(n); i++ {
+		switch c := n[i]; {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // normalize folds case and punctuation: "CUDA-capable device(s) is/are
 // busy" and "cuda capable device s is are busy" read the same.
 func normalize(s string) string {
@@ -204,6 +230,12 @@ var (
 	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
 	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
+	// spelledNameRE finds a CUDA status name written apart from its
+	// prefix, as wrappers print the enum member after the error type:
+	// "CUDAError InsufficientDriver", "cudaError_t.NoDevice", "CUDA
+	// error: INVALID_DEVICE". The name must look like an identifier (two
+	// capitals, or capitals joined by underscores), not a word of prose.
+	spelledNameRE = regexp.MustCompile(`(?i:\bcuda[ _.]?error)(?:_t|_enum)?[ .:=]*([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)\b`)
 	// errorContext marks a line as speaking of a CUDA error, which a
 	// generic message ("out of memory", "unknown error") needs to count:
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
@@ -251,10 +283,21 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, "cudaError") || strings.Contains(line, "CUDA_ERROR_") || strings.Contains(line, "_STATUS_") ||
 		strings.Contains(line, "CUFFT_") || strings.Contains(line, "nccl") {
 		for _, m := range statusNameRE.FindAllString(line, -1) {
-			add(t.byName[strings.ToLower(m)], m)
+			s := t.byName[strings.ToLower(m)]
+			if s == nil && !strings.HasPrefix(m, "nccl") {
+				// A CUDA name in the other API's style
+				// (CUDA_ERROR_INSUFFICIENT_DRIVER for the runtime's status).
+				s = t.byKey[nameKey(strings.TrimPrefix(strings.TrimPrefix(m, "cudaError"), "CUDA_ERROR_"))]
+			}
+			add(s, m)
 		}
 	}
 	lower, ascii := lowerASCII(line)
+	if strings.Contains(lower, "cudaerror") || strings.Contains(lower, "cuda error") || strings.Contains(lower, "cuda_error") || strings.Contains(lower, "cuda.error") {
+		for _, m := range spelledNameRE.FindAllStringSubmatch(line, -1) {
+			add(t.byKey[nameKey(m[1])], strings.TrimSpace(m[0]))
+		}
+	}
 	if !ascii || strings.Contains(lower, "cuda runtime error (") || strings.Contains(lower, "thcudacheck fail file=") {
 		legacyCode(t, line, add)
 	}
@@ -346,7 +389,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
+		"CudaAPIError", "CUDAError", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
 	if k.status == nil {
 		return out
 	}
