@@ -75,11 +75,11 @@ type phrase struct {
 
 // statusTable is the loaded statuses.yaml.
 type statusTable struct {
-	byName   map[string]*Status // lower-cased name -> status
+	byName map[string]*Status // lower-cased name -> status
 	// byKey finds a CUDA status by the words of its name alone, in any
 	// spelling: cudaErrorInsufficientDriver, CUDA_ERROR_INSUFFICIENT_DRIVER
 	// and "CUDAError InsufficientDriver" all read "insufficientdriver".
-	byKey map[string]*Status
+	byKey    map[string]*Status
 	byCode   map[int]*Status
 	byLegacy map[int]*Status
 	phrases  []phrase // longest first
