@@ -360,3 +360,25 @@ func TestMessageBeforeTracebackHeader(t *testing.T) {
 		t.Errorf("label read as a message: %v vs %v", a, b)
 	}
 }
+
+// A REPL's or notebook's answer to torch.cuda.is_available(), after blank
+// lines or an empty prompt, is read with its question; True is no failure.
+func TestAvailabilityAnswer(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ log, class string }{
+		{"import torch\nprint(torch.cuda.is_available())\n\nreturn False\n", "cuda-unavailable"},
+		{">>> torch.cuda.is_available()\n>>>\nFalse\n", "cuda-unavailable"},
+		{"In [2]: torch.cuda.is_available()\n\nOut[2]: False\n", "cuda-unavailable"},
+		{">>> torch.cuda.is_available()\nTrue\n", ""},
+		{"print(torch.cuda.is_available())\nloading data\nFalse\n", ""},
+	} {
+		fs := explainText(t, e, c.log)
+		got := ""
+		if len(fs) > 0 {
+			got = fs[0].Class
+		}
+		if got != c.class {
+			t.Errorf("%q: got %q, want %q", c.log, got, c.class)
+		}
+	}
+}
