@@ -65,6 +65,9 @@ func TestStatusNameSpellings(t *testing.T) {
 		{"CUDA error: INVALID_DEVICE", "cudaErrorInvalidDevice"},
 		{"cuda.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER", "cudaErrorInsufficientDriver"},
 		{"CudaError IllegalAddress in kernel", "cudaErrorIllegalAddress"},
+		{`this returns "CudaInvalidResourceHandle" for me`, "cudaErrorInvalidResourceHandle"},
+		{"# torch.AcceleratorError: CUDA error: operation not permitt", "cudaErrorStreamCaptureUnsupported"},
+		{"RuntimeError: CUDA error: peer access is", ""},
 		{"CUDA error: Some Words here", ""},
 		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}

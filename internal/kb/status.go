@@ -173,6 +173,24 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 	return t, nil
 }
 
+// camelCuda is true when "Cuda" or "CUDA" runs straight into a
+// capitalised word ("CudaInvalidResourceHandle").
+func camelCuda(line string) bool {
+	for _, p := range []string{"Cuda", "CUDA"} {
+		for i := strings.Index(line, p); i >= 0; {
+			if j := i + len(p); j+1 < len(line) && line[j] >= 'A' && line[j] <= 'Z' && line[j+1] >= 'a' && line[j+1] <= 'z' {
+				return true
+			}
+			k := strings.Index(line[i+1:], p)
+			if k < 0 {
+				break
+			}
+			i += 1 + k
+		}
+	}
+	return false
+}
+
 // nameKey is the words of a status name without case or separators.
 func nameKey(n string) string {
 	var b strings.Builder
@@ -233,9 +251,10 @@ var (
 	// spelledNameRE finds a CUDA status name written apart from its
 	// prefix, as wrappers print the enum member after the error type:
 	// "CUDAError InsufficientDriver", "cudaError_t.NoDevice", "CUDA
-	// error: INVALID_DEVICE". The name must look like an identifier (two
-	// capitals, or capitals joined by underscores), not a word of prose.
-	spelledNameRE = regexp.MustCompile(`(?i:\bcuda[ _.]?error)(?:_t|_enum)?[ .:=]*([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)\b`)
+	// error: INVALID_DEVICE", or behind "Cuda" alone
+	// ("CudaInvalidResourceHandle"). The name must look like an identifier
+	// (two capitals, or capitals joined by underscores), not a word of prose.
+	spelledNameRE = regexp.MustCompile(`(?:(?i:\bcuda[ _.]?error)(?:_t|_enum)?[ .:=]*|\b(?:Cuda|CUDA))([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)\b`)
 	// errorContext marks a line as speaking of a CUDA error, which a
 	// generic message ("out of memory", "unknown error") needs to count:
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
@@ -293,7 +312,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		}
 	}
 	lower, ascii := lowerASCII(line)
-	if strings.Contains(lower, "cudaerror") || strings.Contains(lower, "cuda error") || strings.Contains(lower, "cuda_error") || strings.Contains(lower, "cuda.error") {
+	if strings.Contains(lower, "cudaerror") || strings.Contains(lower, "cuda error") || strings.Contains(lower, "cuda_error") || strings.Contains(lower, "cuda.error") || camelCuda(line) {
 		for _, m := range spelledNameRE.FindAllStringSubmatch(line, -1) {
 			add(t.byKey[nameKey(m[1])], strings.TrimSpace(m[0]))
 		}
@@ -326,7 +345,36 @@ func (k *KB) Statuses(line string) []StatusHit {
 		}
 		add(p.st, strings.TrimSpace(p.norm))
 	}
+	if len(out) == 0 && strings.Contains(lower, "cuda error: ") {
+		cutMessage(t, line, add)
+	}
 	return out
+}
+
+// cutRE is a CUDA error whose message the line ends in the middle of (a
+// paste or a log cut short: "CUDA error: operation not permitt").
+var cutRE = regexp.MustCompile(`(?i)\bcuda error: ([a-z][a-z ()/-]{11,})$`)
+
+// cutMessage finds the status whose message a cut-short line begins: the
+// start must be long enough and belong to one status only.
+func cutMessage(t *statusTable, line string, add func(*Status, string)) {
+	m := cutRE.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return
+	}
+	start := normalize(m[1])
+	start = start[:len(start)-1] // the last word may be cut
+	var found *Status
+	for _, p := range t.phrases {
+		if !strings.HasPrefix(p.norm, start) || p.norm == start+" " {
+			continue
+		}
+		if found != nil && found != p.st {
+			return
+		}
+		found = p.st
+	}
+	add(found, strings.TrimSpace(m[0]))
 }
 
 // lowerASCII is s with its ASCII letters in lower case, and whether s is
@@ -394,6 +442,18 @@ func (k *KB) StatusAnchors() []string {
 		return out
 	}
 	seen := map[string]bool{}
+	// A runtime name's words without their prefix, as wrappers print
+	// them ("CudaInvalidResourceHandle", "CUDAError InsufficientDriver"),
+	// where long enough not to be a common word.
+	var words []string
+	for _, st := range k.status.byName {
+		if w := strings.TrimPrefix(st.Name, "cudaError"); w != st.Name && len(w) >= 10 && !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	sort.Strings(words)
+	out = append(out, words...)
 	for _, p := range k.status.phrases {
 		if p.generic || p.text == "" || seen[p.text] {
 			continue
