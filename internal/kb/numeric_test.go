@@ -68,6 +68,11 @@ func TestStatusNameSpellings(t *testing.T) {
 		{`this returns "CudaInvalidResourceHandle" for me`, "cudaErrorInvalidResourceHandle"},
 		{"# torch.AcceleratorError: CUDA error: operation not permitt", "cudaErrorStreamCaptureUnsupported"},
 		{"RuntimeError: CUDA error: peer access is", ""},
+		{"_Check_ failed: result == ncclSuccess (1 vs. 0)  unhandled cuda _error_", "ncclUnhandledCudaError"},
+		{"Check failed: error == cudaSuccess (2 vs. 0)", "cudaErrorMemoryAllocation"},
+		{"Check failed: error == cudaSuccess (8 vs. 0)", "cudaErrorInvalidDeviceFunction"},
+		{"Check failed: error == cudaSuccess (4 vs. 0)", ""},
+		{"Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)", "CUBLAS_STATUS_EXECUTION_FAILED"},
 		{"CUDA error: Some Words here", ""},
 		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}

@@ -79,8 +79,10 @@ type statusTable struct {
 	// byKey finds a CUDA status by the words of its name alone, in any
 	// spelling: cudaErrorInsufficientDriver, CUDA_ERROR_INSUFFICIENT_DRIVER
 	// and "CUDAError InsufficientDriver" all read "insufficientdriver".
-	byKey    map[string]*Status
-	byCode   map[int]*Status
+	byKey  map[string]*Status
+	byCode map[int]*Status
+	// libCode finds a library status by family and number.
+	libCode  map[string]map[int]*Status
 	byLegacy map[int]*Status
 	phrases  []phrase // longest first
 	// sigs is the signature a status hit fires as, one per class, so that
@@ -93,7 +95,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
 		return nil, err
 	}
-	t := &statusTable{byName: map[string]*Status{}, byKey: map[string]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
+	t := &statusTable{byName: map[string]*Status{}, byKey: map[string]*Status{}, libCode: map[string]map[int]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
 	addName := func(n string, s *Status) error {
 		k := strings.ToLower(n)
 		if _, dup := t.byName[k]; dup {
@@ -151,6 +153,10 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 			if err := addName(s.Name, s); err != nil {
 				return nil, err
 			}
+			if t.libCode[l.Family] == nil {
+				t.libCode[l.Family] = map[int]*Status{}
+			}
+			t.libCode[l.Family][code] = s
 			if m, ok := l.Messages[suffix]; ok {
 				s.Message = m
 				t.phrases = append(t.phrases, phrase{m, normalize(m), false, s})
@@ -326,6 +332,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, "cudaError_enum(0x") {
 		hexCode(t, line, add)
 	}
+	if strings.Contains(line, " vs. 0)") {
+		checkCode(t, line, add)
+	}
 	norm := normalize(line)
 	ctx := -1
 	for _, p := range t.phrases {
@@ -421,6 +430,40 @@ func modernCode(t *statusTable, line string, add func(*Status, string)) {
 	}
 }
 
+// checkRE is a check macro's comparison of a result with success, as
+// glog's CHECK_EQ prints it (Caffe, MXNet): "Check failed: error ==
+// cudaSuccess (2 vs. 0)", "result == ncclSuccess (1 vs. 0)".
+var checkRE = regexp.MustCompile(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS) \((\d{1,4}) vs\. 0\)`)
+
+// checkCode reads the failed result's number. A CUDA number is taken only
+// where the numbering before CUDA 10.1 and after it agree (both name the
+// same status, or only one has it), as a check macro's log does not say
+// which release printed it.
+func checkCode(t *statusTable, line string, add func(*Status, string)) {
+	m := checkRE.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	n, _ := strconv.Atoi(m[2])
+	var s *Status
+	switch m[1] {
+	case "cudaSuccess", "CUDA_SUCCESS":
+		s = t.byCode[n]
+		if l := t.byLegacy[n]; s == nil {
+			s = l
+		} else if l != nil && l != s {
+			return
+		}
+	case "ncclSuccess":
+		s = t.libCode["nccl"][n]
+	case "CUBLAS_STATUS_SUCCESS":
+		s = t.libCode["cublas"][n]
+	case "CUDNN_STATUS_SUCCESS":
+		s = t.libCode["cudnn"][n]
+	}
+	add(s, m[0])
+}
+
 func hexCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
 		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
@@ -437,7 +480,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDAError", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
+		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
 	if k.status == nil {
 		return out
 	}
