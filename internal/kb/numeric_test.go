@@ -42,6 +42,8 @@ func TestStatusContexts(t *testing.T) {
 		{"the camera handle was invalid resource handle of the UI", ""},
 		{"tiny-cuda-nn/multi_stream.h:44 cudaStreamCreate(&m_stream) failed with error unknown error", "cudaErrorUnknown"},
 		{"my_kernel() failed with error unknown error", ""},
+		{"terminate called after throwing an instance of 'thrust::system::system_error' what():  parallel_for failed: out of memory", "cudaErrorMemoryAllocation"},
+		{"thrust version 1.9 out of memory", ""},
 	}
 	for _, c := range cases {
 		got := ""

@@ -267,7 +267,7 @@ var (
 	// (invalid resource handle)" and OpenCV's CUDA API error code -217
 	// ("error: (-217) invalid resource handle").
 	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 "}
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system "}
 )
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
