@@ -382,3 +382,22 @@ func TestAvailabilityAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A crash as Windows, faulthandler or an IDE words it is a failure of no
+// known class; a clean exit is none.
+func TestCrashWordings(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct {
+		log  string
+		fail bool
+	}{
+		{"Process finished with exit code -1073741819 (0xC0000005)\n", true},
+		{"Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)\n", true},
+		{"Windows fatal exception: access violation\n", true},
+		{"Process finished with exit code 0\n", false},
+	} {
+		if fs := explainText(t, e, c.log); (len(fs) > 0) != c.fail {
+			t.Errorf("%q: got %v, want a failure: %v", c.log, fs, c.fail)
+		}
+	}
+}
