@@ -66,7 +66,9 @@ var commandTriggers = []string{"$ python", "+ python", "$ torchrun", "+ torchrun
 var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "core dumped", "Fatal Python error",
 	"terminate called after", "Check failed: ", "panicked at ", "FATAL: ", "fatal error: ",
 	// nccl-tests' own failure lines.
-	"Test CUDA failure", "Test NCCL failure"}
+	"Test CUDA failure", "Test NCCL failure",
+	// Crashes as Windows, Python's faulthandler on Windows and IDEs report them.
+	"Windows fatal exception", "interrupted by signal", "(0xC0000", "(0xc0000"}
 
 // failureTriggers are fatalTriggers and the PyTorch error messages that
 // report a failure even when pasted without their exception line.

@@ -342,3 +342,62 @@ func TestBareCUDAErrorNumber(t *testing.T) {
 		}
 	}
 }
+
+// An error printed on the line of a traceback header, before it, is read
+// even when the traceback is cut before its exception line.
+func TestMessageBeforeTracebackHeader(t *testing.T) {
+	e := New(kb.MustDefault())
+	log := "(Worker pid=7) ERROR 01-19 03:55:24 utils.py:233] Exception in worker while processing method init_device: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method, Traceback (most recent call last):\n" +
+		"(Worker pid=7) ERROR 01-19 03:55:24 utils.py:233]   File \"/x/worker.py\", line 166, in init_device\n" +
+		"(Worker pid=7) ERROR 01-19 03:55:24 utils.py:233]     torch.cuda.set_device(self.device)\n"
+	fs := explainText(t, e, log)
+	if len(fs) == 0 || fs[0].Class != "fork-reinit" {
+		t.Errorf("got %v, want fork-reinit", fs)
+	}
+	// A label in front of the header is no message: the label adds no finding.
+	tb := "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\nRuntimeError: CUDA error: out of memory\n"
+	if a, b := explainText(t, e, tb), explainText(t, e, "traceback : "+tb); len(a) != len(b) {
+		t.Errorf("label read as a message: %v vs %v", a, b)
+	}
+}
+
+// A REPL's or notebook's answer to torch.cuda.is_available(), after blank
+// lines or an empty prompt, is read with its question; True is no failure.
+func TestAvailabilityAnswer(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ log, class string }{
+		{"import torch\nprint(torch.cuda.is_available())\n\nreturn False\n", "cuda-unavailable"},
+		{">>> torch.cuda.is_available()\n>>>\nFalse\n", "cuda-unavailable"},
+		{"In [2]: torch.cuda.is_available()\n\nOut[2]: False\n", "cuda-unavailable"},
+		{">>> torch.cuda.is_available()\nTrue\n", ""},
+		{"print(torch.cuda.is_available())\nloading data\nFalse\n", ""},
+	} {
+		fs := explainText(t, e, c.log)
+		got := ""
+		if len(fs) > 0 {
+			got = fs[0].Class
+		}
+		if got != c.class {
+			t.Errorf("%q: got %q, want %q", c.log, got, c.class)
+		}
+	}
+}
+
+// A crash as Windows, faulthandler or an IDE words it is a failure of no
+// known class; a clean exit is none.
+func TestCrashWordings(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct {
+		log  string
+		fail bool
+	}{
+		{"Process finished with exit code -1073741819 (0xC0000005)\n", true},
+		{"Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)\n", true},
+		{"Windows fatal exception: access violation\n", true},
+		{"Process finished with exit code 0\n", false},
+	} {
+		if fs := explainText(t, e, c.log); (len(fs) > 0) != c.fail {
+			t.Errorf("%q: got %v, want a failure: %v", c.log, fs, c.fail)
+		}
+	}
+}

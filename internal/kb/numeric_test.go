@@ -42,6 +42,41 @@ func TestStatusContexts(t *testing.T) {
 		{"the camera handle was invalid resource handle of the UI", ""},
 		{"tiny-cuda-nn/multi_stream.h:44 cudaStreamCreate(&m_stream) failed with error unknown error", "cudaErrorUnknown"},
 		{"my_kernel() failed with error unknown error", ""},
+		{"terminate called after throwing an instance of 'thrust::system::system_error' what():  parallel_for failed: out of memory", "cudaErrorMemoryAllocation"},
+		{"thrust version 1.9 out of memory", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		if hs := k.Statuses(c.line); len(hs) > 0 {
+			got = hs[0].Status.Name
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+// TestStatusNameSpellings: a CUDA status name is found however a wrapper
+// spells it: apart from its prefix, in CamelCase or in the other API's
+// upper-case style; words of prose after "CUDA error" are no name.
+func TestStatusNameSpellings(t *testing.T) {
+	k := MustDefault()
+	cases := []struct{ line, want string }{
+		{"I find the error CUDAError InsufficientDriver. My CUDA version is 12.9", "cudaErrorInsufficientDriver"},
+		{"RuntimeError: cudaError_t.NoDevice", "cudaErrorNoDevice"},
+		{"CUDA error: INVALID_DEVICE", "cudaErrorInvalidDevice"},
+		{"cuda.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER", "cudaErrorInsufficientDriver"},
+		{"CudaError IllegalAddress in kernel", "cudaErrorIllegalAddress"},
+		{`this returns "CudaInvalidResourceHandle" for me`, "cudaErrorInvalidResourceHandle"},
+		{"# torch.AcceleratorError: CUDA error: operation not permitt", "cudaErrorStreamCaptureUnsupported"},
+		{"RuntimeError: CUDA error: peer access is", ""},
+		{"_Check_ failed: result == ncclSuccess (1 vs. 0)  unhandled cuda _error_", "ncclUnhandledCudaError"},
+		{"Check failed: error == cudaSuccess (2 vs. 0)", "cudaErrorMemoryAllocation"},
+		{"Check failed: error == cudaSuccess (8 vs. 0)", "cudaErrorInvalidDeviceFunction"},
+		{"Check failed: error == cudaSuccess (4 vs. 0)", ""},
+		{"Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)", "CUBLAS_STATUS_EXECUTION_FAILED"},
+		{"CUDA error: Some Words here", ""},
+		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}
 	for _, c := range cases {
 		got := ""

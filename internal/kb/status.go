@@ -75,8 +75,14 @@ type phrase struct {
 
 // statusTable is the loaded statuses.yaml.
 type statusTable struct {
-	byName   map[string]*Status // lower-cased name -> status
-	byCode   map[int]*Status
+	byName map[string]*Status // lower-cased name -> status
+	// byKey finds a CUDA status by the words of its name alone, in any
+	// spelling: cudaErrorInsufficientDriver, CUDA_ERROR_INSUFFICIENT_DRIVER
+	// and "CUDAError InsufficientDriver" all read "insufficientdriver".
+	byKey  map[string]*Status
+	byCode map[int]*Status
+	// libCode finds a library status by family and number.
+	libCode  map[string]map[int]*Status
 	byLegacy map[int]*Status
 	phrases  []phrase // longest first
 	// sigs is the signature a status hit fires as, one per class, so that
@@ -89,7 +95,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
 		return nil, err
 	}
-	t := &statusTable{byName: map[string]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
+	t := &statusTable{byName: map[string]*Status{}, byKey: map[string]*Status{}, libCode: map[string]map[int]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
 	addName := func(n string, s *Status) error {
 		k := strings.ToLower(n)
 		if _, dup := t.byName[k]; dup {
@@ -109,6 +115,14 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if c.Driver != "" {
 			if err := addName(c.Driver, s); err != nil {
 				return nil, err
+			}
+		}
+		for _, n := range []string{strings.TrimPrefix(c.Name, "cudaError"), strings.TrimPrefix(c.Driver, "CUDA_ERROR_")} {
+			if k := nameKey(n); k != "" {
+				if o, dup := t.byKey[k]; dup && o != s {
+					return nil, fmt.Errorf("status name key %s names both %s and %s", k, o.Name, s.Name)
+				}
+				t.byKey[k] = s
 			}
 		}
 		t.byCode[c.Code] = s
@@ -139,6 +153,10 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 			if err := addName(s.Name, s); err != nil {
 				return nil, err
 			}
+			if t.libCode[l.Family] == nil {
+				t.libCode[l.Family] = map[int]*Status{}
+			}
+			t.libCode[l.Family][code] = s
 			if m, ok := l.Messages[suffix]; ok {
 				s.Message = m
 				t.phrases = append(t.phrases, phrase{m, normalize(m), false, s})
@@ -159,6 +177,38 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// camelCuda is true when "Cuda" or "CUDA" runs straight into a
+// capitalised word ("CudaInvalidResourceHandle").
+func camelCuda(line string) bool {
+	for _, p := range []string{"Cuda", "CUDA"} {
+		for i := strings.Index(line, p); i >= 0; {
+			if j := i + len(p); j+1 < len(line) && line[j] >= 'A' && line[j] <= 'Z' && line[j+1] >= 'a' && line[j+1] <= 'z' {
+				return true
+			}
+			k := strings.Index(line[i+1:], p)
+			if k < 0 {
+				break
+			}
+			i += 1 + k
+		}
+	}
+	return false
+}
+
+// nameKey is the words of a status name without case or separators.
+func nameKey(n string) string {
+	var b strings.Builder
+	for i := 0; i < len(n); i++ {
+		switch c := n[i]; {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // normalize folds case and punctuation: "CUDA-capable device(s) is/are
@@ -204,13 +254,20 @@ var (
 	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
 	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
+	// spelledNameRE finds a CUDA status name written apart from its
+	// prefix, as wrappers print the enum member after the error type:
+	// "CUDAError InsufficientDriver", "cudaError_t.NoDevice", "CUDA
+	// error: INVALID_DEVICE", or behind "Cuda" alone
+	// ("CudaInvalidResourceHandle"). The name must look like an identifier
+	// (two capitals, or capitals joined by underscores), not a word of prose.
+	spelledNameRE = regexp.MustCompile(`(?:(?i:\bcuda[ _.]?error)(?:_t|_enum)?[ .:=]*|\b(?:Cuda|CUDA))([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)\b`)
 	// errorContext marks a line as speaking of a CUDA error, which a
 	// generic message ("out of memory", "unknown error") needs to count:
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
 	// (invalid resource handle)" and OpenCV's CUDA API error code -217
 	// ("error: (-217) invalid resource handle").
 	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 "}
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system "}
 )
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
@@ -251,10 +308,21 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, "cudaError") || strings.Contains(line, "CUDA_ERROR_") || strings.Contains(line, "_STATUS_") ||
 		strings.Contains(line, "CUFFT_") || strings.Contains(line, "nccl") {
 		for _, m := range statusNameRE.FindAllString(line, -1) {
-			add(t.byName[strings.ToLower(m)], m)
+			s := t.byName[strings.ToLower(m)]
+			if s == nil && !strings.HasPrefix(m, "nccl") {
+				// A CUDA name in the other API's style
+				// (CUDA_ERROR_INSUFFICIENT_DRIVER for the runtime's status).
+				s = t.byKey[nameKey(strings.TrimPrefix(strings.TrimPrefix(m, "cudaError"), "CUDA_ERROR_"))]
+			}
+			add(s, m)
 		}
 	}
 	lower, ascii := lowerASCII(line)
+	if strings.Contains(lower, "cudaerror") || strings.Contains(lower, "cuda error") || strings.Contains(lower, "cuda_error") || strings.Contains(lower, "cuda.error") || camelCuda(line) {
+		for _, m := range spelledNameRE.FindAllStringSubmatch(line, -1) {
+			add(t.byKey[nameKey(m[1])], strings.TrimSpace(m[0]))
+		}
+	}
 	if !ascii || strings.Contains(lower, "cuda runtime error (") || strings.Contains(lower, "thcudacheck fail file=") {
 		legacyCode(t, line, add)
 	}
@@ -263,6 +331,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	}
 	if strings.Contains(line, "cudaError_enum(0x") {
 		hexCode(t, line, add)
+	}
+	if strings.Contains(line, " vs. 0)") {
+		checkCode(t, line, add)
 	}
 	norm := normalize(line)
 	ctx := -1
@@ -283,7 +354,36 @@ func (k *KB) Statuses(line string) []StatusHit {
 		}
 		add(p.st, strings.TrimSpace(p.norm))
 	}
+	if len(out) == 0 && strings.Contains(lower, "cuda error: ") {
+		cutMessage(t, line, add)
+	}
 	return out
+}
+
+// cutRE is a CUDA error whose message the line ends in the middle of (a
+// paste or a log cut short: "CUDA error: operation not permitt").
+var cutRE = regexp.MustCompile(`(?i)\bcuda error: ([a-z][a-z ()/-]{11,})$`)
+
+// cutMessage finds the status whose message a cut-short line begins: the
+// start must be long enough and belong to one status only.
+func cutMessage(t *statusTable, line string, add func(*Status, string)) {
+	m := cutRE.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return
+	}
+	start := normalize(m[1])
+	start = start[:len(start)-1] // the last word may be cut
+	var found *Status
+	for _, p := range t.phrases {
+		if !strings.HasPrefix(p.norm, start) || p.norm == start+" " {
+			continue
+		}
+		if found != nil && found != p.st {
+			return
+		}
+		found = p.st
+	}
+	add(found, strings.TrimSpace(m[0]))
 }
 
 // lowerASCII is s with its ASCII letters in lower case, and whether s is
@@ -330,6 +430,40 @@ func modernCode(t *statusTable, line string, add func(*Status, string)) {
 	}
 }
 
+// checkRE is a check macro's comparison of a result with success, as
+// glog's CHECK_EQ prints it (Caffe, MXNet): "Check failed: error ==
+// cudaSuccess (2 vs. 0)", "result == ncclSuccess (1 vs. 0)".
+var checkRE = regexp.MustCompile(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS) \((\d{1,4}) vs\. 0\)`)
+
+// checkCode reads the failed result's number. A CUDA number is taken only
+// where the numbering before CUDA 10.1 and after it agree (both name the
+// same status, or only one has it), as a check macro's log does not say
+// which release printed it.
+func checkCode(t *statusTable, line string, add func(*Status, string)) {
+	m := checkRE.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	n, _ := strconv.Atoi(m[2])
+	var s *Status
+	switch m[1] {
+	case "cudaSuccess", "CUDA_SUCCESS":
+		s = t.byCode[n]
+		if l := t.byLegacy[n]; s == nil {
+			s = l
+		} else if l != nil && l != s {
+			return
+		}
+	case "ncclSuccess":
+		s = t.libCode["nccl"][n]
+	case "CUBLAS_STATUS_SUCCESS":
+		s = t.libCode["cublas"][n]
+	case "CUDNN_STATUS_SUCCESS":
+		s = t.libCode["cudnn"][n]
+	}
+	add(s, m[0])
+}
+
 func hexCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
 		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
@@ -346,11 +480,23 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
+		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
 	if k.status == nil {
 		return out
 	}
 	seen := map[string]bool{}
+	// A runtime name's words without their prefix, as wrappers print
+	// them ("CudaInvalidResourceHandle", "CUDAError InsufficientDriver"),
+	// where long enough not to be a common word.
+	var words []string
+	for _, st := range k.status.byName {
+		if w := strings.TrimPrefix(st.Name, "cudaError"); w != st.Name && len(w) >= 10 && !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	sort.Strings(words)
+	out = append(out, words...)
 	for _, p := range k.status.phrases {
 		if p.generic || p.text == "" || seen[p.text] {
 			continue

@@ -523,6 +523,7 @@ func (p *parser) start(l pline) {
 	p.flushFloods()
 	switch {
 	case strings.Contains(msg, TracebackHead) && !strings.HasPrefix(strings.TrimSpace(msg), "Original Traceback"):
+		p.leadIn(l, msg[:strings.Index(msg, TracebackHead)])
 		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, indent: indentOf(msg)}
 		tb.chain = append(tb.chain, Exception{})
 		p.blocks[l.Rank] = tb
@@ -552,8 +553,69 @@ func (p *parser) start(l pline) {
 			mb.collective = true
 		}
 		mb.work(msg)
+		if isQuestion(msg) {
+			mb.asks = 3
+		}
 		p.blocks[l.Rank] = mb
 	}
+}
+
+// leadIn emits, as a message of its own, an error printed on the line of
+// a traceback header before it (vLLM's worker logs "...: Cannot
+// re-initialize CUDA in forked subprocess. ..., Traceback (most recent
+// call last):"). The traceback that follows may be cut before its
+// exception line; the text in front is then the only statement of the
+// failure. A label ("traceback : ") holds no trigger and stays part of
+// the header.
+func (p *parser) leadIn(l pline, before string) {
+	before = strings.TrimRight(strings.TrimSpace(before), ",:; ")
+	if len(before) < 8 || p.pf == nil {
+		return
+	}
+	ids := p.pf.LinePatterns([]byte(before), nil)
+	if len(ids) == 0 || (p.pf.Accept != nil && !p.pf.Accept([]byte(before), ids)) {
+		return
+	}
+	ev := p.newEvent(KindMessage, l)
+	ev.Lines = []Line{{l.N, before}}
+	p.emit(ev)
+}
+
+// questionRE is a check whose answer a REPL, a notebook or a script
+// prints on the next lines: the call is the line's last text.
+var questionRE = regexp.MustCompile(`\.is_available\(\)\)?\s*$`)
+
+func isQuestion(msg string) bool {
+	return strings.Contains(msg, ".is_available()") && questionRE.MatchString(msg)
+}
+
+// answerRE is the printed answer to a question: a REPL's bare value,
+// a notebook's "Out[2]: False", or a reporter's "return False".
+var answerRE = regexp.MustCompile(`^(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false)\.?$`)
+
+// promptRE is a REPL or notebook prompt with nothing typed at it.
+var promptRE = regexp.MustCompile(`^(?:>>>|\.\.\.|In \[\d*\]:)$`)
+
+// answer takes a line after a question: blank and empty prompt lines are
+// passed over (a few), the answer joins the message, and anything else
+// ends the wait. It reports whether the block took the line.
+func (b *msgBlock) answer(l pline) bool {
+	trim := strings.TrimSpace(l.Msg)
+	switch {
+	case answerRE.MatchString(trim):
+		b.asks = 0
+		addLine(&b.ev, l, trim)
+	case trim == "" || promptRE.MatchString(trim):
+		b.asks--
+		if b.asks == 0 {
+			return false
+		}
+	default:
+		b.asks = 0
+		return false
+	}
+	b.lastN = l.N
+	return true
 }
 
 // isAssert is the cheap test before the assertion regex.
@@ -676,8 +738,13 @@ func startsStructure(l pline) bool {
 // msgBlock is a log message with its continuation lines (and, after
 // "Stack trace of the failed collective:", that stack's frames).
 type msgBlock struct {
-	ev         Event
-	lastN      int
+	ev    Event
+	lastN int
+	// asks counts the blank and prompt lines still allowed before the
+	// answer to a question the message asked (a REPL's
+	// "torch.cuda.is_available()", whose "False" may come after a blank
+	// line or a prompt); 0 when it asked none or the answer came.
+	asks       int
 	collective bool
 }
 
@@ -685,6 +752,9 @@ func (b *msgBlock) inherits() bool { return true }
 func (b *msgBlock) last() int      { return b.lastN }
 
 func (b *msgBlock) feed(p *parser, l pline) bool {
+	if b.asks > 0 && l.follows(b.lastN) && b.answer(l) {
+		return true
+	}
 	if !l.follows(b.lastN) || (l.Prefixed && l.Rank >= 0 && b.ev.Rank >= 0 && l.C10) || strings.TrimSpace(l.Text) == "" || startsStructure(l) {
 		return false
 	}
