@@ -14,9 +14,7 @@ uint32_t ts_node_descendant_count(TSNode);
 uint16_t ts_node_symbol(TSNode);
 uint32_t ts_node_start_byte(TSNode);
 uint32_t ts_node_end_byte(TSNode);
-bool ts_node_is_named(TSNode);
 bool ts_node_is_missing(TSNode);
-bool ts_node_is_error(TSNode);
 const TSLanguage *ts_node_language(TSNode);
 TSTreeCursor ts_tree_cursor_new(TSNode);
 void ts_tree_cursor_delete(TSTreeCursor *);
@@ -29,20 +27,22 @@ const char *ts_language_symbol_name(const TSLanguage *, uint16_t);
 const char *ts_language_field_name_for_id(const TSLanguage *, uint16_t);
 uint32_t ts_language_symbol_count(const TSLanguage *);
 uint32_t ts_language_field_count(const TSLanguage *);
+uint32_t ts_language_symbol_type(const TSLanguage *, uint16_t); // TSSymbolType: 0 is regular (named)
 
 typedef struct {
 	uint32_t start, end;
 	int32_t parent;
 	uint16_t sym, field;
-	uint8_t flags;
+	uint8_t missing;
 } cd_node;
-
-enum { CD_NAMED = 1, CD_MISSING = 2, CD_ERROR = 4 };
 
 static uint32_t cd_count(TSNode *root) { return ts_node_descendant_count(*root); }
 
 // cd_flatten writes the tree below root in pre-order, iteratively (no C
 // recursion, whatever the nesting), and returns the number of nodes written.
+// Whether a node is named or an error follows from its symbol (looked up in
+// Go); only MISSING, which no symbol tells, is asked, and only of leaves
+// (tree-sitter inserts a missing token as a leaf).
 static uint32_t cd_flatten(TSNode *root, cd_node *out, uint32_t cap) {
 	TSTreeCursor c = ts_tree_cursor_new(*root);
 	uint32_t n = 0;
@@ -56,13 +56,13 @@ static uint32_t cd_flatten(TSNode *root, cd_node *out, uint32_t cap) {
 		o->parent = parent;
 		o->sym = ts_node_symbol(node);
 		o->field = ts_tree_cursor_current_field_id(&c);
-		o->flags = (ts_node_is_named(node) ? CD_NAMED : 0) | (ts_node_is_missing(node) ? CD_MISSING : 0) |
-			(ts_node_is_error(node) ? CD_ERROR : 0);
+		o->missing = 0;
 		int32_t me = (int32_t)n++;
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			parent = me;
 			continue;
 		}
+		o->missing = ts_node_is_missing(node);
 		for (;;) {
 			if (ts_tree_cursor_goto_next_sibling(&c)) break;
 			if (parent < 0 || !ts_tree_cursor_goto_parent(&c)) goto done;
@@ -128,6 +128,21 @@ const (
 type langNames struct {
 	syms   []string
 	fields []string
+	named  []bool // by symbol: a named (regular) node
+}
+
+// errorSym is tree-sitter's ERROR symbol (ts_builtin_sym_error), outside
+// the language's table; an ERROR node is named.
+const errorSym = 0xffff
+
+func (l *langNames) flags(sym uint16) uint8 {
+	if sym == errorSym {
+		return flagNamed | flagError
+	}
+	if int(sym) < len(l.named) && l.named[sym] {
+		return flagNamed
+	}
+	return 0
 }
 
 var (
@@ -141,6 +156,7 @@ func namesFor(root *C.TSNode) *langNames {
 		n := &langNames{}
 		for i := 0; i < int(C.ts_language_symbol_count(l)); i++ {
 			n.syms = append(n.syms, C.GoString(C.cd_symbol_name(l, C.uint32_t(i))))
+			n.named = append(n.named, C.ts_language_symbol_type(l, C.uint16_t(i)) == 0)
 		}
 		for i := 0; i <= int(C.ts_language_field_count(l)); i++ {
 			if p := C.cd_field_name(l, C.uint32_t(i)); p != nil {
@@ -161,29 +177,42 @@ func Flatten(root *sitter.Node) *Tree {
 	// Copied out so that C never sees the Go pointers that follow it.
 	rootValue := *(*C.TSNode)(unsafe.Pointer(root))
 	croot := &rootValue
-	count := C.cd_count(croot)
-	raw := make([]C.cd_node, int(count))
+	count := int(C.cd_count(croot))
 	t := &Tree{names: namesFor(croot)}
 	if count == 0 {
 		return t
 	}
-	n := int(C.cd_flatten(croot, &raw[0], count))
+	// The raw copy is scratch, reused across files (C fills every field
+	// of each node it writes, so it needs no clearing).
+	bp := rawPool.Get().(*[]C.cd_node)
+	if cap(*bp) < count {
+		*bp = make([]C.cd_node, count+count/4)
+	}
+	raw := (*bp)[:count]
+	n := int(C.cd_flatten(croot, &raw[0], C.uint32_t(count)))
 	raw = raw[:n]
 	t.nodes = make([]Node, n)
-	nk := make([]int32, n)
+	names := t.names
 	for i := range raw {
 		r := &raw[i]
+		fl := names.flags(uint16(r.sym))
+		if r.missing != 0 {
+			fl |= flagMissing
+		}
 		t.nodes[i] = Node{t: t, start: uint32(r.start), end: uint32(r.end), parent: int32(r.parent), sym: uint16(r.sym),
-			field: uint16(r.field), flags: uint8(r.flags)}
+			field: uint16(r.field), flags: fl}
 		if p := r.parent; p >= 0 {
-			nk[p]++
+			t.nodes[p].nkids++
 		}
 	}
+	rawPool.Put(bp)
 	// Children are contiguous in kids, in order, so Child(i) is O(1).
 	off := int32(0)
 	for i := range t.nodes {
-		t.nodes[i].kids = off
-		off += nk[i]
+		nd := &t.nodes[i]
+		nd.kids = off
+		off += nd.nkids
+		nd.nkids = 0
 	}
 	t.kids = make([]int32, off)
 	for i := range t.nodes {
@@ -204,6 +233,8 @@ func Flatten(root *sitter.Node) *Tree {
 	}
 	return t
 }
+
+var rawPool = sync.Pool{New: func() any { return new([]C.cd_node) }}
 
 // Root is the module node.
 func (t *Tree) Root() *Node {
