@@ -5,6 +5,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // File is one parsed Python source. Rules find their candidates by scanning
@@ -161,14 +162,14 @@ func Ancestor(n *Node, types ...string) *Node {
 // Scope is the function or lambda (or, at top level, the module) whose body
 // holds n.
 func (f *File) Scope(n *Node) *Node {
-	if s := n.t.scope[n.Index()]; s >= 0 {
+	if s := n.scope; s >= 0 {
 		return n.t.node(s)
 	}
 	return f.Root
 }
 
 // Loop is the innermost for/while loop around n in its function, or nil.
-func (f *File) Loop(n *Node) *Node { return n.t.node(n.t.loop[n.Index()]) }
+func (f *File) Loop(n *Node) *Node { return n.t.node(n.loop) }
 
 // Within reports whether n lies inside outer.
 func Within(n, outer *Node) bool {
@@ -177,7 +178,7 @@ func Within(n, outer *Node) bool {
 
 // Statement is the simple or compound statement that contains n directly in a
 // block (or at module level).
-func Statement(n *Node) *Node { return n.t.node(n.t.stmt[n.Index()]) }
+func Statement(n *Node) *Node { return n.t.node(n.stmt) }
 
 // Callee is the dotted text of a call's function ("torch.cuda.synchronize").
 func (f *File) Callee(call *Node) string {
@@ -229,7 +230,7 @@ func PositionalArgs(call *Node) []*Node {
 }
 
 // Context is what a region of code runs under.
-type Context int
+type Context uint8
 
 const (
 	CtxAutocast     Context = 1 << iota // inside an enabled torch.autocast region
@@ -240,15 +241,19 @@ const (
 // ContextOf reports the contexts enclosing n within its function: the with
 // statements around it, then the function's decorators. A with outside the
 // function does not count: the function may be called from anywhere.
-func (f *File) ContextOf(n *Node) Context { return n.t.ctx[n.Index()] }
+func (f *File) ContextOf(n *Node) Context { return n.ctx }
 
 // precompute fills, in one pre-order pass (parents come before children),
 // what each node's rules would otherwise climb the tree to learn.
 func (f *File) precompute() {
 	t := f.Tree
 	n := len(t.nodes)
-	t.scope, t.loop, t.stmt, t.ctx = make([]int32, n), make([]int32, n), make([]int32, n), make([]Context, n)
-	depth := make([]int32, n)
+	dp := depthPool.Get().(*[]int32)
+	if cap(*dp) < n {
+		*dp = make([]int32, n+n/4)
+	}
+	depth := (*dp)[:n]
+	defer depthPool.Put(dp)
 	for i := range t.nodes {
 		if i&0xffff == 0xffff && f.cancelled() {
 			return // the run stops; what is left is never read
@@ -256,51 +261,54 @@ func (f *File) precompute() {
 		nd := &t.nodes[i]
 		p := nd.parent
 		if p < 0 {
-			t.scope[i], t.loop[i], t.stmt[i] = -1, -1, int32(i)
+			nd.scope, nd.loop, nd.stmt, nd.ctx = -1, -1, int32(i), 0
+			depth[i] = 0
 			continue
 		}
 		depth[i] = depth[p] + 1
 		if int(depth[i]) > t.MaxDepth {
 			t.MaxDepth = int(depth[i])
 		}
-		pt := t.nodes[p].Type()
-		t.scope[i], t.loop[i], t.ctx[i] = t.scope[p], t.loop[p], t.ctx[p]
-		switch pt {
-		case "function_definition", "lambda":
-			t.scope[i] = p
+		pn := &t.nodes[p]
+		pk := pn.kind()
+		nd.scope, nd.loop, nd.ctx = pn.scope, pn.loop, pn.ctx
+		if pk&(kindFunc|kindLambda) != 0 {
+			nd.scope = p
 		}
-		switch pt {
-		case "for_statement", "while_statement":
-			t.loop[i] = p
-		case "function_definition":
-			t.loop[i] = -1
+		switch {
+		case pk&kindLoop != 0:
+			nd.loop = p
+		case pk&kindFunc != 0:
+			nd.loop = -1
 		}
-		if pt == "block" || pt == "module" {
-			t.stmt[i] = int32(i)
+		if pk&kindBlock != 0 {
+			nd.stmt = int32(i)
 		} else {
-			t.stmt[i] = t.stmt[p]
+			nd.stmt = pn.stmt
 		}
-		switch pt {
-		case "with_statement":
+		switch {
+		case pk&kindWith != 0:
 			if nd.FieldName() == "body" {
-				for _, item := range withItems(&t.nodes[p]) {
-					t.ctx[i] = applyContext(t.ctx[i], f.Text(item))
+				for _, item := range withItems(pn) {
+					nd.ctx = applyContext(nd.ctx, f.Text(item))
 				}
 			}
-		case "function_definition":
-			t.ctx[i] = 0
-			if dd := t.nodes[p].Parent(); dd != nil && dd.Type() == "decorated_definition" {
+		case pk&kindFunc != 0:
+			nd.ctx = 0
+			if dd := pn.Parent(); dd != nil && dd.kind()&kindDecorated != 0 {
 				for _, d := range dd.NamedChildren() {
 					if d.Type() == "decorator" {
-						t.ctx[i] = applyContext(t.ctx[i], f.Text(d))
+						nd.ctx = applyContext(nd.ctx, f.Text(d))
 					}
 				}
 			}
-		case "class_definition":
-			t.ctx[i] = 0
+		case pk&kindClass != 0:
+			nd.ctx = 0
 		}
 	}
 }
+
+var depthPool = sync.Pool{New: func() any { return new([]int32) }}
 
 // applyContext lets a context manager or decorator decide its kind of
 // context; applied outermost first, so the innermost decides.

@@ -99,11 +99,6 @@ type Tree struct {
 	names *langNames
 	// MaxDepth is the deepest nesting in the tree (the root is 0).
 	MaxDepth int
-
-	scope []int32 // enclosing function_definition or lambda, -1 for module level
-	loop  []int32 // innermost for/while in the same function, -1 for none
-	stmt  []int32 // statement directly in a block or module that holds the node
-	ctx   []Context
 }
 
 // Node is one syntax node; the methods mirror tree-sitter's so that rules
@@ -117,6 +112,12 @@ type Node struct {
 	sym, field uint16
 	flags      uint8
 	hasErr     bool
+	ctx        Context // see File.ContextOf
+
+	// Filled by File.precompute.
+	scope int32 // enclosing function_definition or lambda, -1 for module level
+	loop  int32 // innermost for/while in the same function, -1 for none
+	stmt  int32 // statement directly in a block or module that holds the node
 }
 
 const (
@@ -129,6 +130,47 @@ type langNames struct {
 	syms   []string
 	fields []string
 	named  []bool // by symbol: a named (regular) node
+	kinds  []uint8
+}
+
+// Kinds of parent that File.precompute looks for, by symbol, so that its
+// pass compares small integers rather than type names.
+const (
+	kindFunc      = 1 << iota // function_definition
+	kindLambda                // lambda
+	kindLoop                  // for_statement, while_statement
+	kindBlock                 // block, module
+	kindWith                  // with_statement
+	kindClass                 // class_definition
+	kindDecorated             // decorated_definition
+)
+
+func symbolKind(name string) uint8 {
+	switch name {
+	case "function_definition":
+		return kindFunc
+	case "lambda":
+		return kindLambda
+	case "for_statement", "while_statement":
+		return kindLoop
+	case "block", "module":
+		return kindBlock
+	case "with_statement":
+		return kindWith
+	case "class_definition":
+		return kindClass
+	case "decorated_definition":
+		return kindDecorated
+	}
+	return 0
+}
+
+// kind is a node's symbolKind (0 for ERROR).
+func (n *Node) kind() uint8 {
+	if k := n.t.names.kinds; int(n.sym) < len(k) {
+		return k[n.sym]
+	}
+	return 0
 }
 
 // errorSym is tree-sitter's ERROR symbol (ts_builtin_sym_error), outside
@@ -157,6 +199,7 @@ func namesFor(root *C.TSNode) *langNames {
 		for i := 0; i < int(C.ts_language_symbol_count(l)); i++ {
 			n.syms = append(n.syms, C.GoString(C.cd_symbol_name(l, C.uint32_t(i))))
 			n.named = append(n.named, C.ts_language_symbol_type(l, C.uint16_t(i)) == 0)
+			n.kinds = append(n.kinds, symbolKind(n.syms[i]))
 		}
 		for i := 0; i <= int(C.ts_language_field_count(l)); i++ {
 			if p := C.cd_field_name(l, C.uint32_t(i)); p != nil {
