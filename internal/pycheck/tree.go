@@ -236,12 +236,14 @@ func Flatten(root *sitter.Node) *Tree {
 	raw = raw[:n]
 	t.nodes = make([]Node, n)
 	names := t.names
+	var anyErr uint8
 	for i := range raw {
 		r := &raw[i]
 		fl := names.flags(uint16(r.sym))
 		if r.missing != 0 {
 			fl |= flagMissing
 		}
+		anyErr |= fl
 		t.nodes[i] = Node{t: t, start: uint32(r.start), end: uint32(r.end), parent: int32(r.parent), sym: uint16(r.sym),
 			field: uint16(r.field), flags: fl}
 		if p := r.parent; p >= 0 {
@@ -250,20 +252,24 @@ func Flatten(root *sitter.Node) *Tree {
 	}
 	rawPool.Put(bp)
 	// Children are contiguous in kids, in order, so Child(i) is O(1).
+	// Every node but the root is a child; in pre-order a parent comes
+	// before its children, so one pass places each node's block and
+	// fills its parent's.
+	t.kids = make([]int32, n-1)
 	off := int32(0)
 	for i := range t.nodes {
 		nd := &t.nodes[i]
 		nd.kids = off
 		off += nd.nkids
 		nd.nkids = 0
-	}
-	t.kids = make([]int32, off)
-	for i := range t.nodes {
-		if p := t.nodes[i].parent; p >= 0 {
+		if p := nd.parent; p >= 0 {
 			pn := &t.nodes[p]
 			t.kids[pn.kids+pn.nkids] = int32(i)
 			pn.nkids++
 		}
+	}
+	if anyErr&(flagError|flagMissing) == 0 {
+		return t // no syntax error: hasErr stays false everywhere
 	}
 	for i := n - 1; i >= 0; i-- {
 		nd := &t.nodes[i]
