@@ -419,6 +419,7 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 	if len(names) == 0 {
 		return
 	}
+	ns := newNameSet(names)
 	set := l.anchorSet()
 	for _, j := range jobs {
 		var want uint64
@@ -431,7 +432,7 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 		if want == 0 {
 			continue
 		}
-		got := identifiersIn(j.src.Src, names, want)
+		got := identifiersIn(j.src.Src, ns, want)
 		var found uint64
 		scanned := false
 		for i, r := range followers {
@@ -455,23 +456,53 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 	}
 }
 
+// nameSet is a table of names with what rules out most identifiers before
+// the map is asked: their first byte and their length.
+type nameSet struct {
+	bits           map[string]uint64
+	first          [256]bool
+	minLen, maxLen int
+}
+
+func newNameSet(names map[string]uint64) *nameSet {
+	ns := &nameSet{bits: names, minLen: 1 << 30}
+	for name := range names {
+		if name == "" {
+			continue
+		}
+		ns.first[name[0]] = true
+		ns.minLen = min(ns.minLen, len(name))
+		ns.maxLen = max(ns.maxLen, len(name))
+	}
+	return ns
+}
+
+var identByte = func() (t [256]bool) {
+	for b := range t {
+		t[b] = isIdentByte(byte(b))
+	}
+	return t
+}()
+
 // identifiersIn returns the bits (of want) of the names that occur in src
 // as whole identifiers.
-func identifiersIn(src []byte, names map[string]uint64, want uint64) uint64 {
+func identifiersIn(src []byte, ns *nameSet, want uint64) uint64 {
 	var got uint64
 	for i := 0; i < len(src); {
-		if !isIdentByte(src[i]) {
+		if !identByte[src[i]] {
 			i++
 			continue
 		}
-		j := i
-		for j < len(src) && isIdentByte(src[j]) {
+		j := i + 1
+		for j < len(src) && identByte[src[j]] {
 			j++
 		}
-		if b := names[string(src[i:j])] & want; b != 0 {
-			got |= b
-			if got == want {
-				return got
+		if n := j - i; ns.first[src[i]] && n >= ns.minLen && n <= ns.maxLen {
+			if b := ns.bits[string(src[i:j])] & want; b != 0 {
+				got |= b
+				if got == want {
+					return got
+				}
 			}
 		}
 		i = j
