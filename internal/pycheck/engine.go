@@ -90,6 +90,9 @@ func (l *Linter) anchorSet() *anchorSet {
 type job struct {
 	src    Source
 	active []*Rule
+	// anchors found in the file's bytes, when scanned (scanned).
+	anchors uint64
+	scanned bool
 	// model is the file's model from the first phase (tree released),
 	// with the summary questions its rules asked.
 	model    *Model
@@ -278,7 +281,8 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 				if ctx.Err() != nil {
 					continue // drain, so the reader can stop
 				}
-				j := &job{src: s, active: l.activeRules(s)}
+				j := &job{src: s}
+				j.active, j.anchors, j.scanned = l.activeRules(s)
 				st.Files++
 				st.Lines += bytes.Count(s.Src, []byte{'\n'})
 				var f *File
@@ -433,8 +437,6 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 			continue
 		}
 		got := identifiersIn(j.src.Src, ns, want)
-		var found uint64
-		scanned := false
 		for i, r := range followers {
 			if got&(1<<i) == 0 {
 				continue
@@ -443,9 +445,10 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 			// rule has one (CD108: a clock and, instead of "cuda", a
 			// helper that runs CUDA work), else for the first.
 			if len(r.AlsoAnchors) > 0 {
-				if !scanned {
-					found, scanned = set.scan(j.src.Src), true
+				if !j.scanned {
+					j.anchors, j.scanned = set.scan(j.src.Src), true
 				}
+				found := j.anchors
 				if m, ok := set.mask(r.Anchors); ok && found&m == 0 {
 					continue
 				}
@@ -510,19 +513,20 @@ func identifiersIn(src []byte, ns *nameSet, want uint64) uint64 {
 	return got
 }
 
-// activeRules are the rules that can match a file, decided from its bytes.
-func (l *Linter) activeRules(s Source) []*Rule {
-	var active []*Rule
+// activeRules are the rules that can match a file, decided from its bytes,
+// and the anchors found in it (scanned false when the file was not read
+// for them).
+func (l *Linter) activeRules(s Source) (active []*Rule, found uint64, scanned bool) {
 	if l.AlwaysParse || mentionsGPU(s.Src) {
 		set := l.anchorSet()
-		found := set.scan(s.Src)
+		found, scanned = set.scan(s.Src), true
 		for _, r := range l.Rules {
 			if l.enabled(s.Path, r.ID) && (l.AlwaysParse || r.applies(set, found)) {
 				active = append(active, r)
 			}
 		}
 	}
-	return active
+	return active, found, scanned
 }
 
 // parseFile parses and flattens a source, or returns nil when the parser
