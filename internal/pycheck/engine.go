@@ -173,6 +173,7 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 						if f.model != nil {
 							f.model.release()
 						}
+						f.Tree.recycle()
 					}
 				}
 			}()
@@ -300,6 +301,9 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 				j.findings = l.check(ctx, j, f)
 				if j.model != nil {
 					j.model.release()
+				}
+				if f != nil && (f.model == nil || f.model == j.model) {
+					f.Tree.recycle() // nothing holds its nodes now
 				}
 				local = append(local, j)
 			}

@@ -81,6 +81,7 @@ static const char *cd_field_name(const TSLanguage *l, uint32_t f) { return ts_la
 import "C"
 
 import (
+	"math/bits"
 	"sort"
 	"sync"
 	"unsafe"
@@ -234,7 +235,7 @@ func Flatten(root *sitter.Node) *Tree {
 	raw := (*bp)[:count]
 	n := int(C.cd_flatten(croot, &raw[0], C.uint32_t(count)))
 	raw = raw[:n]
-	t.nodes = make([]Node, n)
+	t.nodes = getNodes(n)
 	names := t.names
 	var anyErr uint8
 	for i := range raw {
@@ -255,7 +256,7 @@ func Flatten(root *sitter.Node) *Tree {
 	// Every node but the root is a child; in pre-order a parent comes
 	// before its children, so one pass places each node's block and
 	// fills its parent's.
-	t.kids = make([]int32, n-1)
+	t.kids = getKids(n - 1)
 	off := int32(0)
 	for i := range t.nodes {
 		nd := &t.nodes[i]
@@ -284,6 +285,49 @@ func Flatten(root *sitter.Node) *Tree {
 }
 
 var rawPool = sync.Pool{New: func() any { return new([]C.cd_node) }}
+
+// Node and child arrays are reused across files once a file is done with
+// (Tree.recycle), by power-of-two size class: a fresh array per file cost
+// a page fault per page and a clearing that Flatten's own writes make
+// needless (it sets every field of every node and every child slot).
+var (
+	nodePools [33]sync.Pool
+	kidPools  [33]sync.Pool
+)
+
+func getNodes(n int) []Node {
+	c := bits.Len(uint(n))
+	if v, ok := nodePools[c].Get().(*[]Node); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]Node, n, 1<<c)
+}
+
+func getKids(n int) []int32 {
+	c := bits.Len(uint(n))
+	if v, ok := kidPools[c].Get().(*[]int32); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]int32, n, 1<<c)
+}
+
+// recycle gives the tree's arrays back for the next file. The tree, and
+// every Node of it, must not be used afterwards: call it only once the
+// file's rules have run and its model has been released.
+func (t *Tree) recycle() {
+	if t == nil {
+		return
+	}
+	if c := cap(t.nodes); c > 0 && c&(c-1) == 0 {
+		v := t.nodes[:0]
+		nodePools[bits.Len(uint(c))-1].Put(&v)
+	}
+	if c := cap(t.kids); c > 0 && c&(c-1) == 0 {
+		v := t.kids[:0]
+		kidPools[bits.Len(uint(c))-1].Put(&v)
+	}
+	t.nodes, t.kids = nil, nil
+}
 
 // Root is the module node.
 func (t *Tree) Root() *Node {
