@@ -17,7 +17,7 @@ type File struct {
 	Root *Node
 	Tree *Tree
 
-	lineStarts []int
+	lineStarts []int // see lines
 	model      *Model
 	project    *Project
 	// ctx is the run's context: the searches rules make over the whole
@@ -30,39 +30,53 @@ type File struct {
 func (f *File) cancelled() bool { return f.ctx != nil && f.ctx.Err() != nil }
 
 func newFile(path string, src []byte, tree *Tree) *File {
-	f := &File{Path: path, Src: src, Tree: tree, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	f := &File{Path: path, Src: src, Tree: tree}
 	if tree != nil {
 		f.Root = tree.Root()
 	}
+	return f
+}
+
+// lines returns the offsets at which lines start, found on first use:
+// most files are never asked for a line (no finding, no suppression).
+func (f *File) lines() []int {
+	if f.lineStarts != nil {
+		return f.lineStarts
+	}
+	src := f.Src
+	ls := make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 {
 			break
 		}
 		i += j + 1
-		f.lineStarts = append(f.lineStarts, i)
+		ls = append(ls, i)
 	}
-	return f
+	f.lineStarts = ls
+	return ls
 }
 
 // LineCol returns the 1-based line and (byte) column of a byte offset.
 func (f *File) LineCol(off int) (int, int) {
-	row := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
+	ls := f.lines()
+	row := sort.Search(len(ls), func(i int) bool { return ls[i] > off }) - 1
 	if row < 0 {
 		row = 0
 	}
-	return row + 1, off - f.lineStarts[row] + 1
+	return row + 1, off - ls[row] + 1
 }
 
 // Line returns the text of a 1-based line without its newline.
 func (f *File) Line(line int) string {
-	if line < 1 || line > len(f.lineStarts) {
+	ls := f.lines()
+	if line < 1 || line > len(ls) {
 		return ""
 	}
-	start := f.lineStarts[line-1]
+	start := ls[line-1]
 	end := len(f.Src)
-	if line < len(f.lineStarts) {
-		end = f.lineStarts[line] - 1
+	if line < len(ls) {
+		end = ls[line] - 1
 	}
 	return strings.TrimRight(string(f.Src[start:end]), "\r")
 }
