@@ -378,5 +378,32 @@ func (f *File) IsTrue(n *Node) bool { return n != nil && n.Type() == "true" }
 // compact strips all whitespace, for matching call text.
 func compact(s string) string { return strings.Join(strings.Fields(s), "") }
 
-// Compact strips all whitespace from a node's text.
-func (f *File) Compact(n *Node) string { return compact(f.Text(n)) }
+// Compact strips all whitespace from a node's text. The usual text, ASCII,
+// is copied once, without the fields compact splits it into; other text
+// goes through compact, for its Unicode spaces.
+func (f *File) Compact(n *Node) string {
+	if n == nil {
+		return ""
+	}
+	b := f.Src[n.StartByte():n.EndByte()]
+	spaces := 0
+	for _, c := range b {
+		switch {
+		case c >= 0x80:
+			return compact(string(b))
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			spaces++
+		}
+	}
+	if spaces == 0 {
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) - spaces)
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' {
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}
