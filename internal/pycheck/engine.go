@@ -597,7 +597,11 @@ func (l *Linter) check(ctx context.Context, j *job, f *File) []report.Finding {
 	}
 	diags = dedupe(diags)
 	diags = applySuppressions(f, sups, diags, func(code string) bool { return l.enabled(s.Path, code) })
-	diags = applyNoqa(f, parseNoqa(s.Src), diags)
+	if len(diags) > 0 {
+		// noqa only silences: a file with nothing to report is not read
+		// for it.
+		diags = applyNoqa(f, parseNoqa(s.Src), diags)
+	}
 	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, toFinding(f, d))
