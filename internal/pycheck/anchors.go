@@ -11,7 +11,11 @@ type anchorSet struct {
 	index   map[string]int
 	buckets [][]int
 	table   []uint16 // byte pair -> 1 + bucket index, 0 for none
-	short   uint64   // anchors of one byte (checked with IndexByte)
+	// pairs has a bit per byte pair that starts an anchor: 8 KB that stay
+	// in cache, read at every byte, where the 128 KB table is read only
+	// at the few pairs that can match.
+	pairs [256][4]uint64
+	short uint64 // anchors of one byte (checked with IndexByte)
 }
 
 func newAnchorSet(rules []*Rule) *anchorSet {
@@ -28,6 +32,7 @@ func newAnchorSet(rules []*Rule) *anchorSet {
 			return
 		}
 		key := uint16(a[0])<<8 | uint16(a[1])
+		s.pairs[a[0]][a[1]>>6] |= 1 << (a[1] & 63)
 		if s.table[key] == 0 {
 			s.buckets = append(s.buckets, nil)
 			s.table[key] = uint16(len(s.buckets))
@@ -73,10 +78,11 @@ func (s *anchorSet) scan(src []byte) uint64 {
 		all = ^uint64(0)
 	}
 	for i := 0; i+1 < len(src); i++ {
-		b := s.table[uint16(src[i])<<8|uint16(src[i+1])]
-		if b == 0 {
+		c0, c1 := src[i], src[i+1]
+		if s.pairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
 			continue
 		}
+		b := s.table[uint16(c0)<<8|uint16(c1)]
 		for _, a := range s.buckets[b-1] {
 			if found&(1<<a) == 0 && bytes.HasPrefix(src[i:], []byte(s.anchors[a])) {
 				found |= 1 << a

@@ -90,6 +90,9 @@ func (l *Linter) anchorSet() *anchorSet {
 type job struct {
 	src    Source
 	active []*Rule
+	// anchors found in the file's bytes, when scanned (scanned).
+	anchors uint64
+	scanned bool
 	// model is the file's model from the first phase (tree released),
 	// with the summary questions its rules asked.
 	model    *Model
@@ -170,6 +173,7 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 						if f.model != nil {
 							f.model.release()
 						}
+						f.Tree.recycle()
 					}
 				}
 			}()
@@ -278,7 +282,8 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 				if ctx.Err() != nil {
 					continue // drain, so the reader can stop
 				}
-				j := &job{src: s, active: l.activeRules(s)}
+				j := &job{src: s}
+				j.active, j.anchors, j.scanned = l.activeRules(s)
 				st.Files++
 				st.Lines += bytes.Count(s.Src, []byte{'\n'})
 				var f *File
@@ -296,6 +301,9 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 				j.findings = l.check(ctx, j, f)
 				if j.model != nil {
 					j.model.release()
+				}
+				if f != nil && (f.model == nil || f.model == j.model) {
+					f.Tree.recycle() // nothing holds its nodes now
 				}
 				local = append(local, j)
 			}
@@ -419,6 +427,7 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 	if len(names) == 0 {
 		return
 	}
+	ns := newNameSet(names)
 	set := l.anchorSet()
 	for _, j := range jobs {
 		var want uint64
@@ -431,9 +440,7 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 		if want == 0 {
 			continue
 		}
-		got := identifiersIn(j.src.Src, names, want)
-		var found uint64
-		scanned := false
+		got := identifiersIn(j.src.Src, ns, want)
 		for i, r := range followers {
 			if got&(1<<i) == 0 {
 				continue
@@ -442,9 +449,10 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 			// rule has one (CD108: a clock and, instead of "cuda", a
 			// helper that runs CUDA work), else for the first.
 			if len(r.AlsoAnchors) > 0 {
-				if !scanned {
-					found, scanned = set.scan(j.src.Src), true
+				if !j.scanned {
+					j.anchors, j.scanned = set.scan(j.src.Src), true
 				}
+				found := j.anchors
 				if m, ok := set.mask(r.Anchors); ok && found&m == 0 {
 					continue
 				}
@@ -455,23 +463,53 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 	}
 }
 
+// nameSet is a table of names with what rules out most identifiers before
+// the map is asked: their first byte and their length.
+type nameSet struct {
+	bits           map[string]uint64
+	first          [256]bool
+	minLen, maxLen int
+}
+
+func newNameSet(names map[string]uint64) *nameSet {
+	ns := &nameSet{bits: names, minLen: 1 << 30}
+	for name := range names {
+		if name == "" {
+			continue
+		}
+		ns.first[name[0]] = true
+		ns.minLen = min(ns.minLen, len(name))
+		ns.maxLen = max(ns.maxLen, len(name))
+	}
+	return ns
+}
+
+var identByte = func() (t [256]bool) {
+	for b := range t {
+		t[b] = isIdentByte(byte(b))
+	}
+	return t
+}()
+
 // identifiersIn returns the bits (of want) of the names that occur in src
 // as whole identifiers.
-func identifiersIn(src []byte, names map[string]uint64, want uint64) uint64 {
+func identifiersIn(src []byte, ns *nameSet, want uint64) uint64 {
 	var got uint64
 	for i := 0; i < len(src); {
-		if !isIdentByte(src[i]) {
+		if !identByte[src[i]] {
 			i++
 			continue
 		}
-		j := i
-		for j < len(src) && isIdentByte(src[j]) {
+		j := i + 1
+		for j < len(src) && identByte[src[j]] {
 			j++
 		}
-		if b := names[string(src[i:j])] & want; b != 0 {
-			got |= b
-			if got == want {
-				return got
+		if n := j - i; ns.first[src[i]] && n >= ns.minLen && n <= ns.maxLen {
+			if b := ns.bits[string(src[i:j])] & want; b != 0 {
+				got |= b
+				if got == want {
+					return got
+				}
 			}
 		}
 		i = j
@@ -479,19 +517,20 @@ func identifiersIn(src []byte, names map[string]uint64, want uint64) uint64 {
 	return got
 }
 
-// activeRules are the rules that can match a file, decided from its bytes.
-func (l *Linter) activeRules(s Source) []*Rule {
-	var active []*Rule
+// activeRules are the rules that can match a file, decided from its bytes,
+// and the anchors found in it (scanned false when the file was not read
+// for them).
+func (l *Linter) activeRules(s Source) (active []*Rule, found uint64, scanned bool) {
 	if l.AlwaysParse || mentionsGPU(s.Src) {
 		set := l.anchorSet()
-		found := set.scan(s.Src)
+		found, scanned = set.scan(s.Src), true
 		for _, r := range l.Rules {
 			if l.enabled(s.Path, r.ID) && (l.AlwaysParse || r.applies(set, found)) {
 				active = append(active, r)
 			}
 		}
 	}
-	return active
+	return active, found, scanned
 }
 
 // parseFile parses and flattens a source, or returns nil when the parser
@@ -558,7 +597,11 @@ func (l *Linter) check(ctx context.Context, j *job, f *File) []report.Finding {
 	}
 	diags = dedupe(diags)
 	diags = applySuppressions(f, sups, diags, func(code string) bool { return l.enabled(s.Path, code) })
-	diags = applyNoqa(f, parseNoqa(s.Src), diags)
+	if len(diags) > 0 {
+		// noqa only silences: a file with nothing to report is not read
+		// for it.
+		diags = applyNoqa(f, parseNoqa(s.Src), diags)
+	}
 	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, toFinding(f, d))

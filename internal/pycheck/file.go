@@ -5,6 +5,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // File is one parsed Python source. Rules find their candidates by scanning
@@ -16,7 +17,7 @@ type File struct {
 	Root *Node
 	Tree *Tree
 
-	lineStarts []int
+	lineStarts []int // see lines
 	model      *Model
 	project    *Project
 	// ctx is the run's context: the searches rules make over the whole
@@ -29,39 +30,53 @@ type File struct {
 func (f *File) cancelled() bool { return f.ctx != nil && f.ctx.Err() != nil }
 
 func newFile(path string, src []byte, tree *Tree) *File {
-	f := &File{Path: path, Src: src, Tree: tree, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	f := &File{Path: path, Src: src, Tree: tree}
 	if tree != nil {
 		f.Root = tree.Root()
 	}
+	return f
+}
+
+// lines returns the offsets at which lines start, found on first use:
+// most files are never asked for a line (no finding, no suppression).
+func (f *File) lines() []int {
+	if f.lineStarts != nil {
+		return f.lineStarts
+	}
+	src := f.Src
+	ls := make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 {
 			break
 		}
 		i += j + 1
-		f.lineStarts = append(f.lineStarts, i)
+		ls = append(ls, i)
 	}
-	return f
+	f.lineStarts = ls
+	return ls
 }
 
 // LineCol returns the 1-based line and (byte) column of a byte offset.
 func (f *File) LineCol(off int) (int, int) {
-	row := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
+	ls := f.lines()
+	row := sort.Search(len(ls), func(i int) bool { return ls[i] > off }) - 1
 	if row < 0 {
 		row = 0
 	}
-	return row + 1, off - f.lineStarts[row] + 1
+	return row + 1, off - ls[row] + 1
 }
 
 // Line returns the text of a 1-based line without its newline.
 func (f *File) Line(line int) string {
-	if line < 1 || line > len(f.lineStarts) {
+	ls := f.lines()
+	if line < 1 || line > len(ls) {
 		return ""
 	}
-	start := f.lineStarts[line-1]
+	start := ls[line-1]
 	end := len(f.Src)
-	if line < len(f.lineStarts) {
-		end = f.lineStarts[line] - 1
+	if line < len(ls) {
+		end = ls[line] - 1
 	}
 	return strings.TrimRight(string(f.Src[start:end]), "\r")
 }
@@ -161,14 +176,14 @@ func Ancestor(n *Node, types ...string) *Node {
 // Scope is the function or lambda (or, at top level, the module) whose body
 // holds n.
 func (f *File) Scope(n *Node) *Node {
-	if s := n.t.scope[n.Index()]; s >= 0 {
+	if s := n.scope; s >= 0 {
 		return n.t.node(s)
 	}
 	return f.Root
 }
 
 // Loop is the innermost for/while loop around n in its function, or nil.
-func (f *File) Loop(n *Node) *Node { return n.t.node(n.t.loop[n.Index()]) }
+func (f *File) Loop(n *Node) *Node { return n.t.node(n.loop) }
 
 // Within reports whether n lies inside outer.
 func Within(n, outer *Node) bool {
@@ -177,7 +192,7 @@ func Within(n, outer *Node) bool {
 
 // Statement is the simple or compound statement that contains n directly in a
 // block (or at module level).
-func Statement(n *Node) *Node { return n.t.node(n.t.stmt[n.Index()]) }
+func Statement(n *Node) *Node { return n.t.node(n.stmt) }
 
 // Callee is the dotted text of a call's function ("torch.cuda.synchronize").
 func (f *File) Callee(call *Node) string {
@@ -229,7 +244,7 @@ func PositionalArgs(call *Node) []*Node {
 }
 
 // Context is what a region of code runs under.
-type Context int
+type Context uint8
 
 const (
 	CtxAutocast     Context = 1 << iota // inside an enabled torch.autocast region
@@ -240,15 +255,19 @@ const (
 // ContextOf reports the contexts enclosing n within its function: the with
 // statements around it, then the function's decorators. A with outside the
 // function does not count: the function may be called from anywhere.
-func (f *File) ContextOf(n *Node) Context { return n.t.ctx[n.Index()] }
+func (f *File) ContextOf(n *Node) Context { return n.ctx }
 
 // precompute fills, in one pre-order pass (parents come before children),
 // what each node's rules would otherwise climb the tree to learn.
 func (f *File) precompute() {
 	t := f.Tree
 	n := len(t.nodes)
-	t.scope, t.loop, t.stmt, t.ctx = make([]int32, n), make([]int32, n), make([]int32, n), make([]Context, n)
-	depth := make([]int32, n)
+	dp := depthPool.Get().(*[]int32)
+	if cap(*dp) < n {
+		*dp = make([]int32, n+n/4)
+	}
+	depth := (*dp)[:n]
+	defer depthPool.Put(dp)
 	for i := range t.nodes {
 		if i&0xffff == 0xffff && f.cancelled() {
 			return // the run stops; what is left is never read
@@ -256,51 +275,54 @@ func (f *File) precompute() {
 		nd := &t.nodes[i]
 		p := nd.parent
 		if p < 0 {
-			t.scope[i], t.loop[i], t.stmt[i] = -1, -1, int32(i)
+			nd.scope, nd.loop, nd.stmt, nd.ctx = -1, -1, int32(i), 0
+			depth[i] = 0
 			continue
 		}
 		depth[i] = depth[p] + 1
 		if int(depth[i]) > t.MaxDepth {
 			t.MaxDepth = int(depth[i])
 		}
-		pt := t.nodes[p].Type()
-		t.scope[i], t.loop[i], t.ctx[i] = t.scope[p], t.loop[p], t.ctx[p]
-		switch pt {
-		case "function_definition", "lambda":
-			t.scope[i] = p
+		pn := &t.nodes[p]
+		pk := pn.kind()
+		nd.scope, nd.loop, nd.ctx = pn.scope, pn.loop, pn.ctx
+		if pk&(kindFunc|kindLambda) != 0 {
+			nd.scope = p
 		}
-		switch pt {
-		case "for_statement", "while_statement":
-			t.loop[i] = p
-		case "function_definition":
-			t.loop[i] = -1
+		switch {
+		case pk&kindLoop != 0:
+			nd.loop = p
+		case pk&kindFunc != 0:
+			nd.loop = -1
 		}
-		if pt == "block" || pt == "module" {
-			t.stmt[i] = int32(i)
+		if pk&kindBlock != 0 {
+			nd.stmt = int32(i)
 		} else {
-			t.stmt[i] = t.stmt[p]
+			nd.stmt = pn.stmt
 		}
-		switch pt {
-		case "with_statement":
+		switch {
+		case pk&kindWith != 0:
 			if nd.FieldName() == "body" {
-				for _, item := range withItems(&t.nodes[p]) {
-					t.ctx[i] = applyContext(t.ctx[i], f.Text(item))
+				for _, item := range withItems(pn) {
+					nd.ctx = applyContext(nd.ctx, f.Text(item))
 				}
 			}
-		case "function_definition":
-			t.ctx[i] = 0
-			if dd := t.nodes[p].Parent(); dd != nil && dd.Type() == "decorated_definition" {
+		case pk&kindFunc != 0:
+			nd.ctx = 0
+			if dd := pn.Parent(); dd != nil && dd.kind()&kindDecorated != 0 {
 				for _, d := range dd.NamedChildren() {
 					if d.Type() == "decorator" {
-						t.ctx[i] = applyContext(t.ctx[i], f.Text(d))
+						nd.ctx = applyContext(nd.ctx, f.Text(d))
 					}
 				}
 			}
-		case "class_definition":
-			t.ctx[i] = 0
+		case pk&kindClass != 0:
+			nd.ctx = 0
 		}
 	}
 }
+
+var depthPool = sync.Pool{New: func() any { return new([]int32) }}
 
 // applyContext lets a context manager or decorator decide its kind of
 // context; applied outermost first, so the innermost decides.
@@ -356,5 +378,32 @@ func (f *File) IsTrue(n *Node) bool { return n != nil && n.Type() == "true" }
 // compact strips all whitespace, for matching call text.
 func compact(s string) string { return strings.Join(strings.Fields(s), "") }
 
-// Compact strips all whitespace from a node's text.
-func (f *File) Compact(n *Node) string { return compact(f.Text(n)) }
+// Compact strips all whitespace from a node's text. The usual text, ASCII,
+// is copied once, without the fields compact splits it into; other text
+// goes through compact, for its Unicode spaces.
+func (f *File) Compact(n *Node) string {
+	if n == nil {
+		return ""
+	}
+	b := f.Src[n.StartByte():n.EndByte()]
+	spaces := 0
+	for _, c := range b {
+		switch {
+		case c >= 0x80:
+			return compact(string(b))
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			spaces++
+		}
+	}
+	if spaces == 0 {
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) - spaces)
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' {
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}

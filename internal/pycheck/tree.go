@@ -14,9 +14,7 @@ uint32_t ts_node_descendant_count(TSNode);
 uint16_t ts_node_symbol(TSNode);
 uint32_t ts_node_start_byte(TSNode);
 uint32_t ts_node_end_byte(TSNode);
-bool ts_node_is_named(TSNode);
 bool ts_node_is_missing(TSNode);
-bool ts_node_is_error(TSNode);
 const TSLanguage *ts_node_language(TSNode);
 TSTreeCursor ts_tree_cursor_new(TSNode);
 void ts_tree_cursor_delete(TSTreeCursor *);
@@ -29,20 +27,22 @@ const char *ts_language_symbol_name(const TSLanguage *, uint16_t);
 const char *ts_language_field_name_for_id(const TSLanguage *, uint16_t);
 uint32_t ts_language_symbol_count(const TSLanguage *);
 uint32_t ts_language_field_count(const TSLanguage *);
+uint32_t ts_language_symbol_type(const TSLanguage *, uint16_t); // TSSymbolType: 0 is regular (named)
 
 typedef struct {
 	uint32_t start, end;
 	int32_t parent;
 	uint16_t sym, field;
-	uint8_t flags;
+	uint8_t missing;
 } cd_node;
-
-enum { CD_NAMED = 1, CD_MISSING = 2, CD_ERROR = 4 };
 
 static uint32_t cd_count(TSNode *root) { return ts_node_descendant_count(*root); }
 
 // cd_flatten writes the tree below root in pre-order, iteratively (no C
 // recursion, whatever the nesting), and returns the number of nodes written.
+// Whether a node is named or an error follows from its symbol (looked up in
+// Go); only MISSING, which no symbol tells, is asked, and only of leaves
+// (tree-sitter inserts a missing token as a leaf).
 static uint32_t cd_flatten(TSNode *root, cd_node *out, uint32_t cap) {
 	TSTreeCursor c = ts_tree_cursor_new(*root);
 	uint32_t n = 0;
@@ -56,13 +56,13 @@ static uint32_t cd_flatten(TSNode *root, cd_node *out, uint32_t cap) {
 		o->parent = parent;
 		o->sym = ts_node_symbol(node);
 		o->field = ts_tree_cursor_current_field_id(&c);
-		o->flags = (ts_node_is_named(node) ? CD_NAMED : 0) | (ts_node_is_missing(node) ? CD_MISSING : 0) |
-			(ts_node_is_error(node) ? CD_ERROR : 0);
+		o->missing = 0;
 		int32_t me = (int32_t)n++;
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			parent = me;
 			continue;
 		}
+		o->missing = ts_node_is_missing(node);
 		for (;;) {
 			if (ts_tree_cursor_goto_next_sibling(&c)) break;
 			if (parent < 0 || !ts_tree_cursor_goto_parent(&c)) goto done;
@@ -81,6 +81,7 @@ static const char *cd_field_name(const TSLanguage *l, uint32_t f) { return ts_la
 import "C"
 
 import (
+	"math/bits"
 	"sort"
 	"sync"
 	"unsafe"
@@ -99,11 +100,6 @@ type Tree struct {
 	names *langNames
 	// MaxDepth is the deepest nesting in the tree (the root is 0).
 	MaxDepth int
-
-	scope []int32 // enclosing function_definition or lambda, -1 for module level
-	loop  []int32 // innermost for/while in the same function, -1 for none
-	stmt  []int32 // statement directly in a block or module that holds the node
-	ctx   []Context
 }
 
 // Node is one syntax node; the methods mirror tree-sitter's so that rules
@@ -117,6 +113,12 @@ type Node struct {
 	sym, field uint16
 	flags      uint8
 	hasErr     bool
+	ctx        Context // see File.ContextOf
+
+	// Filled by File.precompute.
+	scope int32 // enclosing function_definition or lambda, -1 for module level
+	loop  int32 // innermost for/while in the same function, -1 for none
+	stmt  int32 // statement directly in a block or module that holds the node
 }
 
 const (
@@ -128,6 +130,62 @@ const (
 type langNames struct {
 	syms   []string
 	fields []string
+	named  []bool // by symbol: a named (regular) node
+	kinds  []uint8
+}
+
+// Kinds of parent that File.precompute looks for, by symbol, so that its
+// pass compares small integers rather than type names.
+const (
+	kindFunc      = 1 << iota // function_definition
+	kindLambda                // lambda
+	kindLoop                  // for_statement, while_statement
+	kindBlock                 // block, module
+	kindWith                  // with_statement
+	kindClass                 // class_definition
+	kindDecorated             // decorated_definition
+)
+
+func symbolKind(name string) uint8 {
+	switch name {
+	case "function_definition":
+		return kindFunc
+	case "lambda":
+		return kindLambda
+	case "for_statement", "while_statement":
+		return kindLoop
+	case "block", "module":
+		return kindBlock
+	case "with_statement":
+		return kindWith
+	case "class_definition":
+		return kindClass
+	case "decorated_definition":
+		return kindDecorated
+	}
+	return 0
+}
+
+// kind is a node's symbolKind (0 for ERROR).
+func (n *Node) kind() uint8 {
+	if k := n.t.names.kinds; int(n.sym) < len(k) {
+		return k[n.sym]
+	}
+	return 0
+}
+
+// errorSym is tree-sitter's ERROR symbol (ts_builtin_sym_error), outside
+// the language's table; an ERROR node is named.
+const errorSym = 0xffff
+
+func (l *langNames) flags(sym uint16) uint8 {
+	if sym == errorSym {
+		return flagNamed | flagError
+	}
+	if int(sym) < len(l.named) && l.named[sym] {
+		return flagNamed
+	}
+	return 0
 }
 
 var (
@@ -141,6 +199,8 @@ func namesFor(root *C.TSNode) *langNames {
 		n := &langNames{}
 		for i := 0; i < int(C.ts_language_symbol_count(l)); i++ {
 			n.syms = append(n.syms, C.GoString(C.cd_symbol_name(l, C.uint32_t(i))))
+			n.named = append(n.named, C.ts_language_symbol_type(l, C.uint16_t(i)) == 0)
+			n.kinds = append(n.kinds, symbolKind(n.syms[i]))
 		}
 		for i := 0; i <= int(C.ts_language_field_count(l)); i++ {
 			if p := C.cd_field_name(l, C.uint32_t(i)); p != nil {
@@ -161,37 +221,56 @@ func Flatten(root *sitter.Node) *Tree {
 	// Copied out so that C never sees the Go pointers that follow it.
 	rootValue := *(*C.TSNode)(unsafe.Pointer(root))
 	croot := &rootValue
-	count := C.cd_count(croot)
-	raw := make([]C.cd_node, int(count))
+	count := int(C.cd_count(croot))
 	t := &Tree{names: namesFor(croot)}
 	if count == 0 {
 		return t
 	}
-	n := int(C.cd_flatten(croot, &raw[0], count))
+	// The raw copy is scratch, reused across files (C fills every field
+	// of each node it writes, so it needs no clearing).
+	bp := rawPool.Get().(*[]C.cd_node)
+	if cap(*bp) < count {
+		*bp = make([]C.cd_node, count+count/4)
+	}
+	raw := (*bp)[:count]
+	n := int(C.cd_flatten(croot, &raw[0], C.uint32_t(count)))
 	raw = raw[:n]
-	t.nodes = make([]Node, n)
-	nk := make([]int32, n)
+	t.nodes = getNodes(n)
+	names := t.names
+	var anyErr uint8
 	for i := range raw {
 		r := &raw[i]
+		fl := names.flags(uint16(r.sym))
+		if r.missing != 0 {
+			fl |= flagMissing
+		}
+		anyErr |= fl
 		t.nodes[i] = Node{t: t, start: uint32(r.start), end: uint32(r.end), parent: int32(r.parent), sym: uint16(r.sym),
-			field: uint16(r.field), flags: uint8(r.flags)}
+			field: uint16(r.field), flags: fl}
 		if p := r.parent; p >= 0 {
-			nk[p]++
+			t.nodes[p].nkids++
 		}
 	}
+	rawPool.Put(bp)
 	// Children are contiguous in kids, in order, so Child(i) is O(1).
+	// Every node but the root is a child; in pre-order a parent comes
+	// before its children, so one pass places each node's block and
+	// fills its parent's.
+	t.kids = getKids(n - 1)
 	off := int32(0)
 	for i := range t.nodes {
-		t.nodes[i].kids = off
-		off += nk[i]
-	}
-	t.kids = make([]int32, off)
-	for i := range t.nodes {
-		if p := t.nodes[i].parent; p >= 0 {
+		nd := &t.nodes[i]
+		nd.kids = off
+		off += nd.nkids
+		nd.nkids = 0
+		if p := nd.parent; p >= 0 {
 			pn := &t.nodes[p]
 			t.kids[pn.kids+pn.nkids] = int32(i)
 			pn.nkids++
 		}
+	}
+	if anyErr&(flagError|flagMissing) == 0 {
+		return t // no syntax error: hasErr stays false everywhere
 	}
 	for i := n - 1; i >= 0; i-- {
 		nd := &t.nodes[i]
@@ -203,6 +282,51 @@ func Flatten(root *sitter.Node) *Tree {
 		}
 	}
 	return t
+}
+
+var rawPool = sync.Pool{New: func() any { return new([]C.cd_node) }}
+
+// Node and child arrays are reused across files once a file is done with
+// (Tree.recycle), by power-of-two size class: a fresh array per file cost
+// a page fault per page and a clearing that Flatten's own writes make
+// needless (it sets every field of every node and every child slot).
+var (
+	nodePools [33]sync.Pool
+	kidPools  [33]sync.Pool
+)
+
+func getNodes(n int) []Node {
+	c := bits.Len(uint(n))
+	if v, ok := nodePools[c].Get().(*[]Node); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]Node, n, 1<<c)
+}
+
+func getKids(n int) []int32 {
+	c := bits.Len(uint(n))
+	if v, ok := kidPools[c].Get().(*[]int32); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]int32, n, 1<<c)
+}
+
+// recycle gives the tree's arrays back for the next file. The tree, and
+// every Node of it, must not be used afterwards: call it only once the
+// file's rules have run and its model has been released.
+func (t *Tree) recycle() {
+	if t == nil {
+		return
+	}
+	if c := cap(t.nodes); c > 0 && c&(c-1) == 0 {
+		v := t.nodes[:0]
+		nodePools[bits.Len(uint(c))-1].Put(&v)
+	}
+	if c := cap(t.kids); c > 0 && c&(c-1) == 0 {
+		v := t.kids[:0]
+		kidPools[bits.Len(uint(c))-1].Put(&v)
+	}
+	t.nodes, t.kids = nil, nil
 }
 
 // Root is the module node.

@@ -85,3 +85,16 @@ func TestDeepInputsAreLinear(t *testing.T) {
 		t.Errorf("500 chained calls: want no finding, got %+v", fs)
 	}
 }
+
+// TestCompactMatchesFields: the one-copy Compact strips exactly what
+// strings.Fields would, Unicode spaces included, on every node.
+func TestCompactMatchesFields(t *testing.T) {
+	src := []byte("x = torch . cuda\t.amp(\n  a ,\v b\f)\r\ny = f( 'a\u00a0b' )\u2003# é\nz = g(c\u0085)\n")
+	f := parseFile(context.Background(), newParser(), Source{Path: "c.py", Src: src}, nil)
+	for i := 0; i < f.Tree.Len(); i++ {
+		n := f.Tree.At(i)
+		if got, want := f.Compact(n), compact(f.Text(n)); got != want {
+			t.Errorf("node %s: Compact %q, want %q", n.Type(), got, want)
+		}
+	}
+}
