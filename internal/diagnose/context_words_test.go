@@ -79,3 +79,26 @@ func TestContextWordsNCCLBuiltForAnotherCUDA(t *testing.T) {
 		}
 	}
 }
+
+// A cuDNN or cuBLAS status in a report that speaks of running out of memory
+// or of the framework's up-front reservation is the full card
+// (https://github.com/tensorflow/tensorflow/issues/27144: "setting
+// `allow_growth=True` allows the toy program to run").
+func TestContextWordsMemoryBehindLibraryStatus(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ fail, prose string }{
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n", "Looks like setting `allow_growth=True` allows the toy program to run.\n"},
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n", "Other runs on this machine fail with a plain out of memory error instead.\n"},
+		{"RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n", "It works with TF_FORCE_GPU_ALLOW_GROWTH=true set.\n"},
+	} {
+		fs := explainText(t, e, c.fail+c.prose)
+		if len(fs) != 1 || fs[0].Class != "oom" {
+			t.Errorf("%q: %+v", c.prose, fs)
+		}
+	}
+	for _, fail := range []string{"RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"} {
+		if fs := explainText(t, e, fail+"It fails on the first convolution.\n"); len(fs) != 1 || fs[0].Class == "oom" {
+			t.Errorf("without such words: %+v", fs)
+		}
+	}
+}
