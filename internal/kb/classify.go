@@ -315,8 +315,10 @@ var (
 	torchXLARE = regexp.MustCompile(`torch_xla`)
 	// JAX's Python client: its package names, its error type, its
 	// settings, and the old path of XLA's Python client inside TensorFlow's
-	// tree that early jaxlib printed.
-	jaxRE = regexp.MustCompile(`jax(?:lib)?|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/`)
+	// tree that early jaxlib printed, and the external/org_tensorflow/
+	// prefix that jaxlib builds (to 2022) put before every XLA and stream
+	// executor path (TensorFlow prints those paths bare).
+	jaxRE = regexp.MustCompile(`jax(?:lib)?|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/|external/org_tensorflow/`)
 	// TensorFlow: its package, its exception, its GPU allocator.
 	tensorflowRE = regexp.MustCompile(`tensorflow|ResourceExhaustedError|GPU_\d+_bfc|bfc_allocator|TF_FORCE_GPU_ALLOW_GROWTH`)
 )

@@ -49,6 +49,17 @@ var predicates = map[string]Predicate{
 		share, ok := freeShare(f)
 		return !ok || share < 0.5
 	},
+	// JAX could not initialise cuBLAS: JAX reserves most of the card when it
+	// starts (75% by default, XLA_PYTHON_CLIENT_PREALLOCATE), so cuBLAS's
+	// handle found no room, unless a memory reading shows half the card
+	// free.
+	"jax_blas_handle_starved": func(f map[string]string) bool {
+		if f["framework"] != "jax" || f["cublas_status"] != "NOT_INITIALIZED" {
+			return false
+		}
+		share, ok := freeShare(f)
+		return !ok || share < 0.5
+	},
 	// A multinomial probability check failed and the run computes in half
 	// precision: the probabilities overflowed to inf/nan.
 	"multinomial_after_fp16": func(f map[string]string) bool {
