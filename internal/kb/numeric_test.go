@@ -34,7 +34,7 @@ func TestNumericErrorCodes(t *testing.T) {
 // still found (the engine names it in an "other" finding).
 func TestStatusContexts(t *testing.T) {
 	k := MustDefault()
-	cases := []struct{ line, want string }{
+	cases := []statusCase{
 		{"[reformat.cu::operator()::1606] Error Code 1: Cuda Runtime (invalid resource handle)", "cudaErrorInvalidResourceHandle"},
 		{`transform_detail.hpp:386: error: (-217) invalid resource handle`, "cudaErrorInvalidResourceHandle"},
 		{"raise the error `peer access is not supported between these two device`", "cudaErrorPeerAccessUnsupported"},
@@ -45,15 +45,7 @@ func TestStatusContexts(t *testing.T) {
 		{"terminate called after throwing an instance of 'thrust::system::system_error' what():  parallel_for failed: out of memory", "cudaErrorMemoryAllocation"},
 		{"thrust version 1.9 out of memory", ""},
 	}
-	for _, c := range cases {
-		got := ""
-		if hs := k.Statuses(c.line); len(hs) > 0 {
-			got = hs[0].Status.Name
-		}
-		if got != c.want {
-			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
-		}
-	}
+	checkFirstStatus(t, k, cases)
 }
 
 // TestStatusNameSpellings: a CUDA status name is found however a wrapper
@@ -61,7 +53,7 @@ func TestStatusContexts(t *testing.T) {
 // upper-case style; words of prose after "CUDA error" are no name.
 func TestStatusNameSpellings(t *testing.T) {
 	k := MustDefault()
-	cases := []struct{ line, want string }{
+	cases := []statusCase{
 		{"I find the error CUDAError InsufficientDriver. My CUDA version is 12.9", "cudaErrorInsufficientDriver"},
 		{"RuntimeError: cudaError_t.NoDevice", "cudaErrorNoDevice"},
 		{"CUDA error: INVALID_DEVICE", "cudaErrorInvalidDevice"},
@@ -78,6 +70,15 @@ func TestStatusNameSpellings(t *testing.T) {
 		{"CUDA error: Some Words here", ""},
 		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}
+	checkFirstStatus(t, k, cases)
+}
+
+// statusCase is a line and the name of the first status found on it ("":
+// none).
+type statusCase struct{ line, want string }
+
+func checkFirstStatus(t *testing.T, k *KB, cases []statusCase) {
+	t.Helper()
 	for _, c := range cases {
 		got := ""
 		if hs := k.Statuses(c.line); len(hs) > 0 {
