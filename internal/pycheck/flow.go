@@ -879,14 +879,20 @@ func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth i
 	return out
 }
 
+// outermostParens is n, or the outermost parentheses around it: what an
+// assignment sees of `(x)`.
+func outermostParens(n *Node) *Node {
+	for p := n.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = n.Parent() {
+		n = p
+	}
+	return n
+}
+
 // CopyTarget is the place a use of a place is copied into, so that both
 // name the same object: the target of `q = use`, or in a tuple assignment
 // (`q, r = use, other`) the target at the use's position; nil otherwise.
 func CopyTarget(use *Node) *Node {
-	c := use
-	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
-		c = p
-	}
+	c := outermostParens(use)
 	p := c.Parent()
 	if p == nil {
 		return nil
@@ -917,10 +923,7 @@ func CopyTarget(use *Node) *Node {
 // the element at its position; nil otherwise (a for target, a call's
 // tuple unpacked, `with ... as`).
 func BoundValue(def *Node) *Node {
-	c := def
-	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
-		c = p
-	}
+	c := outermostParens(def)
 	p := c.Parent()
 	if p == nil {
 		return nil
