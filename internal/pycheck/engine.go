@@ -158,27 +158,16 @@ func (l *Linter) summariseHelpers(ctx context.Context, workers int, jobs []*job,
 			break
 		}
 		pending = later
-		var next atomic.Int64
 		var n atomic.Int64
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				parser := newParser()
-				defer parser.Close()
-				for i := next.Add(1) - 1; int(i) < len(now); i = next.Add(1) - 1 {
-					if f := summarise(ctx, parser, now[i].src, proj, false); f != nil {
-						n.Add(1)
-						if f.model != nil {
-							f.model.release()
-						}
-						f.Tree.recycle()
-					}
+		eachWithParser(ctx, workers, len(now), func(parser *sitter.Parser, i int) {
+			if f := summarise(ctx, parser, now[i].src, proj, false); f != nil {
+				n.Add(1)
+				if f.model != nil {
+					f.model.release()
 				}
-			}()
-		}
-		wg.Wait()
+				f.Tree.recycle()
+			}
+		})
 		parsed += int(n.Load())
 	}
 	return parsed
@@ -332,27 +321,10 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 			rerun = append(rerun, j)
 		}
 	}
-	var next atomic.Int64
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var parser *sitter.Parser
-			defer func() {
-				if parser != nil {
-					parser.Close()
-				}
-			}()
-			for i := next.Add(1) - 1; int(i) < len(rerun) && ctx.Err() == nil; i = next.Add(1) - 1 {
-				j := rerun[i]
-				if parser == nil {
-					parser = newParser()
-				}
-				j.findings = l.check(ctx, j, parseFile(ctx, parser, j.src, proj))
-			}
-		}()
-	}
-	wg.Wait()
+	eachWithParser(ctx, workers, len(rerun), func(parser *sitter.Parser, i int) {
+		j := rerun[i]
+		j.findings = l.check(ctx, j, parseFile(ctx, parser, j.src, proj))
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, stats, err
 	}
@@ -362,6 +334,33 @@ func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Find
 	}
 	sortFindings(all)
 	return all, stats, nil
+}
+
+// eachWithParser calls f(parser, i) for i in [0, n) on up to workers
+// goroutines, each with a parser of its own, made only once the worker has
+// an item; it stops handing out items once ctx is cancelled.
+func eachWithParser(ctx context.Context, workers, n int, f func(parser *sitter.Parser, i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var parser *sitter.Parser
+			defer func() {
+				if parser != nil {
+					parser.Close()
+				}
+			}()
+			for i := next.Add(1) - 1; int(i) < n && ctx.Err() == nil; i = next.Add(1) - 1 {
+				if parser == nil {
+					parser = newParser()
+				}
+				f(parser, int(i))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func sortFindings(fs []report.Finding) {
