@@ -4,7 +4,7 @@
 // most frequent confusions. Misses are listed for the tune split only: the
 // test split's numbers are read, its misses never.
 //
-//	go run ./bench/reports [-dir testdata/reports] [-misses] [-grep REGEXP]
+//	go run ./bench/reports [-dir testdata/reports] [-misses] [-grep REGEXP] [-perturb NAME|all]
 package main
 
 import (
@@ -27,6 +27,7 @@ func main() {
 	misses := flag.Bool("misses", false, "list the tune split's top-1 misses")
 	roots := flag.String("roots", "", "write the tune split's surface -> root counts to this YAML file (internal/kb/data/surface-roots.yaml) and stop")
 	grep := flag.String("grep", "", "count the roots of the tune split's reports whose log matches this regular expression, list them, and stop")
+	perturb := flag.String("perturb", "", "score each split under the named rewrite of the logs (\"all\": every one) against the plain logs, and stop; with -misses, list the tune reports the rewrite turns from hit to miss")
 	flag.Parse()
 	rs, err := corpus.Load(*dir)
 	if err != nil {
@@ -57,6 +58,13 @@ func main() {
 	parts := map[corpus.Split][]corpus.Report{}
 	for _, r := range rs {
 		parts[corpus.SplitOf(r.URL)] = append(parts[corpus.SplitOf(r.URL)], r)
+	}
+	if *perturb != "" {
+		if err := scorePerturbed(os.Stdout, e, parts, *perturb, *misses); err != nil {
+			fmt.Fprintln(os.Stderr, "reports:", err)
+			os.Exit(3)
+		}
+		return
 	}
 	for _, sp := range []corpus.Split{corpus.Tune, corpus.Test} {
 		out := corpus.Run(context.Background(), e, parts[sp])
@@ -159,5 +167,35 @@ func grepRoots(w io.Writer, rs []corpus.Report, expr string) error {
 		fmt.Fprintf(w, " %s=%d", c, counts[c])
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+// scorePerturbed prints each split's numbers under each named rewrite next
+// to the plain logs' numbers. Lost hits are listed for the tune split only.
+func scorePerturbed(w io.Writer, e *diagnose.Engine, parts map[corpus.Split][]corpus.Report, name string, misses bool) error {
+	ps := corpus.Perturbations
+	if name != "all" {
+		p, err := corpus.PerturbationNamed(name)
+		if err != nil {
+			return err
+		}
+		ps = []corpus.Perturbation{p}
+	}
+	for _, sp := range []corpus.Split{corpus.Tune, corpus.Test} {
+		plain := corpus.Run(context.Background(), e, parts[sp])
+		fmt.Fprintf(w, "%-5s %-12s %s\n", sp, "plain", corpus.Measure(plain).Summary())
+		for _, p := range ps {
+			out := corpus.Run(context.Background(), e, corpus.Perturb(parts[sp], p))
+			fmt.Fprintf(w, "%-5s %-12s %s\n", sp, p.Name, corpus.Measure(out).Summary())
+			if !misses || sp != corpus.Tune {
+				continue
+			}
+			for i, o := range out {
+				if plain[i].Top1() && !o.Top1() {
+					fmt.Fprintf(w, "LOST %s %s:%d root=%s said=%v (plain said %v) %s\n", p.Name, o.Report.File, o.Report.Line, o.Report.Root, o.Ranked, plain[i].Ranked, o.Report.URL)
+				}
+			}
+		}
+	}
 	return nil
 }

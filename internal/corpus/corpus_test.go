@@ -97,3 +97,62 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 		}
 	}
 }
+
+// perturbedFloors hold each split's top-1 and silent rate under each
+// rewrite of Perturbations (go run ./bench/reports -perturb all): the same
+// reports, laid out as other places deliver them, must not lose what the
+// plain logs win. The rules for moving them are those of floors.
+var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
+	"srun-label":  {Tune: {0.878, 0.026}, Test: {0.787, 0.082}},
+	"rank-prefix": {Tune: {0.875, 0.039}, Test: {0.795, 0.086}},
+	"hard-wrap":   {Tune: {0.868, 0.030}, Test: {0.776, 0.078}},
+	"word-wrap":   {Tune: {0.825, 0.073}, Test: {0.757, 0.116}},
+	"timestamps":  {Tune: {0.881, 0.023}, Test: {0.795, 0.074}},
+	"crlf":        {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
+	"progress":    {Tune: {0.882, 0.022}, Test: {0.791, 0.074}},
+	"noise":       {Tune: {0.878, 0.025}, Test: {0.791, 0.074}},
+	"slurm":       {Tune: {0.880, 0.030}, Test: {0.791, 0.078}},
+	"conda":       {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
+	"ansi":        {Tune: {0.881, 0.022}, Test: {0.791, 0.074}},
+}
+
+func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
+	rs, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := diagnose.New(kb.MustDefault())
+	parts := map[Split][]Report{}
+	for _, r := range rs {
+		parts[SplitOf(r.URL)] = append(parts[SplitOf(r.URL)], r)
+	}
+	if len(perturbedFloors) != len(Perturbations) {
+		t.Errorf("%d floors for %d perturbations", len(perturbedFloors), len(Perturbations))
+	}
+	for _, p := range Perturbations {
+		for sp, f := range perturbedFloors[p.Name] {
+			s := Measure(Run(context.Background(), e, Perturb(parts[sp], p)))
+			top1, _, silent, _ := s.Rates()
+			if top1 < f.top1 || silent > f.silent {
+				t.Errorf("%s under %s regressed: %s; floors top1>=%.3f silent<=%.3f", sp, p.Name, s.Summary(), f.top1, f.silent)
+			}
+		}
+	}
+}
+
+// Every rewrite keeps what a report is and changes its log, repeatably.
+func TestPerturbationsAreRepeatable(t *testing.T) {
+	r := []Report{{URL: "https://github.com/o/r/issues/1", Log: "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1532, in _wrapped_call_impl_with_a_name_long_enough_to_pass_every_terminal_width_we_wrap_at\nRuntimeError: CUDA error: an illegal memory access was encountered\n"}}
+	for _, p := range Perturbations {
+		a, b := Perturb(r, p), Perturb(r, p)
+		if a[0].Log != b[0].Log {
+			t.Errorf("%s: two runs differ", p.Name)
+		}
+		if a[0].Log == r[0].Log && p.Name != "word-wrap" && p.Name != "conda" {
+			t.Errorf("%s: log unchanged", p.Name)
+		}
+		if a[0].URL != r[0].URL {
+			t.Errorf("%s: changed the report's address", p.Name)
+		}
+	}
+}

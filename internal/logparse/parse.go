@@ -71,12 +71,14 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	}
 	c := &chunker{ctx: ctx, r: r, name: name, first: true}
 	first, more := c.next()
+	wr := detectWrap(first.data)
 	if !more {
 		if first.err != nil {
 			return first.err
 		}
 		if first.data != nil {
-			p.chunk(first.data, candidates(pf, first.data))
+			first.data, first.joins = wr.join(first.data, nil)
+			p.chunk(first.data, candidates(pf, first.data), first.joins)
 			chunkPool.Put(first.owner)
 		}
 		p.finish()
@@ -95,6 +97,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	for i := 0; i < workers; i++ {
 		go func() {
 			for pc := range jobs {
+				pc.data, pc.joins = wr.join(pc.data, nil)
 				pc.cands = candidates(pf, pc.data)
 				close(pc.ready)
 			}
@@ -107,7 +110,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 			return pc.err
 		}
 		<-pc.ready
-		p.chunk(pc.data, pc.cands)
+		p.chunk(pc.data, pc.cands, pc.joins)
 		select {
 		case pool <- pc.owner:
 		default:
@@ -130,6 +133,9 @@ var chunkPool sync.Pool
 type piece struct {
 	data  []byte
 	cands []int
+	// joins are the offsets in data where a wrapped line's break was
+	// removed (see unwrap.go): each still counts as a line.
+	joins []int
 	owner []byte // the pooled buffer data lives in
 	err   error
 	ready chan struct{} // closed when cands is set
@@ -370,8 +376,15 @@ func (l pline) follows(prev int) bool {
 	return l.N == prev+1 || (l.Sub && l.N == prev)
 }
 
-func (p *parser) chunk(buf []byte, cands []int) {
-	ci, pos := 0, 0
+func (p *parser) chunk(buf []byte, cands, joins []int) {
+	ci, ji, pos := 0, 0, 0
+	// joined counts the removed breaks before off as the lines they were.
+	joined := func(off int) {
+		for ji < len(joins) && joins[ji] < off {
+			ji++
+			p.lineNo++
+		}
+	}
 	for pos < len(buf) {
 		for ci < len(cands) && cands[ci] < pos {
 			ci++
@@ -382,16 +395,18 @@ func (p *parser) chunk(buf []byte, cands []int) {
 		}
 		if len(p.blocks) == 0 {
 			if next < 0 {
-				p.lineNo += bytes.Count(buf[pos:], []byte{'\n'})
+				p.lineNo += bytes.Count(buf[pos:], []byte{'\n'}) + len(joins) - ji
 				return
 			}
 			p.lineNo += bytes.Count(buf[pos:next], []byte{'\n'})
+			joined(next)
 			pos = next
 		}
 		e := bytes.IndexByte(buf[pos:], '\n')
 		p.lineNo++
 		p.line(p.lineNo, buf[pos:pos+e+1], pos == next)
 		pos += e + 1
+		joined(pos)
 	}
 }
 

@@ -1,0 +1,231 @@
+package logparse
+
+import (
+	"bytes"
+	"hash/fnv"
+	"unicode/utf8"
+)
+
+// Logs often reach us wrapped: copied out of a terminal that broke every
+// long line at its width, or re-flowed by a mail client or forum at word
+// boundaries. A message cut in two ("an illegal memory access was" /
+// "encountered") no longer matches anything, so the parser joins the
+// pieces back first. The layout is judged once, on the first chunk (a
+// paste is wrapped throughout or not at all), and only an input that
+// shows it unmistakably is touched: a log that was not wrapped must read
+// exactly as before.
+
+// wrapMode is how an input was wrapped.
+type wrapMode int
+
+const (
+	noWrap wrapMode = iota
+	// hardWrap: every long line was cut into pieces of exactly width
+	// characters, mid-word (terminal copies, fixed-width consoles).
+	hardWrap
+	// wordWrap: lines were re-flowed at spaces to at most width
+	// characters (mail clients, forum editors, fmt).
+	wordWrap
+)
+
+type wrapping struct {
+	mode  wrapMode
+	width int
+}
+
+const (
+	// minWrapWidth: narrower "wraps" are columns of a table or a list.
+	minWrapWidth = 50
+	// maxWordWidth: re-flowing tools wrap at 72-100; a log whose longest
+	// line is wider was not re-flowed.
+	maxWordWidth = 132
+	// minWrapEvidence distinct lines must show the width.
+	minWrapEvidence = 3
+	// wrapScanLines bounds the judging to the head of a huge input.
+	wrapScanLines = 20000
+)
+
+// termWidths are the widths terminals open at: a short paste whose
+// longest line has exactly one of them was cut there, though it shows the
+// width only once or twice.
+var termWidths = map[int]bool{80: true, 100: true, 120: true, 132: true, 160: true}
+
+// detectWrap judges the layout of the head of an input.
+func detectWrap(buf []byte) wrapping {
+	var ls [][]byte
+	for pos := 0; pos < len(buf) && len(ls) < wrapScanLines; {
+		e := bytes.IndexByte(buf[pos:], '\n')
+		if e < 0 {
+			e = len(buf) - pos
+		}
+		ls = append(ls, trimCR(buf[pos:pos+e]))
+		pos += e + 1
+	}
+	exact := map[int]map[uint64]bool{} // width -> distinct lines of exactly it
+	longest, spaced := 0, 0
+	for i, line := range ls {
+		if tableLine(line) {
+			continue
+		}
+		w := utf8.RuneCount(line)
+		longest = max(longest, w)
+		// A re-flowing tool cannot break one long word: a line of a
+		// single word may exceed its width.
+		if bytes.IndexByte(bytes.TrimLeft(line, " \t"), ' ') >= 0 {
+			spaced = max(spaced, w)
+		}
+		// Lines of one fixed format reach one width without being wrapped.
+		if w < minWrapWidth || (i+1 < len(ls) && sameShape(line, ls[i+1])) {
+			continue
+		}
+		if exact[w] == nil {
+			exact[w] = map[uint64]bool{}
+		}
+		h := fnv.New64a()
+		h.Write(line)
+		exact[w][h.Sum64()] = true
+	}
+	if longest < minWrapWidth {
+		return wrapping{}
+	}
+	// Hard wrapping: the longest width is one that several distinct lines
+	// reach exactly, since every line longer than it left a piece of it;
+	// once is enough at a width terminals open at.
+	if n := len(exact[longest]); n >= minWrapEvidence || (n >= 1 && termWidths[longest]) {
+		return wrapping{mode: hardWrap, width: longest}
+	}
+	// Word wrapping: nothing longer than a re-flowing width but single
+	// words, and many lines filled nearly to it.
+	if spaced >= minWrapWidth && spaced <= maxWordWidth {
+		near := 0
+		for w := spaced - 8; w <= spaced; w++ {
+			near += len(exact[w])
+		}
+		if near >= 2*minWrapEvidence {
+			return wrapping{mode: wordWrap, width: spaced}
+		}
+	}
+	return wrapping{}
+}
+
+// sameShape: two lines that open alike once digits are set aside, as the
+// lines of a progress or metrics log do.
+func sameShape(a, b []byte) bool {
+	const n = 12
+	if len(a) < n || len(b) < n {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		x, y := a[i], b[i]
+		if x >= '0' && x <= '9' {
+			x = '0'
+		}
+		if y >= '0' && y <= '9' {
+			y = '0'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// tableLine: a row or rule of a drawn table (nvidia-smi, collect_env
+// pastes), whose lines all share one width without being wrapped.
+func tableLine(b []byte) bool {
+	b = bytes.TrimRight(b, " \t")
+	if len(b) == 0 {
+		return false
+	}
+	switch b[len(b)-1] {
+	case '|', '+', '-', '=', '*', '#':
+		return true
+	}
+	return b[0] == '|' || b[0] == '+'
+}
+
+func trimCR(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		return b[:len(b)-1]
+	}
+	return b
+}
+
+// join rewrites buf in place, joining each wrapped piece to the one after
+// it, and returns the shortened buffer and the offsets (in it) at which a
+// line break was removed, so that line numbers stay those of the input.
+func (wr wrapping) join(buf []byte, joins []int) ([]byte, []int) {
+	if wr.mode == noWrap {
+		return buf, joins
+	}
+	out := 0
+	for pos := 0; pos < len(buf); {
+		e := bytes.IndexByte(buf[pos:], '\n')
+		if e < 0 {
+			out += copy(buf[out:], buf[pos:])
+			break
+		}
+		line := buf[pos : pos+e]
+		next := buf[pos+e+1:]
+		if ne := bytes.IndexByte(next, '\n'); ne >= 0 {
+			next = next[:ne]
+		}
+		sep, ok := wr.continues(trimCR(line), trimCR(next))
+		if !ok {
+			out += copy(buf[out:], buf[pos:pos+e+1])
+			pos += e + 1
+			continue
+		}
+		out += copy(buf[out:], trimCR(line))
+		if sep {
+			buf[out] = ' '
+			out++
+		}
+		joins = append(joins, out)
+		pos += e + 1
+	}
+	return buf[:out], joins
+}
+
+// continues says whether next is the rest of line, and whether a space
+// stood at the break.
+func (wr wrapping) continues(line, next []byte) (space, ok bool) {
+	if len(next) == 0 || len(line) == 0 || tableLine(line) || startsRecord(next) {
+		return false, false
+	}
+	if sameShape(line, next) {
+		return false, false
+	}
+	w := utf8.RuneCount(line)
+	switch wr.mode {
+	case hardWrap:
+		// The printed piece may have lost the space it ended with.
+		return false, w == wr.width
+	case wordWrap:
+		if next[0] == ' ' || next[0] == '\t' {
+			return false, false
+		}
+		first := next
+		if i := bytes.IndexByte(first, ' '); i >= 0 {
+			first = first[:i]
+		}
+		return true, w+1+utf8.RuneCount(first) > wr.width
+	}
+	return false, false
+}
+
+// recordStarts are the openings of a line that begins something new, never
+// the rest of the line before it.
+var recordStarts = [][]byte{
+	[]byte("Traceback "), []byte("  File \""), []byte("File \""), []byte("During handling"),
+	[]byte("The above exception"), []byte("[rank"), []byte("Exception raised from"),
+}
+
+func startsRecord(b []byte) bool {
+	for _, p := range recordStarts {
+		if bytes.HasPrefix(b, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,120 @@
+package logparse
+
+import (
+	"strings"
+	"testing"
+)
+
+// cut breaks every line of s longer than width into pieces of exactly
+// width characters, as a terminal copy does.
+func cut(s string, width int) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		for len(l) > width {
+			b.WriteString(l[:width] + "\n")
+			l = l[width:]
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+const wrapTraceback = `Epoch 3 step 1200 loss 2.31
+Traceback (most recent call last):
+  File "/home/ana/miniconda3/envs/train/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1532, in _wrapped_call_impl
+    return self._call_impl(*args, **kwargs)
+  File "/home/ana/miniconda3/envs/train/lib/python3.10/site-packages/torch/nn/modules/linear.py", line 116, in forward
+    return F.linear(input, self.weight, self.bias)
+  File "/home/ana/project/train.py", line 88, in step
+    loss = model(batch.to("cuda")).sum()
+RuntimeError: CUDA error: an illegal memory access was encountered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+`
+
+// A traceback cut at a terminal's width parses as the same traceback, with
+// the line numbers of the input (each piece still counts as a line).
+func TestHardWrappedTracebackIsJoined(t *testing.T) {
+	plain := parseString(t, wrapTraceback)
+	for _, width := range []int{80, 94, 120} {
+		wrapped := cut(wrapTraceback, width)
+		if got := detectWrap([]byte(wrapped)); got.mode != hardWrap || got.width != width {
+			t.Fatalf("width %d: detected %+v", width, got)
+		}
+		evs := parseString(t, wrapped)
+		if len(evs) != len(plain) {
+			t.Fatalf("width %d: %d events, want %d", width, len(evs), len(plain))
+		}
+		ex, pex := evs[0].Chain, plain[0].Chain
+		if len(ex) != 1 || len(pex) != 1 {
+			t.Fatalf("width %d: exceptions %d, want 1", width, len(ex))
+		}
+		if ex[0].Message != pex[0].Message || len(ex[0].Frames) != len(pex[0].Frames) {
+			t.Errorf("width %d: message %q with %d frames, want %q with %d", width, ex[0].Message, len(ex[0].Frames), pex[0].Message, len(pex[0].Frames))
+		}
+		// The message line is the wrapped file's line that begins it.
+		want := 0
+		for i, l := range strings.Split(wrapped, "\n") {
+			if strings.HasPrefix(l, "RuntimeError: CUDA error") {
+				want = i + 1
+			}
+		}
+		if n := ex[0].Lines[0].N; n != want {
+			t.Errorf("width %d: message on line %d, want %d", width, n, want)
+		}
+	}
+}
+
+// Layouts that share one width without being wrapped are left alone: a
+// log that was never wrapped, a drawn table, and fixed-format progress.
+func TestUnwrappedLayoutsStay(t *testing.T) {
+	smi := `+-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |
++-----------------------------------------+------------------------+----------------------+
+`
+	var metrics strings.Builder
+	for i := 0; i < 20; i++ {
+		metrics.WriteString("step 00" + string(rune('0'+i%10)) + "00 | loss 2.3451 | lr 3.0e-04 | tokens/s 125034 | grad-norm 0.82\n")
+	}
+	for name, s := range map[string]string{"traceback": wrapTraceback, "nvidia-smi": smi, "metrics": metrics.String()} {
+		wr := detectWrap([]byte(s))
+		out, joins := wr.join([]byte(s), nil)
+		if string(out) != s || len(joins) != 0 {
+			t.Errorf("%s: changed (detected %+v):\n%s", name, wr, out)
+		}
+	}
+}
+
+// A paste re-flowed at word boundaries gets its spaces back.
+func TestWordWrappedMessageIsJoined(t *testing.T) {
+	msg := "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument mat1 in method wrapper_addmm)"
+	var b strings.Builder
+	b.WriteString("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    y = model(x)\n")
+	for _, para := range []string{msg, msg + " again", "This happened while training the model on the second epoch after the checkpoint was loaded from disk and moved to the GPU.",
+		"The same script ran for weeks on the old machine with one GPU; it fails on the new one since we moved the data loading into worker processes and the model onto two cards.",
+		"Setting CUDA_LAUNCH_BLOCKING=1 moves the error to another line of the forward pass, which is why we think the traceback we pasted above is not where the problem is."} {
+		col := 0
+		for i, w := range strings.Fields(para) {
+			if i > 0 && col+1+len(w) > 72 {
+				b.WriteString("\n")
+				col = 0
+			} else if i > 0 {
+				b.WriteString(" ")
+				col++
+			}
+			b.WriteString(w)
+			col += len(w)
+		}
+		b.WriteString("\n")
+	}
+	wr := detectWrap([]byte(b.String()))
+	if wr.mode != wordWrap {
+		t.Fatalf("detected %+v", wr)
+	}
+	out, _ := wr.join([]byte(b.String()), nil)
+	if !strings.Contains(string(out), msg+"\n") {
+		t.Errorf("message not restored:\n%s", out)
+	}
+}
