@@ -41,13 +41,19 @@ const (
 	maxWordWidth = 132
 	// minWrapEvidence distinct lines must show the width.
 	minWrapEvidence = 3
+	// maxHardWidth: no terminal is wider; lines that share a greater
+	// width are progress bars redrawn in place.
+	maxHardWidth = 400
+	// shortPaste: a paste of at most this many lines may show its wrap
+	// width only once.
+	shortPaste = 40
 	// wrapScanLines bounds the judging to the head of a huge input.
 	wrapScanLines = 20000
 )
 
 // termWidths are the widths terminals open at: a short paste whose
 // longest line has exactly one of them was cut there, though it shows the
-// width only once or twice.
+// width only once or twice. A long log needs minWrapEvidence lines.
 var termWidths = map[int]bool{80: true, 100: true, 120: true, 132: true, 160: true}
 
 // detectWrap judges the layout of the head of an input.
@@ -61,7 +67,15 @@ func detectWrap(buf []byte) wrapping {
 		ls = append(ls, trimCR(buf[pos:pos+e]))
 		pos += e + 1
 	}
-	exact := map[int]map[uint64]bool{} // width -> distinct lines of exactly it
+	// width -> distinct lines of exactly it; cuts leaves out the lines
+	// that end where a program breaks its own output.
+	exact, cuts := map[int]map[uint64]bool{}, map[int]map[uint64]bool{}
+	add := func(m map[int]map[uint64]bool, w int, h uint64) {
+		if m[w] == nil {
+			m[w] = map[uint64]bool{}
+		}
+		m[w][h] = true
+	}
 	longest, spaced := 0, 0
 	for i, line := range ls {
 		if tableLine(line) {
@@ -78,12 +92,14 @@ func detectWrap(buf []byte) wrapping {
 		if w < minWrapWidth || (i+1 < len(ls) && sameShape(line, ls[i+1])) {
 			continue
 		}
-		if exact[w] == nil {
-			exact[w] = map[uint64]bool{}
-		}
 		h := fnv.New64a()
 		h.Write(line)
-		exact[w][h.Sum64()] = true
+		add(exact, w, h.Sum64())
+		// A program's own wrapped output (printed tensors and lists break
+		// after a comma at 80 columns) is no terminal's cut.
+		if line[len(line)-1] != ',' {
+			add(cuts, w, h.Sum64())
+		}
 	}
 	if longest < minWrapWidth {
 		return wrapping{}
@@ -91,7 +107,7 @@ func detectWrap(buf []byte) wrapping {
 	// Hard wrapping: the longest width is one that several distinct lines
 	// reach exactly, since every line longer than it left a piece of it;
 	// once is enough at a width terminals open at.
-	if n := len(exact[longest]); n >= minWrapEvidence || (n >= 1 && termWidths[longest]) {
+	if n := len(cuts[longest]); longest <= maxHardWidth && (n >= minWrapEvidence || (n >= 1 && termWidths[longest] && len(ls) <= shortPaste)) {
 		return wrapping{mode: hardWrap, width: longest}
 	}
 	// Word wrapping: nothing longer than a re-flowing width but single

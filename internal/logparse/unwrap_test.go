@@ -78,7 +78,16 @@ func TestUnwrappedLayoutsStay(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		metrics.WriteString("step 00" + string(rune('0'+i%10)) + "00 | loss 2.3451 | lr 3.0e-04 | tokens/s 125034 | grad-norm 0.82\n")
 	}
-	for name, s := range map[string]string{"traceback": wrapTraceback, "nvidia-smi": smi, "metrics": metrics.String()} {
+	// torch prints a tensor broken after commas at 80 columns; with a
+	// sanitizer's 132-column hint, each the longest line once.
+	tensor := "tensor([[-0.4521,  1.2211, -0.3310, -1.9001,  0.1187,  0.9914, -0.2277,  0.5310],\n" +
+		"         -1.1843, -1.9361, -1.7141, -0.4443, -0.7404, -1.2247, -1.2806, -1.8722],\n" +
+		"        device='cuda:0')\nRuntimeError: Function 'MulBackward0' returned nan values in its 0th output.\n"
+	hint := "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\" on CUDA API call to cudaStreamSynchronize.\n" +
+		"Search for `cudaErrorLaunchFailure' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.\n"
+	long := strings.Repeat("loading shard\n", 50)
+	for name, s := range map[string]string{"traceback": wrapTraceback, "nvidia-smi": smi, "metrics": metrics.String(),
+		"tensor": tensor, "sanitizer hint in a long log": long + hint + long} {
 		wr := detectWrap([]byte(s))
 		out, joins := wr.join([]byte(s), nil)
 		if string(out) != s || len(joins) != 0 {
