@@ -513,3 +513,51 @@ func shift(evs []Event, by int) []Event {
 	}
 	return evs
 }
+
+// rich's boxed traceback (accelerate, Typer, Lightning CLIs): frames as
+// "PATH:LINE in FUNC", a path broken over two box lines, the frame's line
+// marked with ❱, a locals panel, and the exception under the box.
+func TestRichTraceback(t *testing.T) {
+	log := `step 12 loss 2.1
+╭───────────────────── Traceback (most recent call last) ──────────────────────╮
+│ /home/ana/project/train.py:88 in main                                        │
+│                                                                              │
+│    86 │   │   batch = {k: v.to("cuda") for k, v in batch.items()}            │
+│    87 │   │   out = model(**batch)                                           │
+│ ❱  88 │   │   loss = out.loss.item()                                         │
+│                                                                              │
+│ ╭─────────────────────────────── locals ───────────────────────────────╮     │
+│ │ step = 12                                                            │     │
+│ ╰──────────────────────────────────────────────────────────────────────╯     │
+│                                                                              │
+│ /home/ana/miniconda3/envs/x/lib/python3.10/site-packages/torch/nn/modules/mo │
+│ dule.py:1532 in _wrapped_call_impl                                           │
+│                                                                              │
+│ ❱ 1532 │   │   │   return self._call_impl(*args, **kwargs)                   │
+╰──────────────────────────────────────────────────────────────────────────────╯
+RuntimeError: CUDA error: device-side assert triggered
+CUDA kernel errors might be asynchronously reported at some other API call, so
+the stacktrace below might be incorrect.
+`
+	evs := parseString(t, log)
+	var tb *Event
+	for i := range evs {
+		if evs[i].Kind == KindTraceback {
+			tb = &evs[i]
+		}
+	}
+	if tb == nil || len(tb.Chain) != 1 {
+		t.Fatalf("no traceback: %+v", evs)
+	}
+	e := tb.Chain[0]
+	want := []Frame{
+		{Path: "/home/ana/project/train.py", Line: 88, Function: "main", Code: "loss = out.loss.item()", LogLine: 3},
+		{Path: "/home/ana/miniconda3/envs/x/lib/python3.10/site-packages/torch/nn/modules/module.py", Line: 1532, Function: "_wrapped_call_impl", Code: "return self._call_impl(*args, **kwargs)", LogLine: 14},
+	}
+	if diff := cmp.Diff(want, e.Frames); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+	if e.Type != "RuntimeError" || e.Message != "CUDA error: device-side assert triggered" || e.Lines[0].N != 18 {
+		t.Errorf("exception %q %q on line %d", e.Type, e.Message, e.Lines[0].N)
+	}
+}

@@ -29,6 +29,9 @@ type tbBlock struct {
 	nested  bool
 	remoteQ bool // inside RemoteTraceback quotes
 	ipython bool // the last frame is IPython's: its code line has an arrow
+	// richPath holds the head of a rich frame's path that the box broke
+	// over two of its lines.
+	richPath string
 	// indent is the header's indentation: a traceback pasted indented (in
 	// an issue, an email) has its exception line at that depth, not at 0.
 	indent int
@@ -70,6 +73,10 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			return false
 		}
 	case tbFrames:
+		if inner, ok := richInner(trim); ok {
+			b.richLine(inner, l.N)
+			break
+		}
 		if fr, ok := parseFrame(msg, l.N); ok {
 			b.ipython = !frameRE.MatchString(msg)
 			if b.frameIndent == 0 {
@@ -195,6 +202,64 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 	b.lastN = l.N
 	b.ev.EndLine = l.N
 	return true
+}
+
+// rich (the library behind Typer's, accelerate's and Lightning's pretty
+// tracebacks) draws the frames in a box:
+//
+//	╭──── Traceback (most recent call last) ────╮
+//	│ /home/ana/train.py:88 in main              │
+//	│ ❱  88 │   loss = out.loss.item()            │
+//	╰────────────────────────────────────────────╯
+//	RuntimeError: CUDA error: ...
+//
+// A frame is "PATH:LINE in FUNCTION", its path broken over two box lines
+// when it is wider than the box; ❱ marks the frame's line in its code.
+var (
+	richFrameRE = regexp.MustCompile(`^(\S.*?\.pyx?):(\d+) in (\S+)$`)
+	richCodeRE  = regexp.MustCompile(`^❱\s*(\d+)\s*│(.*)$`)
+)
+
+// richInner is a rich box line's content; false for a line outside a box.
+// Borders and nested panels (locals) come back empty.
+func richInner(trim string) (string, bool) {
+	switch {
+	case strings.HasPrefix(trim, "│"):
+		in := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(trim, "│"), "│"))
+		if strings.HasPrefix(in, "│") || strings.HasPrefix(in, "╭") || strings.HasPrefix(in, "╰") {
+			return "", true // a locals panel inside the frame
+		}
+		return in, true
+	case strings.HasPrefix(trim, "╭"), strings.HasPrefix(trim, "╰"):
+		return "", true
+	}
+	return "", false
+}
+
+func (b *tbBlock) richLine(in string, n int) {
+	e := b.cur()
+	if m := richCodeRE.FindStringSubmatch(in); m != nil {
+		if k := len(e.Frames); k > 0 && e.Frames[k-1].Code == "" {
+			// Indentation guides (│) stand before the code.
+			e.Frames[k-1].Code = strings.TrimSpace(strings.TrimLeft(m[2], " │"))
+		}
+		b.richPath = ""
+		return
+	}
+	text := b.richPath + in
+	if m := richFrameRE.FindStringSubmatch(text); m != nil {
+		if len(e.Frames) < maxFrames {
+			e.Frames = append(e.Frames, Frame{Path: m[1], Line: atoi(m[2]), Function: m[3], LogLine: n})
+		}
+		b.richPath = ""
+		return
+	}
+	// The head of a path the box broke: it starts like a path and holds
+	// no space.
+	b.richPath = ""
+	if (strings.HasPrefix(in, "/") || strings.HasPrefix(in, "~") || strings.Contains(in, `:\`)) && !strings.Contains(in, " ") {
+		b.richPath = in
+	}
 }
 
 func indentOf(s string) int {

@@ -146,8 +146,9 @@ func sameShape(a, b []byte) bool {
 	return true
 }
 
-// tableLine: a row or rule of a drawn table (nvidia-smi, collect_env
-// pastes), whose lines all share one width without being wrapped.
+// tableLine: a row or rule of a drawn table or box (nvidia-smi,
+// collect_env pastes, rich's tracebacks), whose lines all share one width
+// without being wrapped.
 func tableLine(b []byte) bool {
 	b = bytes.TrimRight(b, " \t")
 	if len(b) == 0 {
@@ -157,8 +158,16 @@ func tableLine(b []byte) bool {
 	case '|', '+', '-', '=', '*', '#':
 		return true
 	}
-	return b[0] == '|' || b[0] == '+'
+	if b[0] == '|' || b[0] == '+' {
+		return true
+	}
+	first, _ := utf8.DecodeRune(b)
+	last, _ := utf8.DecodeLastRune(b)
+	return boxDrawing(first) || boxDrawing(last)
 }
+
+// boxDrawing: the Unicode block terminals draw frames with.
+func boxDrawing(r rune) bool { return r >= 0x2500 && r <= 0x257f }
 
 func trimCR(b []byte) []byte {
 	if len(b) > 0 && b[len(b)-1] == '\r' {
