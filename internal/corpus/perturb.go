@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // A Perturbation rewrites a report's log the way logs reach us from other
@@ -34,6 +36,7 @@ var Perturbations = []Perturbation{
 	{"slurm", "the Slurm step messages that follow a failed task", slurmTail},
 	{"conda", "site-packages under a conda environment in the user's home", conda},
 	{"ansi", "colour escapes from a terminal capture", ansi},
+	{"rich", "Python tracebacks drawn in a box by rich (accelerate, Typer, Lightning CLIs)", richTracebacks},
 }
 
 // PerturbationNamed finds a rewrite by name.
@@ -232,3 +235,59 @@ var ansiReplacer = strings.NewReplacer(
 )
 
 func ansi(s string, _ *rand.Rand) string { return ansiReplacer.Replace(s) }
+
+var frameLineRE = regexp.MustCompile(`^(\s*)File "([^"]+)", line (\d+), in (.+)$`)
+
+// richTracebacks redraws every CPython traceback the way rich prints one:
+// the header in the box's top border, each frame as "PATH:LINE in FUNC"
+// (broken over box lines when wider than the box) with its code line
+// marked ❱, and the exception line under the box.
+func richTracebacks(s string, _ *rand.Rand) string {
+	const width = 100 // inner width
+	ls := lines(s)
+	var b strings.Builder
+	row := func(text string) {
+		pad := width - 2 - utf8.RuneCountInString(text)
+		if pad < 0 {
+			pad = 0
+		}
+		b.WriteString("│ " + text + strings.Repeat(" ", pad) + " │\n")
+	}
+	for i := 0; i < len(ls); i++ {
+		l := ls[i]
+		at := strings.Index(l, "Traceback (most recent call last):")
+		if at < 0 {
+			b.WriteString(l + "\n")
+			continue
+		}
+		b.WriteString(l[:at])
+		title := " Traceback (most recent call last) "
+		side := (width - utf8.RuneCountInString(title)) / 2
+		b.WriteString("╭" + strings.Repeat("─", side) + title + strings.Repeat("─", width-side-utf8.RuneCountInString(title)) + "╮\n")
+		for i+1 < len(ls) {
+			m := frameLineRE.FindStringSubmatch(ls[i+1])
+			if m == nil {
+				break
+			}
+			i++
+			head := []rune(m[2] + ":" + m[3] + " in " + m[4])
+			for len(head) > width-2 {
+				row(string(head[:width-2]))
+				head = head[width-2:]
+			}
+			row(string(head))
+			row("")
+			if i+1 < len(ls) && strings.HasPrefix(ls[i+1], m[1]+"  ") && !frameLineRE.MatchString(ls[i+1]) {
+				i++
+				code := []rune(fmt.Sprintf("❱ %3s │ %s", m[3], strings.TrimSpace(ls[i])))
+				if len(code) > width-2 {
+					code = code[:width-2]
+				}
+				row(string(code))
+				row("")
+			}
+		}
+		b.WriteString("╰" + strings.Repeat("─", width) + "╯\n")
+	}
+	return b.String()
+}
