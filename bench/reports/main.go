@@ -55,10 +55,7 @@ func main() {
 		return
 	}
 	e := diagnose.New(kb.MustDefault())
-	parts := map[corpus.Split][]corpus.Report{}
-	for _, r := range rs {
-		parts[corpus.SplitOf(r.URL)] = append(parts[corpus.SplitOf(r.URL)], r)
-	}
+	parts := corpus.BySplit(rs)
 	if *perturb != "" {
 		if err := scorePerturbed(os.Stdout, e, parts, *perturb, *misses); err != nil {
 			fmt.Fprintln(os.Stderr, "reports:", err)

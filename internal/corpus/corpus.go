@@ -78,6 +78,15 @@ func SplitOf(url string) Split {
 	return Tune
 }
 
+// BySplit sorts rs into their splits, keeping their order.
+func BySplit(rs []Report) map[Split][]Report {
+	parts := map[Split][]Report{}
+	for _, r := range rs {
+		parts[SplitOf(r.URL)] = append(parts[SplitOf(r.URL)], r)
+	}
+	return parts
+}
+
 // Load reads every *.jsonl file of dir, strictly: an unknown field, a
 // missing one or a line that is not JSON is an error naming its place.
 func Load(dir string) ([]Report, error) {

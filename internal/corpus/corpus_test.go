@@ -77,10 +77,7 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := diagnose.New(kb.MustDefault())
-	parts := map[Split][]Report{}
-	for _, r := range rs {
-		parts[SplitOf(r.URL)] = append(parts[SplitOf(r.URL)], r)
-	}
+	parts := BySplit(rs)
 	for sp, f := range floors {
 		out := Run(context.Background(), e, parts[sp])
 		for _, o := range out {
@@ -123,10 +120,7 @@ func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := diagnose.New(kb.MustDefault())
-	parts := map[Split][]Report{}
-	for _, r := range rs {
-		parts[SplitOf(r.URL)] = append(parts[SplitOf(r.URL)], r)
-	}
+	parts := BySplit(rs)
 	if len(perturbedFloors) != len(Perturbations) {
 		t.Errorf("%d floors for %d perturbations", len(perturbedFloors), len(Perturbations))
 	}

@@ -99,31 +99,27 @@ func TestUnwrappedLayoutsStay(t *testing.T) {
 // A paste re-flowed at word boundaries gets its spaces back.
 func TestWordWrappedMessageIsJoined(t *testing.T) {
 	msg := "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument mat1 in method wrapper_addmm)"
-	var b strings.Builder
-	b.WriteString("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    y = model(x)\n")
-	for _, para := range []string{msg, msg + " again", "This happened while training the model on the second epoch after the checkpoint was loaded from disk and moved to the GPU.",
-		"The same script ran for weeks on the old machine with one GPU; it fails on the new one since we moved the data loading into worker processes and the model onto two cards.",
-		"Setting CUDA_LAUNCH_BLOCKING=1 moves the error to another line of the forward pass, which is why we think the traceback we pasted above is not where the problem is."} {
-		col := 0
-		for i, w := range strings.Fields(para) {
-			if i > 0 && col+1+len(w) > 72 {
-				b.WriteString("\n")
-				col = 0
-			} else if i > 0 {
-				b.WriteString(" ")
-				col++
-			}
-			b.WriteString(w)
-			col += len(w)
-		}
-		b.WriteString("\n")
-	}
-	wr := detectWrap([]byte(b.String()))
-	if wr.mode != wordWrap {
+	flowed := `Traceback (most recent call last):
+  File "train.py", line 9, in <module>
+    y = model(x)
+RuntimeError: Expected all tensors to be on the same device, but found
+at least two devices, cuda:0 and cpu! (when checking argument for
+argument mat1 in method wrapper_addmm)
+This happened while training the model on the second epoch after the
+checkpoint was loaded from disk and moved to the GPU.
+The same script ran for weeks on the old machine with one GPU; it fails
+on the new one since we moved the data loading into worker processes and
+the model onto two cards.
+Setting CUDA_LAUNCH_BLOCKING=1 moves the error to another line of the
+forward pass, which is why we think the traceback we pasted above is not
+where the problem is.
+`
+	wr := detectWrap([]byte(flowed))
+	if wr.mode != wordWrap || wr.width != 72 {
 		t.Fatalf("detected %+v", wr)
 	}
-	out, _ := wr.join([]byte(b.String()), nil)
-	if !strings.Contains(string(out), msg+"\n") {
+	out, _ := wr.join([]byte(flowed), nil)
+	if !strings.Contains(string(out), "\n"+msg+"\n") {
 		t.Errorf("message not restored:\n%s", out)
 	}
 }
