@@ -54,6 +54,11 @@ Nvidia driver version: 535.104.05`, ""},
 		{"CUDA 9 on Turing fails in cuBLAS", "CUDA 9.0\ncuDNN 7.5 for cuda 9.0\nRTX 2080 ti", "no-kernel-image"},
 		{"a docker-style tag: pytorch:0.3.0-cuda9.0 on an RTX 2080", "pytorch:0.3.0-cuda9.0\ngpu:rtx-2080", "no-kernel-image"},
 		{"a device string is not a CUDA version", "x = x.to('cuda:1')\nGeForce GTX 1080 Ti", ""},
+		{"a user's own \"cuda version\" is no driver's (driver 535 runs CUDA 12.1)", `cuda version: 11.3
+PyTorch version: 2.3.1+cu121
+CUDA used to build PyTorch: 12.1
+GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB
+Nvidia driver version: 535.161.08`, ""},
 		{"a file path is not a torch version", `  File "/usr/lib/python3/site-packages/torch/nn/modules/module.py", line 1130, in _call_impl`, ""},
 	}
 	for _, c := range cases {
