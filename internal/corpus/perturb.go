@@ -37,6 +37,7 @@ var Perturbations = []Perturbation{
 	{"conda", "site-packages under a conda environment in the user's home", conda},
 	{"ansi", "colour escapes from a terminal capture", ansi},
 	{"rich", "Python tracebacks drawn in a box by rich (accelerate, Typer, Lightning CLIs)", richTracebacks},
+	{"ranks", "the same failure printed by two ranks of one job, their lines interleaved behind [rankN]: prefixes", twoRanks},
 }
 
 // PerturbationNamed finds a rewrite by name.
@@ -288,6 +289,26 @@ func richTracebacks(s string, _ *rand.Rand) string {
 			}
 		}
 		b.WriteString("╰" + strings.Repeat("─", width) + "╯\n")
+	}
+	return b.String()
+}
+
+// twoRanks is a job whose ranks all fail alike (an out-of-memory on every
+// card, a bad batch on each): their copies of the log interleave in the
+// launcher's output, line by line in varying runs.
+func twoRanks(s string, rng *rand.Rand) string {
+	ls := lines(s)
+	var b strings.Builder
+	i, j := 0, 0
+	for i < len(ls) || j < len(ls) {
+		for k := rng.IntN(3) + 1; k > 0 && i < len(ls); k-- {
+			fmt.Fprintf(&b, "[rank0]:%s\n", ls[i])
+			i++
+		}
+		for k := rng.IntN(3) + 1; k > 0 && j < len(ls); k-- {
+			fmt.Fprintf(&b, "[rank1]:%s\n", ls[j])
+			j++
+		}
 	}
 	return b.String()
 }
