@@ -37,6 +37,8 @@ func TestStatusContexts(t *testing.T) {
 	cases := []statusCase{
 		{"[reformat.cu::operator()::1606] Error Code 1: Cuda Runtime (invalid resource handle)", "cudaErrorInvalidResourceHandle"},
 		{`transform_detail.hpp:386: error: (-217) invalid resource handle`, "cudaErrorInvalidResourceHandle"},
+		{"ERROR: (CUDA) invalid resource handle (cuda_color_spinor_field.cu:53 in cudaColorSpinorField())", "cudaErrorInvalidResourceHandle"},
+		{"Error while loading: invalid resource handle", ""},
 		{"raise the error `peer access is not supported between these two device`", "cudaErrorPeerAccessUnsupported"},
 		{"cudaDeviceEnablePeerAccess: peer access is already enabled", "cudaErrorPeerAccessAlreadyEnabled"},
 		{"the camera handle was invalid resource handle of the UI", ""},

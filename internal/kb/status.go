@@ -265,9 +265,10 @@ var (
 	// generic message ("out of memory", "unknown error") needs to count:
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
 	// (invalid resource handle)" and OpenCV's CUDA API error code -217
-	// ("error: (-217) invalid resource handle").
+	// ("error: (-217) invalid resource handle"), and QUDA's "ERROR: (CUDA)
+	// invalid resource handle".
 	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system "}
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda "}
 )
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
@@ -480,7 +481,7 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)"}
+		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)", "(CUDA) "}
 	if k.status == nil {
 		return out
 	}
