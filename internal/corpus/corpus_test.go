@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.883, top3: 0.927, silent: 0.020, deep: 0.599},
+	Tune: {top1: 0.887, top3: 0.931, silent: 0.016, deep: 0.599},
 	Test: {top1: 0.791, top3: 0.864, silent: 0.070, deep: 0.319},
 }
 

@@ -259,6 +259,9 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 		b.class = v.Class
 		b.verdict = v
 		b.f = report.Finding{Rule: v.Class.ID, Class: v.Class.ID, Severity: v.Class.Severity}
+		if v.Notice() {
+			b.f.Severity = report.Info
+		}
 		for _, a := range v.Alternatives {
 			if a.Class != v.Class.ID {
 				b.f.Alternatives = append(b.f.Alternatives, a.Class)

@@ -216,7 +216,7 @@ func gate(bs []*built) []*built {
 	for _, b := range bs {
 		t := b.fail.src.track
 		last := evidenceEnd(b)
-		if b.class != nil && b.class.ID == "nonfinite" && rootException(b.fail) == nil {
+		if b.class != nil && b.class.ID == "nonfinite" && !b.verdict.Notice() && rootException(b.fail) == nil {
 			if _, _, ok := t.lossRecovered(last); ok {
 				continue // a non-finite step the run got over (loss-scale warm-up)
 			}

@@ -179,13 +179,20 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 			hits = append(hits, hit{i, m})
 		}
 	}
+	// Notices count only where nothing failed.
 	best := -1
-	for i, h := range hits {
-		if h.m.Signature.Strength != Primary || !h.m.Signature.requirementMet(lines) || !repeated(hits, h.m.Signature) {
-			continue
+	for _, notes := range []bool{false, true} {
+		for i, h := range hits {
+			s := h.m.Signature
+			if s.Strength != Primary || (s.Note != "") != notes || !s.requirementMet(lines) || !repeated(hits, s) {
+				continue
+			}
+			if best < 0 || k.Rank(h.m.Class.ID) < k.Rank(hits[best].m.Class.ID) {
+				best = i
+			}
 		}
-		if best < 0 || k.Rank(h.m.Class.ID) < k.Rank(hits[best].m.Class.ID) {
-			best = i
+		if best >= 0 {
+			break
 		}
 	}
 	if best < 0 {
@@ -201,7 +208,8 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	frameworkFact(lines, v.Facts)
 	normaliseFacts(v.Facts)
 	refinedBy := map[int]bool{}
-	for steps := 0; steps < len(k.Classes); steps++ {
+	// A notice is what its line says, nothing deeper.
+	for steps := 0; steps < len(k.Classes) && !v.Notice(); steps++ {
 		next, why, evidence := k.refineOnce(v.Class, lines, v.Facts)
 		if next == nil {
 			break
@@ -225,7 +233,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 		v.Evidence = append(v.Evidence, i)
 	}
 	sort.Ints(v.Evidence)
-	if v.Class == v.Surface {
+	if v.Class == v.Surface && !v.Notice() {
 		v.Alternatives = k.alternativesFor(v.Class)
 	}
 	v.Async = v.Class.Async
@@ -473,6 +481,12 @@ func (v Verdict) Message() string {
 	if v.Class == nil {
 		return ""
 	}
+	if v.Notice() {
+		if s, ok := Fill(v.Signature.Note, v.Facts); ok {
+			return strings.TrimSpace(s)
+		}
+		return strings.TrimSpace(holeRE.ReplaceAllString(v.Signature.Note, "it"))
+	}
 	if b, ok := messageBuilders[v.Class.ID]; ok {
 		if s, ok := b(v.Facts); ok {
 			return s
@@ -489,11 +503,15 @@ func (v Verdict) Message() string {
 	return strings.TrimSpace(holeRE.ReplaceAllString(v.Class.Verdict, ""))
 }
 
+// Notice says the verdict rests on a wording that is routine on its own
+// (a signature with a note): an info finding, not a failure.
+func (v Verdict) Notice() bool { return v.Signature != nil && v.Signature.Note != "" }
+
 // Remedies are the class's remedies for this failure: those whose `when`
 // predicate holds and whose placeholders extra (the engine's {origin},
 // {command}) or the facts can fill, in file order.
 func (v Verdict) Remedies(extra map[string]string) []string {
-	if v.Class == nil {
+	if v.Class == nil || v.Notice() {
 		return nil
 	}
 	vals := make(map[string]string, len(v.Facts)+len(extra))

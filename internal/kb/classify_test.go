@@ -187,7 +187,7 @@ func TestRuntimeErrorFacts(t *testing.T) {
 }
 
 // TestRepeatsCountsLines: a signature with repeats fires only when that
-// many lines of the failure match it.
+// many lines of the failure match it; fewer are a notice.
 func TestRepeatsCountsLines(t *testing.T) {
 	k := MustDefault()
 	line := "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768"
@@ -197,8 +197,26 @@ func TestRepeatsCountsLines(t *testing.T) {
 			lines[i] = line
 		}
 		v, ok := k.Classify(lines)
-		if got := ok && v.Class.ID == "nonfinite"; got != want {
-			t.Errorf("%d overflow lines: nonfinite=%v, want %v", n, got, want)
+		if !ok || v.Class.ID != "nonfinite" {
+			t.Fatalf("%d overflow lines: not nonfinite", n)
 		}
+		if failure := !v.Notice(); failure != want {
+			t.Errorf("%d overflow lines: a failure=%v, want %v", n, failure, want)
+		}
+	}
+}
+
+// A notice yields to any failure among the same lines, and has neither
+// alternatives nor remedies.
+func TestNoticeYieldsToFailures(t *testing.T) {
+	k := MustDefault()
+	note := "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0"
+	v, ok := k.Classify([]string{note, "RuntimeError: CUDA error: an illegal memory access was encountered"})
+	if !ok || v.Class.ID != "illegal-address" || v.Notice() {
+		t.Errorf("with an illegal address: %v notice %v", v.Class, v.Notice())
+	}
+	v, ok = k.Classify([]string{note})
+	if !ok || !v.Notice() || len(v.Alternatives) != 0 || len(v.Remedies(nil)) != 0 || !strings.Contains(v.Message(), "routine") {
+		t.Errorf("alone: notice %v, alternatives %v, remedies %v, message %q", v.Notice(), v.Alternatives, v.Remedies(nil), v.Message())
 	}
 }

@@ -70,6 +70,13 @@ type Signature struct {
 	// every number of a caching-allocator OOM message (with up to three
 	// continuation lines); "kernel_assert" reads a device assert() line.
 	Parse string `yaml:"parse,omitempty"`
+	// Note, when set, makes this wording a notice rather than a failure:
+	// routine where it stands alone (a warn_only determinism warning, a
+	// loss scaler backing off once), worth explaining when it is all a
+	// log holds. Its match wins only when no other primary signature
+	// fires, and the finding is info with Note (its {fact} holes filled
+	// from the facts) as its message and no remedies.
+	Note string `yaml:"note,omitempty"`
 
 	re         *regexp.Regexp
 	requiresRE *regexp.Regexp
@@ -124,6 +131,9 @@ type Example struct {
 type Examples struct {
 	Match   []Example `yaml:"match"`
 	NoMatch []Example `yaml:"no_match"`
+	// Notice examples are decided as the class through a signature with a
+	// note: reported as info, not as a failure.
+	Notice []Example `yaml:"notice,omitempty"`
 }
 
 // Class is one taxonomy class.
@@ -376,6 +386,9 @@ func (c *Class) compile() error {
 				return fmt.Errorf("signature %s unless: %w", s.ID, err)
 			}
 		}
+		if s.Note != "" && s.Strength != Primary {
+			return fmt.Errorf("signature %s: only a primary signature carries a note", s.ID)
+		}
 		if s.Parse != "" {
 			if _, ok := factParsers[s.Parse]; !ok {
 				return fmt.Errorf("signature %s: unknown fact parser %q", s.ID, s.Parse)
@@ -558,6 +571,10 @@ func (c *Class) document() {
 	var sigs []string
 	for _, s := range c.Signatures {
 		if s.Strength == Primary {
+			if s.Note != "" {
+				sigs = append(sigs, "- "+strings.Join(s.Keywords, " … ")+" (a notice, when nothing else failed)")
+				continue
+			}
 			sigs = append(sigs, "- "+strings.Join(s.Keywords, " … "))
 		}
 	}

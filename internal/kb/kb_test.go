@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -16,14 +17,20 @@ func TestExamples(t *testing.T) {
 		t.Fatal("knowledge base is empty")
 	}
 	for _, c := range k.Classes {
-		for i, ex := range c.Examples.Match {
-			v, ok := k.Classify(strings.Split(ex.Text, "\n"))
-			if !ok || v.Class.ID != c.ID {
-				got := "nothing"
-				if ok {
-					got = v.Class.ID
+		for _, kind := range []struct {
+			name   string
+			exs    []Example
+			notice bool
+		}{{"match", c.Examples.Match, false}, {"notice", c.Examples.Notice, true}} {
+			for i, ex := range kind.exs {
+				v, ok := k.Classify(strings.Split(ex.Text, "\n"))
+				if !ok || v.Class.ID != c.ID || v.Notice() != kind.notice {
+					got := "nothing"
+					if ok {
+						got = fmt.Sprintf("%s (notice %v)", v.Class.ID, v.Notice())
+					}
+					t.Errorf("%s %s example %d (%s): classified as %s", c.ID, kind.name, i, ex.Source, got)
 				}
-				t.Errorf("%s match example %d (%s): classified as %s", c.ID, i, ex.Source, got)
 			}
 		}
 		for i, ex := range c.Examples.NoMatch {
