@@ -353,6 +353,8 @@ type parser struct {
 	// srunSeen records the ranks that appeared behind srun --label's
 	// "N: " prefix.
 	srunSeen map[int]bool
+	// inGroup: inside an exception group's frame (exgroup.go).
+	inGroup bool
 }
 
 // pline is one line as the structures see it.
@@ -440,6 +442,7 @@ func (p *parser) text(n int, text string, cand, sub bool) {
 			p.srunSeen[rank] = true
 		}
 	}
+	rest = p.exceptionGroup(rest)
 	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub}
 	l.Text = rest
 	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)
@@ -517,7 +520,7 @@ var (
 	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
 	ipyFrameRE = regexp.MustCompile(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
 	arrowRE    = regexp.MustCompile(`^-*> ?(\d+)\s?(.*)$`)
-	excRE      = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
+	excRE      = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|(?:Base)?ExceptionGroup|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
 	collRE     = regexp.MustCompile(`^#(\d+) (.+?) from (.+):(\d+)$`)
 	workRE     = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?.*?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?`)
 	hostRE     = regexp.MustCompile(`^=========\s+Host Frame: ?(\S*) in (\S+\.py):(\d+)$`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -559,5 +560,44 @@ the stacktrace below might be incorrect.
 	}
 	if e.Type != "RuntimeError" || e.Message != "CUDA error: device-side assert triggered" || e.Lines[0].N != 18 {
 		t.Errorf("exception %q %q on line %d", e.Type, e.Message, e.Lines[0].N)
+	}
+}
+
+// An exception group's frame is taken away: each sub-exception is a
+// traceback of its own, and a table after the group keeps its bars.
+func TestExceptionGroup(t *testing.T) {
+	log := `  + Exception Group Traceback (most recent call last):
+  |   File "/app/server.py", line 10, in main
+  |     async with asyncio.TaskGroup() as tg:
+  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "/app/worker.py", line 5, in run
+    |     x = torch.zeros(10**12, device="cuda")
+    | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3725.29 GiB.
+    +------------------------------------
+| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |
+`
+	var got []string
+	for _, ev := range parseString(t, log) {
+		for _, e := range ev.Chain {
+			for _, f := range e.Frames {
+				got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Code))
+			}
+			got = append(got, fmt.Sprintf("%s: %s (line %d)", e.Type, e.Message, e.Lines[0].N))
+		}
+	}
+	want := []string{
+		"/app/server.py:10 async with asyncio.TaskGroup() as tg:",
+		"ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception) (line 4)",
+		"/app/worker.py:5 x = torch.zeros(10**12, device=\"cuda\")",
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3725.29 GiB. (line 9)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tracebacks (-want +got):\n%s", diff)
+	}
+	p := &parser{}
+	if s := p.exceptionGroup("| a | b |"); s != "| a | b |" {
+		t.Errorf("a table row outside a group became %q", s)
 	}
 }

@@ -31,6 +31,9 @@ const (
 type wrapping struct {
 	mode  wrapMode
 	width int
+	// weak: the width was seen once, in a short paste; a piece that
+	// starts indented is then taken for a line of its own.
+	weak bool
 }
 
 const (
@@ -108,7 +111,7 @@ func detectWrap(buf []byte) wrapping {
 	// reach exactly, since every line longer than it left a piece of it;
 	// once is enough at a width terminals open at.
 	if n := len(cuts[longest]); longest <= maxHardWidth && (n >= minWrapEvidence || (n >= 1 && termWidths[longest] && len(ls) <= shortPaste)) {
-		return wrapping{mode: hardWrap, width: longest}
+		return wrapping{mode: hardWrap, width: longest, weak: n < minWrapEvidence}
 	}
 	// Word wrapping: nothing longer than a re-flowing width but single
 	// words, and many lines filled nearly to it.
@@ -215,7 +218,7 @@ func (wr wrapping) join(buf []byte, joins []int) ([]byte, []int) {
 // continues says whether next is the rest of line, and whether a space
 // stood at the break.
 func (wr wrapping) continues(line, next []byte) (space, ok bool) {
-	if len(next) == 0 || len(line) == 0 || tableLine(line) || startsRecord(next) {
+	if len(next) == 0 || len(line) == 0 || tableLine(line) || tableLine(next) || startsRecord(next) {
 		return false, false
 	}
 	if sameShape(line, next) {
@@ -224,6 +227,9 @@ func (wr wrapping) continues(line, next []byte) (space, ok bool) {
 	w := utf8.RuneCount(line)
 	switch wr.mode {
 	case hardWrap:
+		if wr.weak && bytes.HasPrefix(next, []byte("  ")) {
+			return false, false
+		}
 		// The printed piece may have lost the space it ended with.
 		return false, w == wr.width
 	case wordWrap:
