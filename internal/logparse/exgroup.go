@@ -8,14 +8,14 @@ import (
 // Python 3.11's exception groups (asyncio.TaskGroup, anyio and trio in
 // serving stacks) print their tracebacks inside a frame:
 //
-//	  + Exception Group Traceback (most recent call last):
-//	  |   File "/app/server.py", line 10, in main
-//	  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
-//	  +-+---------------- 1 ----------------
-//	    | Traceback (most recent call last):
-//	    |   File "/app/worker.py", line 5, in run
-//	    | torch.OutOfMemoryError: CUDA out of memory. ...
-//	    +------------------------------------
+//   - Exception Group Traceback (most recent call last):
+//     |   File "/app/server.py", line 10, in main
+//     | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
+//     +-+---------------- 1 ----------------
+//     | Traceback (most recent call last):
+//     |   File "/app/worker.py", line 5, in run
+//     | torch.OutOfMemoryError: CUDA out of memory. ...
+//     +------------------------------------
 //
 // Taking the frame away leaves ordinary tracebacks, one per exception, for
 // the traceback parser; the CUDA failure is usually a sub-exception's.
