@@ -33,6 +33,9 @@ func cleanLine(raw []byte) string {
 	if len(raw) > MaxLineBytes {
 		raw = raw[:MaxLineBytes]
 	}
+	if bytes.IndexByte(raw, '\\') >= 0 && writtenEscapeRE.Match(raw) {
+		raw = writtenEscapeRE.ReplaceAll(raw, nil)
+	}
 	needs := bytes.IndexByte(raw, 0x1b) >= 0 || !utf8.Valid(raw)
 	if !needs {
 		return string(bytes.TrimRight(raw, " \t"))
@@ -59,6 +62,11 @@ func cleanLine(raw []byte) string {
 	}
 	return string(bytes.TrimRight(out, " \t"))
 }
+
+// writtenEscapeRE is a colour sequence written out as text, the way a
+// notebook's JSON ("\u001b[0;31m"), a Python repr ("\x1b[31m") or a shell
+// string ("\033[1m") keeps it.
+var writtenEscapeRE = regexp.MustCompile(`\\(?:u001[bB]|x1[bB]|033|e)\[[0-9;]*[A-Za-z]`)
 
 // skipEscape returns the index after the escape sequence starting at i.
 func skipEscape(b []byte, i int) int {

@@ -30,6 +30,9 @@ func TestCleanLine(t *testing.T) {
 		{"\x1b[31mRuntimeError\x1b[0m: CUDA error\n", "RuntimeError: CUDA error"},
 		{"bad \xff\xfe utf8\n", "bad \uFFFD\uFFFD utf8"},
 		{"bar 99%\r   \r\n", "bar 99%"},
+		{`"\u001b[0;31mOutOfMemoryError\u001b[0m: CUDA out of memory."` + "\n", `"OutOfMemoryError: CUDA out of memory."`},
+		{`'\x1b[1mRuntimeError\x1b[0m' \033[31mred\033[0m` + "\n", `'RuntimeError' red`},
+		{`C:\Users\ana\x1b\train.py` + "\n", `C:\Users\ana\x1b\train.py`},
 	}
 	for _, tt := range tests {
 		if got := cleanLine([]byte(tt.in)); got != tt.want {
