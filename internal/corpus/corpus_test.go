@@ -113,6 +113,7 @@ var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
 	"ansi":        {Tune: {0.881, 0.022}, Test: {0.791, 0.074}},
 	"rich":        {Tune: {0.879, 0.021}, Test: {0.791, 0.070}},
 	"ranks":       {Tune: {0.873, 0.025}, Test: {0.791, 0.074}},
+	"compose":     {Tune: {0.886, 0.017}, Test: {0.795, 0.070}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {

@@ -38,6 +38,13 @@ var Perturbations = []Perturbation{
 	{"ansi", "colour escapes from a terminal capture", ansi},
 	{"rich", "Python tracebacks drawn in a box by rich (accelerate, Typer, Lightning CLIs)", richTracebacks},
 	{"ranks", "the same failure printed by two ranks of one job, their lines interleaved behind [rankN]: prefixes", twoRanks},
+	{"compose", "every line behind docker compose's service prefix", func(s string, _ *rand.Rand) string {
+		var b strings.Builder
+		for _, l := range lines(s) {
+			b.WriteString("trainer-1  | " + l + "\n")
+		}
+		return b.String()
+	}},
 }
 
 // PerturbationNamed finds a rewrite by name.

@@ -366,3 +366,19 @@ func stripLogger(s string) string {
 	}
 	return s
 }
+
+// composePrefixRE is what docker compose puts before every line of a
+// service's output: its container name (service and replica number,
+// "vllm-1", or "project_trainer_1" before Compose v2), padded, and a bar.
+var composePrefixRE = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*[-_]\d+ *\| `)
+
+// stripCompose removes composePrefixRE's prefix.
+func stripCompose(s string) string {
+	if i := strings.Index(s, "| "); i < 2 || i > 80 {
+		return s
+	}
+	if loc := composePrefixRE.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
+}

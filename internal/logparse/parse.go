@@ -430,7 +430,7 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 // text parses one line of display text; sub is true for the second and
 // later lines of a log that was pasted as one escaped string.
 func (p *parser) text(n int, text string, cand, sub bool) {
-	text = stripLogger(stripQuote(text))
+	text = stripLogger(stripQuote(stripCompose(text)))
 	rank, kind, rest := stripRankKind(text)
 	if rank >= 0 {
 		if kind == rankLocal {

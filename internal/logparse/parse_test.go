@@ -604,3 +604,18 @@ func TestExceptionGroup(t *testing.T) {
 		t.Errorf("a table row outside a group became %q", s)
 	}
 }
+
+// docker compose's "service-N  | " prefix goes, so the frames behind it are
+// frames; a table row keeps its bars.
+func TestComposePrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"vllm-1  |   File \"/app/run.py\", line 44, in main": "  File \"/app/run.py\", line 44, in main",
+		"proj_trainer_1 | RuntimeError: CUDA error":          "RuntimeError: CUDA error",
+		"| loss | nan |":    "| loss | nan |",
+		"epoch  | 1 | 0.52": "epoch  | 1 | 0.52",
+	} {
+		if got := stripCompose(in); got != want {
+			t.Errorf("stripCompose(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
