@@ -209,7 +209,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 //
 //	╭──── Traceback (most recent call last) ────╮
 //	│ /home/ana/train.py:88 in main              │
-//	│ ❱  88 │   loss = out.loss.item()            │
+//	│ ❱  88 │   loss = out.loss.item()            │  (rich 13+: "❱ 88 loss = ...")
 //	╰────────────────────────────────────────────╯
 //	RuntimeError: CUDA error: ...
 //
@@ -217,7 +217,8 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 // when it is wider than the box; ❱ marks the frame's line in its code.
 var (
 	richFrameRE = regexp.MustCompile(`^(\S.*?\.pyx?):(\d+) in (\S+)$`)
-	richCodeRE  = regexp.MustCompile(`^❱\s*(\d+)\s*│(.*)$`)
+	richHeadRE  = regexp.MustCompile(`^\S.*?\.pyx?:\d+ in$`)
+	richCodeRE  = regexp.MustCompile(`^❱\s*(\d+)(?:\s*│| )(.*)$`)
 )
 
 // richInner is a rich box line's content; false for a line outside a box.
@@ -239,14 +240,21 @@ func richInner(trim string) (string, bool) {
 func (b *tbBlock) richLine(in string, n int) {
 	e := b.cur()
 	if m := richCodeRE.FindStringSubmatch(in); m != nil {
-		if k := len(e.Frames); k > 0 && e.Frames[k-1].Code == "" {
+		// The marked line belongs to the frame of that line number.
+		if k := len(e.Frames); k > 0 && e.Frames[k-1].Code == "" && e.Frames[k-1].Line == atoi(m[1]) {
 			// Indentation guides (│) stand before the code.
 			e.Frames[k-1].Code = strings.TrimSpace(strings.TrimLeft(m[2], " │"))
 		}
 		b.richPath = ""
 		return
 	}
-	text := b.richPath + in
+	text := in
+	if b.richPath != "" {
+		text = b.richPath + in
+		if strings.HasSuffix(b.richPath, " in") {
+			text = b.richPath + " " + in
+		}
+	}
 	if m := richFrameRE.FindStringSubmatch(text); m != nil {
 		if len(e.Frames) < maxFrames {
 			e.Frames = append(e.Frames, Frame{Path: m[1], Line: atoi(m[2]), Function: m[3], LogLine: n})
@@ -254,10 +262,11 @@ func (b *tbBlock) richLine(in string, n int) {
 		b.richPath = ""
 		return
 	}
-	// The head of a path the box broke: it starts like a path and holds
-	// no space.
+	// The head of a frame the box broke: a path cut where it met the
+	// border (no space yet), or a whole "PATH:LINE in" whose function went
+	// to the next line.
 	b.richPath = ""
-	if (strings.HasPrefix(in, "/") || strings.HasPrefix(in, "~") || strings.Contains(in, `:\`)) && !strings.Contains(in, " ") {
+	if richHeadRE.MatchString(in) || (strings.HasPrefix(in, "/") || strings.HasPrefix(in, "~") || strings.Contains(in, `:\`)) && !strings.Contains(in, " ") {
 		b.richPath = in
 	}
 }
