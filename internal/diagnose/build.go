@@ -195,6 +195,11 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 			facts["status"] = st.Name
 			b.f.Evidence = []report.Evidence{{Path: r.path, Line: r.line, Text: r.text}}
 			b.f.Location = &report.Location{Path: r.path, Line: r.line}
+		case exc != nil && strings.HasSuffix(exc.Type, "ExceptionGroup"):
+			// A container: Python prints each of its sub-exceptions right
+			// after it, as tracebacks of their own, and those are the
+			// failures ("unhandled errors in a TaskGroup" says nothing).
+			return nil
 		case exc != nil && exc.Type != "":
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
 				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
