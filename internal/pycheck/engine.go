@@ -485,7 +485,7 @@ func newNameSet(names map[string]uint64) *nameSet {
 
 var identByte = func() (t [256]bool) {
 	for b := range t {
-		t[b] = isIdentByte(byte(b))
+		t[b] = IsIdentByte(byte(b))
 	}
 	return t
 }()

@@ -118,7 +118,9 @@ func (f *File) Find(s string, start, end int) []int {
 	return out
 }
 
-func isIdentByte(b byte) bool {
+// IsIdentByte: b can be part of a Python identifier (any non-ASCII byte
+// may be).
+func IsIdentByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
@@ -127,7 +129,7 @@ func isIdentByte(b byte) bool {
 func (f *File) Names(name string, start, end int) []*Node {
 	var out []*Node
 	for _, off := range f.Find(name, start, end) {
-		if off > 0 && isIdentByte(f.Src[off-1]) || off+len(name) < len(f.Src) && isIdentByte(f.Src[off+len(name)]) {
+		if off > 0 && IsIdentByte(f.Src[off-1]) || off+len(name) < len(f.Src) && IsIdentByte(f.Src[off+len(name)]) {
 			continue
 		}
 		n := f.NodeAt(off, off+len(name))

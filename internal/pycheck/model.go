@@ -49,6 +49,10 @@ type FuncSummary struct {
 	// ReturnsNonBlockingD2H: it returns the result of a non_blocking copy to
 	// the CPU (directly or through a local name).
 	ReturnsNonBlockingD2H bool
+	// NonBlockingD2HElems: it returns a tuple (`return a, b`), and bit i is
+	// set when element i is such an unfinished copy; a caller that unpacks
+	// it (`x, y = f()`) holds the copy in the i-th target.
+	NonBlockingD2HElems uint32
 	// ReturnsCPUTensor: it returns a tensor a factory made without
 	// device= (torch.ones(n, n).tril()), so it lives on the CPU.
 	ReturnsCPUTensor bool
@@ -63,6 +67,7 @@ type FuncSummary struct {
 	// nbReturn: it returns a non_blocking copy, complete unless one of
 	// nbGuards (called between copy and return) synchronises.
 	nbReturn bool
+	nbElems  uint32
 	nbGuards []callRef
 }
 
@@ -178,6 +183,7 @@ func (m *Model) funcs() map[string]*FuncSummary {
 			old.Syncs = old.Syncs || s.Syncs
 			old.RunsCUDA = old.RunsCUDA || s.RunsCUDA
 			old.nbReturn = old.nbReturn || s.nbReturn
+			old.nbElems |= s.nbElems
 			old.nbGuards = append(old.nbGuards, s.nbGuards...)
 			old.ReturnsCPUTensor = old.ReturnsCPUTensor || s.ReturnsCPUTensor
 			old.Method = old.Method && s.Method
@@ -225,9 +231,9 @@ func (m *Model) funcs() map[string]*FuncSummary {
 // function returns an unfinished copy when it returns one with no
 // synchronising call between, or returns what such a function returns.
 func (m *Model) settle(resolve func(callRef) *FuncSummary) {
-	var queue []*FuncSummary
+	found := false
 	for _, s := range m.fns {
-		if !s.nbReturn || s.ReturnsNonBlockingD2H {
+		if !s.nbReturn && s.nbElems == 0 || s.ReturnsNonBlockingD2H || s.NonBlockingD2HElems != 0 {
 			continue
 		}
 		synced := false
@@ -238,28 +244,38 @@ func (m *Model) settle(resolve func(callRef) *FuncSummary) {
 			}
 		}
 		if !synced {
-			s.ReturnsNonBlockingD2H = true
-			queue = append(queue, s)
+			s.ReturnsNonBlockingD2H = s.nbReturn
+			s.NonBlockingD2HElems = s.nbElems
+			found = true
 		}
 	}
-	if len(queue) == 0 {
+	if !found {
 		return
 	}
 	// return helper(x) within the file: what the helper returns.
 	for changed := true; changed; {
 		changed = false
 		for _, s := range m.fns {
-			if s.ReturnsNonBlockingD2H {
-				continue
-			}
 			for _, c := range s.retCalls {
-				if t := m.fns[c]; t != nil && t != s && t.ReturnsNonBlockingD2H {
-					s.ReturnsNonBlockingD2H, changed = true, true
-					break
+				if t := m.fns[c]; t != nil && t != s && s.inherit(t) {
+					changed = true
 				}
 			}
 		}
 	}
+}
+
+// inherit: s returns what t returns (`return t(x)`); it reports whether
+// s learned something.
+func (s *FuncSummary) inherit(t *FuncSummary) bool {
+	changed := false
+	if t.ReturnsNonBlockingD2H && !s.ReturnsNonBlockingD2H {
+		s.ReturnsNonBlockingD2H, changed = true, true
+	}
+	if e := s.NonBlockingD2HElems | t.NonBlockingD2HElems; e != s.NonBlockingD2HElems {
+		s.NonBlockingD2HElems, changed = e, true
+	}
+	return changed
 }
 
 // summarise reads one function's own body (nested functions included: a
@@ -307,6 +323,18 @@ func (m *Model) summarise(s *FuncSummary) {
 			if nb, guards := m.isNonBlockingD2H(r, d); nb {
 				s.nbReturn = true
 				s.nbGuards = append(s.nbGuards, guards...)
+			}
+			// return a, b: each element on its own.
+			if t := Unparen(r); t.Type() == "expression_list" || t.Type() == "tuple" {
+				for i, e := range t.NamedChildren() {
+					if i >= 32 {
+						break
+					}
+					if nb, guards := m.isNonBlockingD2H(e, d); nb {
+						s.nbElems |= 1 << i
+						s.nbGuards = append(s.nbGuards, guards...)
+					}
+				}
 			}
 			if m.isCPUFactory(r) {
 				s.ReturnsCPUTensor = true
@@ -572,7 +600,7 @@ func (s *FuncSummary) flags() uint8 {
 		return 0
 	}
 	var b uint8
-	for i, on := range []bool{s.Syncs, s.RunsCUDA, s.ReturnsNonBlockingD2H, s.ReturnsCPUTensor, s.Method} {
+	for i, on := range []bool{s.Syncs, s.RunsCUDA, s.ReturnsNonBlockingD2H, s.ReturnsCPUTensor, s.Method, s.NonBlockingD2HElems != 0} {
 		if on {
 			b |= 1 << i
 		}

@@ -270,7 +270,7 @@ func (p *Project) link() {
 			return m.fns[r.name]
 		})
 		for _, s := range m.fns {
-			if s.ReturnsNonBlockingD2H {
+			if s.ReturnsNonBlockingD2H || s.NonBlockingD2HElems != 0 {
 				queue = append(queue, s)
 			}
 		}
@@ -279,8 +279,7 @@ func (p *Project) link() {
 		t := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		for _, e := range callers[t] {
-			if s := e.caller; e.ret && !s.ReturnsNonBlockingD2H {
-				s.ReturnsNonBlockingD2H = true
+			if s := e.caller; e.ret && s.inherit(t) {
 				queue = append(queue, s)
 			}
 		}

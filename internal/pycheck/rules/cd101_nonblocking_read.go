@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -34,7 +34,7 @@ non_blocking=True when the value is needed right away.`},
 		},
 	},
 	Anchors: []string{"non_blocking"},
-	Follows: func(s *pycheck.FuncSummary) bool { return s.ReturnsNonBlockingD2H },
+	Follows: func(s *pycheck.FuncSummary) bool { return s.ReturnsNonBlockingD2H || s.NonBlockingD2HElems != 0 },
 	Check:   checkCD101,
 }
 
@@ -72,10 +72,53 @@ func checkCD101(p *pycheck.Pass) {
 	}
 	m := f.Model()
 	for _, call := range f.Calls(0, len(f.Src)) {
-		if s := m.Summary(call); s != nil && s.ReturnsNonBlockingD2H {
+		s := m.Summary(call)
+		if s == nil {
+			continue
+		}
+		if s.ReturnsNonBlockingD2H {
 			checkCopyRead(p, call, fmt.Sprintf("the non_blocking device-to-host copy %s() returns", s.Name))
 		}
+		if s.NonBlockingD2HElems != 0 {
+			for i, target := range unpackedTargets(call) {
+				if i < 32 && s.NonBlockingD2HElems&(1<<i) != 0 && target != nil {
+					checkPlaceReads(p, call, target, f.Text(target)+fmt.Sprintf(", element %d of the tuple of non_blocking device-to-host copies %s() returns", i, s.Name))
+				}
+			}
+		}
 	}
+}
+
+// unpackedTargets are the places a call's tuple result is unpacked into
+// (`a, b = f()`), by position; nil for a target that is no plain place,
+// and none from a starred target on (its position is not known).
+func unpackedTargets(call *pycheck.Node) []*pycheck.Node {
+	c := upParen(call)
+	a := c.Parent()
+	if a == nil || a.Type() != "assignment" || c.FieldName() != "right" {
+		return nil
+	}
+	l := pycheck.Unparen(a.ChildByFieldName("left"))
+	if l == nil {
+		return nil
+	}
+	switch l.Type() {
+	case "pattern_list", "tuple_pattern", "list_pattern":
+	default:
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, t := range l.NamedChildren() {
+		t = pycheck.Unparen(t)
+		if t.Type() == "list_splat_pattern" {
+			break
+		}
+		if !pycheck.IsPlace(t) {
+			t = nil
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // hostBuffer reports whether a place holds host memory: a pinned or CPU
@@ -152,6 +195,8 @@ func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
 	at := call
 	if d := assignedPlace(f, call); d != nil {
 		at = d
+	} else if pycheck.IsDef(place) && pycheck.Within(call, pycheck.Statement(place)) {
+		at = place // a, b = f(): the unpacking target
 	}
 	uses := fl.UsesAfter(at, place, hostSyncs(f, fl), true)
 	sortNodes(uses)

@@ -48,6 +48,10 @@ func checkCD106(p *pycheck.Pass) {
 	convs = append(convs, f.CallsAt(".half(", 0, len(f.Src))...)
 	for _, needle := range []string{"float16", "torch.half", "HalfTensor"} {
 		for _, off := range f.Find(needle, 0, len(f.Src)) {
+			// torch.bfloat16 has float32's exponent range: not a float16.
+			if off > 0 && pycheck.IsIdentByte(f.Src[off-1]) {
+				continue
+			}
 			n := f.NodeAt(off, off+len(needle))
 			if n == nil {
 				continue
@@ -118,17 +122,33 @@ func checkCD106(p *pycheck.Pass) {
 			}
 			continue
 		}
-		for _, use := range usesAfter(f, name) {
-			if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
-				continue
-			}
-			if n, what := overflowUse(f, use); n != nil {
-				line, _ := f.LineCol(int(c.StartByte()))
-				p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(name), line))
-				break
+		if n, what := halfNameUse(f, name, 2); n != nil {
+			line, _ := f.LineCol(int(c.StartByte()))
+			p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(name), line))
+		}
+	}
+}
+
+// halfNameUse is the first overflow-prone reduction outside autocast of
+// the float16 value a name holds, directly or after arithmetic that keeps
+// it float16 and is bound to another name (`s = h * 4.0; s.pow(2)`),
+// followed depth names deep.
+func halfNameUse(f *pycheck.File, name *pycheck.Node, depth int) (*pycheck.Node, string) {
+	for _, use := range usesAfter(f, name) {
+		if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
+			continue
+		}
+		v := halfValue(f, use)
+		if n, what := overflowUse(f, v); n != nil {
+			return n, what
+		}
+		if next := assignedName(v); depth > 0 && next != nil && f.Text(next) != f.Text(name) {
+			if n, what := halfNameUse(f, next, depth-1); n != nil {
+				return n, what
 			}
 		}
 	}
+	return nil, ""
 }
 
 // overflowUse follows a float16 value up through parentheses and powers to
@@ -235,7 +255,23 @@ func keepsHalf(f *pycheck.File, n *pycheck.Node) bool {
 		}
 	}
 	t := f.Compact(n)
-	return strings.Contains(t, ".half()") || strings.Contains(t, "float16")
+	return strings.Contains(t, ".half()") || namesFloat16(t)
+}
+
+// namesFloat16: the text names float16 as a word of its own (bfloat16,
+// which has float32's exponent range, does not count).
+func namesFloat16(t string) bool {
+	for i := strings.Index(t, "float16"); i >= 0; {
+		if i == 0 || !pycheck.IsIdentByte(t[i-1]) {
+			return true
+		}
+		j := strings.Index(t[i+1:], "float16")
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 func shorten(s string) string {

@@ -128,3 +128,42 @@ def poll_plain(x, check):
         check(x)
         torch.cuda.synchronize()
     return host.tolist()
+
+
+# Tuples of copies: the element read was made blocking, the caller
+# synchronises before reading, the helper synchronises before returning,
+# or the tuple is not unpacked.
+def mixed_pair(a, b):
+    return a.cpu(non_blocking=True), b.cpu()
+
+
+def reads_blocking_element(a, b):
+    x, y = mixed_pair(a, b)
+    return y.tolist(), x
+
+
+def host_pair(a, b):
+    return a.cpu(non_blocking=True), b.to("cpu", non_blocking=True)
+
+
+def synced_caller(a, b):
+    x, y = host_pair(a, b)
+    torch.cuda.synchronize()
+    return x.tolist(), y.numpy()
+
+
+def synced_pair(a, b):
+    ha, hb = a.cpu(non_blocking=True), b.cpu(non_blocking=True)
+    torch.cuda.synchronize()
+    return ha, hb
+
+
+def reads_synced(a, b):
+    x, y = synced_pair(a, b)
+    return x.tolist() + y.tolist()
+
+
+def starred(a, b):
+    first, *rest = host_pair(a, b)
+    torch.cuda.synchronize()
+    return first.item(), rest

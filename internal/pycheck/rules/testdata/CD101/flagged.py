@@ -111,3 +111,28 @@ def poll(x, check):
         check(x)
         torch.cuda.synchronize()
     return host.tolist()  # want CD101
+
+
+# A helper returns a tuple of copies; the caller unpacks it.
+def host_pair(a, b):
+    ha = a.cpu(non_blocking=True)
+    return ha, b.to("cpu", non_blocking=True)
+
+
+def unpacked(a, b):
+    x, y = host_pair(a, b)
+    return x.tolist(), y  # want CD101
+
+
+def unpacked_second(a, b):
+    (_, y) = host_pair(a, b)
+    return y[0]  # want CD101
+
+
+def forwards_pair(a, b):
+    return host_pair(a, b)
+
+
+def unpacked_through_forwarder(a, b):
+    x, y = forwards_pair(a, b)
+    print(y)  # want CD101

@@ -43,3 +43,17 @@ def attention(q, k, scale):
 def weighted(x, weights):
     y = x.half() * weights
     return y.sum()
+
+
+# bfloat16 has float32's exponent range: its sums do not overflow at 65504.
+def bf16_norm(grads):
+    flat = torch.cat([g.flatten() for g in grads]).to(torch.bfloat16)
+    scaled = flat * 2.0
+    return flat.norm() + scaled.pow(2).sum()
+
+
+# Converted back to float32 before the reduction.
+def energy(feats):
+    h = feats.half()
+    scaled = h * 4.0
+    return scaled.float().pow(2).sum()

@@ -26,3 +26,10 @@ def var(x):
 def attention(q, k, scale):
     scores = (q.half() @ k.half().transpose(-2, -1)) * scale
     return scores.exp()  # want CD106
+
+
+# The float16 value goes on through a scale into another name.
+def energy(feats):
+    h = feats.half()
+    scaled = h * 4.0
+    return scaled.pow(2).sum()  # want CD106

@@ -1,0 +1,8 @@
+import torch
+
+
+@torch.no_grad()
+def embeddings_to_numpy(encoder, tokens):
+    emb = encoder(tokens).mean(dim=1)
+    out = emb.cpu(non_blocking=True)
+    return out.numpy()  # want CD101

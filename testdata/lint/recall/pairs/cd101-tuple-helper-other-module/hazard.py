@@ -1,0 +1,9 @@
+import torch
+
+from metrics import fetch_pair
+
+
+def log_step(writer, step, loss, acc):
+    host_loss, host_acc = fetch_pair(loss, acc)
+    writer.add_scalar("acc", host_acc.item(), step)  # want CD101
+    return host_loss

@@ -1,0 +1,3 @@
+import torch.multiprocessing as mp
+
+SPAWN = mp.get_context("spawn")

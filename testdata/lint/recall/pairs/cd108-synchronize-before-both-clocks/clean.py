@@ -1,0 +1,14 @@
+import time
+
+import torch
+
+
+@torch.no_grad()
+def latency(model, x, runs=20):
+    x = x.cuda()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(runs):
+        model(x)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / runs

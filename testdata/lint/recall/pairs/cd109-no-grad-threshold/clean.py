@@ -1,0 +1,16 @@
+import torch
+
+
+def binarise(codes):
+    with torch.no_grad():
+        z = torch.tanh(codes)
+        z[z.abs() < 0.1] = 0
+    return z
+
+
+def train(model, loader, opt):
+    for x in loader:
+        loss = (binarise(model(x)) - x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
