@@ -69,7 +69,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		ev.SrunLabel = ev.Rank >= 0 && p.srunSeen[ev.Rank]
 		emit(ev)
 	}
-	c := &chunker{ctx: ctx, r: r, name: name, first: true}
+	c := &chunker{ctx: ctx, r: decodeUTF16(r), name: name, first: true}
 	first, more := c.next()
 	wr := detectWrap(first.data)
 	if !more {
@@ -313,6 +313,9 @@ func LooksBinary(head []byte) bool { return looksBinary(head) }
 // looksBinary judges the first chunk: NUL bytes, or many bytes that are
 // neither printable text nor valid UTF-8.
 func looksBinary(b []byte) bool {
+	if hasUTF16BOM(b) {
+		return false // decoded by Parse (utf16.go)
+	}
 	if len(b) > 8192 {
 		b = b[:8192]
 	}

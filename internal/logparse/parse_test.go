@@ -619,3 +619,26 @@ func TestComposePrefix(t *testing.T) {
 		}
 	}
 }
+
+// A log saved as UTF-16 with a byte-order mark (PowerShell's redirect)
+// parses as its UTF-8 text does, in either byte order.
+func TestUTF16Log(t *testing.T) {
+	text := "step 1\r\nTraceback (most recent call last):\r\n  File \"C:\\Users\\ana\\train.py\", line 9, in <module>\r\n    x = f()\r\nRuntimeError: CUDA error: out of memory\r\n"
+	want := summarize(parseString(t, text))
+	for name, bom := range map[string][]byte{"little-endian": {0xff, 0xfe}, "big-endian": {0xfe, 0xff}} {
+		b := append([]byte(nil), bom...)
+		for _, r := range text {
+			if name == "little-endian" {
+				b = append(b, byte(r), byte(r>>8))
+			} else {
+				b = append(b, byte(r>>8), byte(r))
+			}
+		}
+		if LooksBinary(b) {
+			t.Errorf("%s: judged binary", name)
+		}
+		if got := summarize(parseString(t, string(b))); got != want {
+			t.Errorf("%s: got\n%swant\n%s", name, got, want)
+		}
+	}
+}
