@@ -146,7 +146,15 @@ func stripRankKind(s string) (int, rankKind, string) {
 	}
 	n, k := digits(s, i)
 	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
-		return n, rankSrun, s[k+2:]
+		rest := s[k+2:]
+		// torchrun inside srun: "3: [rank3]:..." names the job's rank
+		// behind the task's label, and that rank is the one to keep.
+		if len(rest) > 0 && rest[0] == '[' {
+			if r, kind, inner := stripRankKind(rest); r >= 0 {
+				return r, kind, inner
+			}
+		}
+		return n, rankSrun, rest
 	}
 	return -1, rankGlobal, s
 }

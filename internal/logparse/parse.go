@@ -430,6 +430,11 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 func (p *parser) text(n int, text string, cand, sub bool) {
 	text = stripLogger(stripQuote(text))
 	rank, kind, rest := stripRankKind(text)
+	if len(rest) != len(text) {
+		// A logger's prefix may sit inside the launcher's or the
+		// collector's ("[rank0]:ERROR 04-30 10:20:36 [core.py:396] ...").
+		rest = stripLogger(rest)
+	}
 	if rank >= 0 {
 		if kind == rankLocal {
 			p.localSeen[rank] = true

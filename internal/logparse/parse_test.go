@@ -48,6 +48,9 @@ func TestStripRank(t *testing.T) {
 		{"[default3]:  File \"a.py\", line 1", 3, " File \"a.py\", line 1"},
 		{"[1,2]<stderr>:RuntimeError: x", 2, "RuntimeError: x"},
 		{"12: Traceback (most recent call last):", 12, "Traceback (most recent call last):"},
+		{"3: [rank11]:Traceback (most recent call last):", 11, "Traceback (most recent call last):"},
+		{"0: [default2]:  File \"a.py\", line 1", 2, " File \"a.py\", line 1"},
+		{"4: [note] not a rank", 4, "[note] not a rank"},
 		{"no prefix", -1, "no prefix"},
 		{"[rankX]: nope", -1, "[rankX]: nope"},
 	}
@@ -56,6 +59,21 @@ func TestStripRank(t *testing.T) {
 		if r != tt.rank || rest != tt.rest {
 			t.Errorf("stripRank(%q) = %d %q, want %d %q", tt.in, r, rest, tt.rank, tt.rest)
 		}
+	}
+}
+
+// torchrun inside srun --label: the task's label, then the rank prefix
+// with no space after it; the events carry torchrun's rank.
+func TestTorchrunInsideSrun(t *testing.T) {
+	log := `1: [rank1]:Traceback (most recent call last):
+1: [rank1]:  File "/job/train.py", line 12, in <module>
+1: [rank1]:    out = model(batch)
+1: [rank1]:RuntimeError: CUDA error: out of memory
+`
+	evs := parseString(t, log)
+	if len(evs) != 1 || evs[0].Rank != 1 || evs[0].SrunLabel || len(evs[0].Chain) != 1 ||
+		evs[0].Chain[0].Type != "RuntimeError" || evs[0].Chain[0].Frames[0].Line != 12 {
+		t.Errorf("events: %s", summarize(evs))
 	}
 }
 
@@ -387,6 +405,24 @@ func TestLoggerPrefixes(t *testing.T) {
 	}
 	if !slices.Contains(types, "torch.OutOfMemoryError") {
 		t.Errorf("events: %s", summarize(evs))
+	}
+	// The same lines behind a launcher's or a collector's prefix.
+	for _, prefix := range []string{"2: [rank2]:", "2024-05-01T10:00:00.5Z stderr F "} {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(log, "\n") {
+			if l != "" {
+				b.WriteString(prefix + l)
+			}
+		}
+		found := false
+		for _, ev := range parseString(t, b.String()) {
+			for _, e := range ev.Chain {
+				found = found || (e.Type == "torch.OutOfMemoryError" && len(e.Frames) == 1 && e.Frames[0].Line == 387)
+			}
+		}
+		if !found {
+			t.Errorf("behind %q: no OutOfMemoryError with its frame", prefix)
+		}
 	}
 	for in, want := range map[string]string{
 		"(RayWorkerWrapper pid=4242, ip=10.0.0.2) x": "x",
