@@ -103,7 +103,7 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.878, 0.025}, Test: {0.787, 0.082}},
+	"srun-label":  {Tune: {0.882, 0.021}, Test: {0.791, 0.074}},
 	"rank-prefix": {Tune: {0.882, 0.021}, Test: {0.791, 0.074}},
 	"hard-wrap":   {Tune: {0.868, 0.030}, Test: {0.776, 0.078}},
 	"word-wrap":   {Tune: {0.825, 0.073}, Test: {0.757, 0.116}},

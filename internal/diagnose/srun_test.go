@@ -39,3 +39,27 @@ func TestRerunAdviceNamesTheLauncher(t *testing.T) {
 		}
 	}
 }
+
+// srun --label interleaves the tasks' lines: one task's training going on
+// does not say another task got over the non-finite values it reported,
+// and the reporting task's lines stay one message across the others.
+func TestOtherTasksLossDoesNotClearNaN(t *testing.T) {
+	e := New(kb.MustDefault())
+	log := "0: step 10 loss 0.71\n" +
+		"1: step 10 loss 0.70\n" +
+		"1: /env/torch/autograd/graph.py:824: UserWarning: Error detected in AddmmBackward0. Traceback of forward call that caused the error:\n" +
+		"0: step 11 loss 0.69\n" +
+		"1:   File \"/job/train.py\", line 40, in <module>\n" +
+		"0: step 12 loss 0.68\n" +
+		"1:     out = net(x)\n" +
+		"1:\n" +
+		"0: step 13 loss 0.67\n"
+	fs := explainText(t, e, log)
+	if len(fs) != 1 || fs[0].Class != "nonfinite" {
+		t.Fatalf("findings: %+v", fs)
+	}
+	// The task's own loss going on finite after it is a step it got over.
+	if fs := explainText(t, e, log+"1: step 13 loss 0.66\n"); len(fs) != 0 {
+		t.Errorf("task 1's finite loss after its warning: %d findings, want none", len(fs))
+	}
+}

@@ -106,7 +106,7 @@ const (
 // stripRankKind is stripRank that also says which form the prefix had.
 func stripRankKind(s string) (int, rankKind, string) {
 	s = stripStamp(s)
-	if len(s) < 3 {
+	if len(s) < 2 {
 		return -1, rankGlobal, s
 	}
 	if s[0] == '[' {
@@ -145,6 +145,10 @@ func stripRankKind(s string) (int, rankKind, string) {
 		i++
 	}
 	n, k := digits(s, i)
+	// An empty line of a task is "N:" once its trailing space is trimmed.
+	if k > i && k-i <= 5 && k+1 == len(s) && s[k] == ':' {
+		return n, rankSrun, ""
+	}
 	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
 		rest := s[k+2:]
 		// torchrun inside srun: "3: [rank3]:..." names the job's rank

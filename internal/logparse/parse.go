@@ -63,7 +63,7 @@ const (
 // parser, so the scan uses every core and overlaps the (rare) work on
 // candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
-	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}, srunSeen: map[int]bool{}}
+	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}, srunSeen: map[int]bool{}, rankLastN: map[int]int{}}
 	p.emit = func(ev Event) {
 		ev.LocalRank = ev.Rank >= 0 && p.localSeen[ev.Rank] && !p.globalSeen[ev.Rank]
 		ev.SrunLabel = ev.Rank >= 0 && p.srunSeen[ev.Rank]
@@ -353,6 +353,12 @@ type parser struct {
 	// srunSeen records the ranks that appeared behind srun --label's
 	// "N: " prefix.
 	srunSeen map[int]bool
+	// rankLastN is the number of each rank's last prefixed line, and
+	// bareN that of the last line with no rank: lines of other ranks
+	// between two of one rank's lines do not part them, a line of none
+	// does.
+	rankLastN map[int]int
+	bareN     int
 }
 
 // pline is one line as the structures see it.
@@ -369,11 +375,16 @@ type pline struct {
 	// Sub marks a line split out of one physical line (see escapedLines):
 	// it shares its number with the line before it.
 	Sub bool
+	// RankPrev is the number of the same rank's line before this one when
+	// only other ranks' lines stand between them (0 when none does).
+	RankPrev int
 }
 
-// follows says whether l comes right after the line numbered prev.
+// follows says whether l comes right after the line numbered prev, or
+// right after it among the lines of its rank (launchers interleave the
+// lines of their tasks).
 func (l pline) follows(prev int) bool {
-	return l.N == prev+1 || (l.Sub && l.N == prev)
+	return l.N == prev+1 || (l.Sub && l.N == prev) || (l.RankPrev > 0 && l.RankPrev == prev)
 }
 
 func (p *parser) chunk(buf []byte, cands, joins []int) {
@@ -446,6 +457,14 @@ func (p *parser) text(n int, text string, cand, sub bool) {
 		}
 	}
 	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub}
+	if rank >= 0 {
+		if prev, ok := p.rankLastN[rank]; ok && prev > p.bareN && prev < n {
+			l.RankPrev = prev
+		}
+		p.rankLastN[rank] = n
+	} else if !sub || n != p.bareN {
+		p.bareN = n
+	}
 	l.Text = rest
 	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)
 	if !l.C10 {

@@ -51,6 +51,7 @@ func TestStripRank(t *testing.T) {
 		{"3: [rank11]:Traceback (most recent call last):", 11, "Traceback (most recent call last):"},
 		{"0: [default2]:  File \"a.py\", line 1", 2, " File \"a.py\", line 1"},
 		{"4: [note] not a rank", 4, "[note] not a rank"},
+		{"7:", 7, ""}, // an empty line of task 7, its trailing space trimmed
 		{"no prefix", -1, "no prefix"},
 		{"[rankX]: nope", -1, "[rankX]: nope"},
 	}
@@ -73,6 +74,25 @@ func TestTorchrunInsideSrun(t *testing.T) {
 	evs := parseString(t, log)
 	if len(evs) != 1 || evs[0].Rank != 1 || evs[0].SrunLabel || len(evs[0].Chain) != 1 ||
 		evs[0].Chain[0].Type != "RuntimeError" || evs[0].Chain[0].Frames[0].Line != 12 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
+
+// srun --label interleaves its tasks' lines: a message of one task goes
+// on across the other tasks' lines, not across a line of no task.
+func TestInterleavedTaskMessage(t *testing.T) {
+	log := "2: NCCL WARN Cuda failure 'out of memory'\n" +
+		"0: step 5 done\n" +
+		"2: while allocating the receive buffers\n" +
+		"2: of channel 3\n" +
+		"Traceback (most recent call last):\n" +
+		"2: later words\n"
+	pf := NewPrefilter([]string{"Cuda failure"})
+	var evs []Event
+	if err := Parse(context.Background(), strings.NewReader(log), "t.log", pf, func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) == 0 || evs[0].Rank != 2 || evs[0].EndLine != 4 || len(evs[0].Lines) != 3 {
 		t.Errorf("events: %s", summarize(evs))
 	}
 }
