@@ -260,8 +260,9 @@ func atoi(s string) int {
 
 // stampRE is an ISO-8601 time at the start of a line, as log collectors
 // (kubectl --timestamps, container runtimes, cloud log exports) add it,
-// optionally followed by the container runtime's "stdout F " tag.
-var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:(?:stdout|stderr) [FP] )?`)
+// optionally followed by the container runtime's "stdout F " tag (the
+// CRI log format; an empty line leaves the tag at the end).
+var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: (?:stdout|stderr) [FP](?: |$)| |$)`)
 
 func stripStamp(s string) string {
 	if len(s) < 20 || s[4] != '-' || s[0] < '0' || s[0] > '9' {

@@ -312,6 +312,30 @@ func TestTimestampedLines(t *testing.T) {
 	}
 }
 
+// The CRI log format (Kubernetes) writes an empty line as its time and
+// stream tag alone: still an empty line, which ends a message.
+func TestTimestampedEmptyLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"2024-05-01T10:00:00.5Z stderr F":        "",
+		"2024-05-01T10:00:00.5Z stdout P":        "",
+		"2024-05-01T10:00:00.5Z":                 "",
+		"2024-05-01T10:00:00.5Z stderr F x":      "x",
+		"2024-05-01T10:00:00.5Z stderrF x":       "stderrF x",
+		"2024-05-01 10:00:00,123 - trainer - ok": "- trainer - ok",
+		"2024-05-01T10:00:00.5Zstderr F x":       "2024-05-01T10:00:00.5Zstderr F x",
+	} {
+		if got := stripStamp(in); got != want {
+			t.Errorf("stripStamp(%q) = %q, want %q", in, got, want)
+		}
+	}
+	log := "2024-05-01T10:00:00.1Z stderr F RuntimeError: CUDA error: out of memory\n" +
+		"2024-05-01T10:00:00.1Z stderr F\n" +
+		"2024-05-01T10:00:00.2Z stderr F RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	if evs := parseString(t, log); len(evs) != 2 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
+
 func TestParseAssert(t *testing.T) {
 	tests := []struct {
 		in   string
