@@ -111,7 +111,7 @@ var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
 	"crlf":        {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
 	"progress":    {Tune: {0.882, 0.022}, Test: {0.791, 0.074}},
 	"noise":       {Tune: {0.878, 0.025}, Test: {0.791, 0.074}},
-	"slurm":       {Tune: {0.880, 0.030}, Test: {0.791, 0.078}},
+	"slurm":       {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
 	"conda":       {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
 	"ansi":        {Tune: {0.881, 0.022}, Test: {0.791, 0.074}},
 }

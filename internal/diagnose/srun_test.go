@@ -63,3 +63,27 @@ func TestOtherTasksLossDoesNotClearNaN(t *testing.T) {
 		t.Errorf("task 1's finite loss after its warning: %d findings, want none", len(fs))
 	}
 }
+
+// The lines Slurm writes after a task failed are the scheduler's, not the
+// task's: they neither stand in for the task's error line nor hide it.
+func TestSlurmTailKeepsTheTaskError(t *testing.T) {
+	e := New(kb.MustDefault())
+	tail := "srun: error: node17: task 1: Exited with exit code 1\n" +
+		"srun: launch/slurm: _step_signal: Terminating StepId=4711.0\n" +
+		"slurmstepd: error: *** STEP 4711.0 ON node17 CANCELLED AT 2024-06-01T10:00:00 ***\n"
+	oom := "Traceback (most recent call last):\n" +
+		"  File \"/job/train.py\", line 40, in <module>\n" +
+		"    out = net(x)\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.50 GiB is free.\n"
+	if fs := explainText(t, e, oom+tail); len(fs) == 0 || fs[0].Class != "oom" {
+		t.Errorf("an OOM traceback then Slurm's tail: %+v", fs)
+	}
+	// A traceback cut before its error line is still reported as one.
+	cut := "Traceback (most recent call last):\n" +
+		"  File \"/job/train.py\", line 40, in <module>\n" +
+		"    out = net(x)\n"
+	fs := explainText(t, e, cut+tail)
+	if len(fs) == 0 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, "ends before its error line") {
+		t.Errorf("a cut traceback then Slurm's tail: %+v", fs)
+	}
+}

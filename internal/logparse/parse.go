@@ -771,7 +771,24 @@ func addLine(ev *Event, l pline, text string) {
 func startsStructure(l pline) bool {
 	m := l.Msg
 	return l.C10 || strings.Contains(m, TracebackHead+":") || strings.HasPrefix(m, "Exception raised from ") ||
-		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========") || isOwn(m)
+		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========") || isOwn(m) ||
+		isSchedulerLine(m)
+}
+
+// schedulerPrefixes open the lines a job scheduler writes into the job's
+// output once a task has ended ("srun: error: node1: task 3: Exited with
+// exit code 1", "slurmstepd: error: *** STEP 12.0 ON node1 CANCELLED AT
+// ... ***"): another process's words, never the rest of the task's
+// traceback or message.
+var schedulerPrefixes = []string{"srun: ", "slurmstepd: "}
+
+func isSchedulerLine(m string) bool {
+	for _, p := range schedulerPrefixes {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // msgBlock is a log message with its continuation lines (and, after
