@@ -60,6 +60,35 @@ func cleanLine(raw []byte) string {
 	return string(bytes.TrimRight(out, " \t"))
 }
 
+// stripEscapes removes the terminal escape sequences (colours, cursor
+// moves) of a run of whole lines in place and returns the shortened run:
+// a colour code in the middle of a message ("\x1b[31mTraceback") would
+// hide its words from the prefilter, and its bytes would count towards a
+// wrapped line's width. No line break is removed, so line numbers stay.
+func stripEscapes(buf []byte) []byte {
+	i := bytes.IndexByte(buf, 0x1b)
+	if i < 0 {
+		return buf
+	}
+	out := i
+	for i < len(buf) {
+		c := buf[i]
+		if c != 0x1b {
+			buf[out] = c
+			out++
+			i++
+			continue
+		}
+		end := skipEscape(buf, i)
+		// A sequence cut by the end of its line ends there.
+		if nl := bytes.IndexByte(buf[i:min(end, len(buf))], '\n'); nl >= 0 {
+			end = i + nl
+		}
+		i = min(end, len(buf))
+	}
+	return buf[:out]
+}
+
 // skipEscape returns the index after the escape sequence starting at i.
 func skipEscape(b []byte, i int) int {
 	i++ // ESC

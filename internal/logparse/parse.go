@@ -71,6 +71,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	}
 	c := &chunker{ctx: ctx, r: r, name: name, first: true}
 	first, more := c.next()
+	first.data = stripEscapes(first.data)
 	wr := detectWrap(first.data)
 	if !more {
 		if first.err != nil {
@@ -97,7 +98,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	for i := 0; i < workers; i++ {
 		go func() {
 			for pc := range jobs {
-				pc.data, pc.joins = wr.join(pc.data, nil)
+				pc.data, pc.joins = wr.join(stripEscapes(pc.data), nil)
 				pc.cands = candidates(pf, pc.data)
 				close(pc.ready)
 			}

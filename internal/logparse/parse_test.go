@@ -37,6 +37,28 @@ func TestCleanLine(t *testing.T) {
 	}
 }
 
+// Colour codes inside a message do not hide its words from the prefilter,
+// and removing them keeps every line break.
+func TestColouredLog(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\x1b[31mb\x1b[0mc\n":   "abc\n",
+		"x\x1b[3\ny\n":           "x\ny\n", // a sequence cut by the line's end
+		"plain\n":                "plain\n",
+		"\x1b]0;title\x07text\n": "text\n",
+	} {
+		if got := string(stripEscapes([]byte(in))); got != want {
+			t.Errorf("stripEscapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+	log := "\x1b[32mepoch 1\x1b[0m\n" +
+		"\x1b[31mRuntimeError: CUDA\x1b[0m error: an illegal memory access was encountered\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || evs[0].Line != 2 || len(evs[0].Lines) == 0 ||
+		evs[0].Lines[0].Text != "RuntimeError: CUDA error: an illegal memory access was encountered" {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
+
 func TestStripRank(t *testing.T) {
 	tests := []struct {
 		in   string
