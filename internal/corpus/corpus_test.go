@@ -109,7 +109,7 @@ var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
 	"word-wrap":   {Tune: {0.825, 0.073}, Test: {0.757, 0.116}},
 	"timestamps":  {Tune: {0.882, 0.021}, Test: {0.791, 0.074}},
 	"crlf":        {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
-	"progress":    {Tune: {0.882, 0.022}, Test: {0.791, 0.074}},
+	"progress":    {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
 	"noise":       {Tune: {0.878, 0.025}, Test: {0.791, 0.074}},
 	"slurm":       {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},
 	"conda":       {Tune: {0.882, 0.021}, Test: {0.791, 0.070}},

@@ -30,6 +30,7 @@ func cleanLine(raw []byte) string {
 		}
 		raw = last
 	}
+	raw = dropProgressFrame(raw)
 	if len(raw) > MaxLineBytes {
 		raw = raw[:MaxLineBytes]
 	}
@@ -87,6 +88,25 @@ func stripEscapes(buf []byte) []byte {
 		i = min(end, len(buf))
 	}
 	return buf[:out]
+}
+
+// progressFrameRE is one frame of a tqdm progress bar at the start of a
+// line: "Epoch 1:  42%|████▏     | 390/928 [00:22<00:31, 3.21it/s, loss=0.5]".
+var progressFrameRE = regexp.MustCompile(`^[^|]{0,80}?\d{1,3}%\|[^|]*\| *\d+(?:\.\d+)?[kMG]?/\d+(?:\.\d+)?[kMG]? \[[^\]]*\]`)
+
+// dropProgressFrame removes a progress bar's frame from the front of a
+// line that goes on after it: tqdm leaves the cursor at the end of its
+// last frame, so what the process prints next (the traceback's first
+// line, an error) starts on the bar's line.
+func dropProgressFrame(raw []byte) []byte {
+	if !bytes.Contains(raw, []byte("%|")) {
+		return raw
+	}
+	loc := progressFrameRE.FindIndex(raw)
+	if loc == nil || len(bytes.TrimSpace(raw[loc[1]:])) == 0 {
+		return raw
+	}
+	return raw[loc[1]:]
 }
 
 // skipEscape returns the index after the escape sequence starting at i.

@@ -29,6 +29,10 @@ func TestCleanLine(t *testing.T) {
 		{"\x1b[31mRuntimeError\x1b[0m: CUDA error\n", "RuntimeError: CUDA error"},
 		{"bad \xff\xfe utf8\n", "bad \uFFFD\uFFFD utf8"},
 		{"bar 99%\r   \r\n", "bar 99%"},
+		// the process's next words printed on the bar's line
+		{"train:  10%|#         | 1/10 [00:01<00:09, 1.0it/s]\rtrain:  20%|##        | 2/10 [00:02<00:08, 1.0it/s, loss=0.3]RuntimeError: CUDA error: x\n", "RuntimeError: CUDA error: x"},
+		{"42%|████▏     | 390/928 [00:22<00:31, 3.21it/s]Traceback (most recent call last):\n", "Traceback (most recent call last):"},
+		{"train:  20%|##        | 2/10 [00:02<00:08, 1.0it/s]\n", "train:  20%|##        | 2/10 [00:02<00:08, 1.0it/s]"},
 	}
 	for _, tt := range tests {
 		if got := cleanLine([]byte(tt.in)); got != tt.want {
