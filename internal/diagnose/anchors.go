@@ -63,15 +63,18 @@ func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 	for _, c := range k.Classes {
 		for _, s := range c.Signatures {
 			best := []string{""}
+			var kws []string
 			for _, kw := range s.Keywords {
+				kw = trimmedSet([]string{kw})[0]
+				kws = append(kws, kw)
 				if len(kw) > len(best[0]) {
 					best = []string{kw}
 				}
 			}
-			if set := requiredSet(s.Regex); len(set) > 0 && minLen(set) > len(best[0]) {
+			if set := trimmedSet(requiredSet(s.Regex)); len(set) > 0 && minLen(set) > len(best[0]) {
 				best = set
 			}
-			req := sigReq{keywords: s.Keywords, fold: foldLiterals(s.Regex)}
+			req := sigReq{keywords: kws, fold: foldLiterals(s.Regex)}
 			for _, a := range best {
 				if a == "" {
 					continue
@@ -108,8 +111,31 @@ func foldLiterals(expr string) [][]byte {
 			s = s.Sub[0]
 		}
 		if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase != 0 {
-			out = append(out, []byte(string(s.Rune)))
+			if lit := bytes.TrimSpace([]byte(string(s.Rune))); len(lit) > 0 {
+				out = append(out, lit)
+			}
 		}
+	}
+	return out
+}
+
+// minTrimmedAnchor is the shortest anchor trimmedSet makes (the
+// prefilter samples one window every shortest-anchor-less-3 bytes).
+const minTrimmedAnchor = 6
+
+// trimmedSet is set with the spaces at the ends of its members removed: a
+// message re-flowed at a space ends its line where the space was
+// ("undefined symbol:" then the symbol on the next line), and the joined
+// reading of the two lines must still be offered the line. A set whose
+// trimmed members would be too short to sample by is kept as it is.
+func trimmedSet(set []string) []string {
+	out := make([]string, 0, len(set))
+	for _, s := range set {
+		t := strings.TrimSpace(s)
+		if len(t) < minTrimmedAnchor {
+			return set
+		}
+		out = append(out, t)
 	}
 	return out
 }

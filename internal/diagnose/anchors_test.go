@@ -79,3 +79,20 @@ func TestTriggersAreLong(t *testing.T) {
 		}
 	}
 }
+
+// A message re-flowed at the space after a signature's fixed text
+// ("undefined symbol:" ending one line, the symbol opening the next) still
+// reaches the parser: anchors do not end in the space.
+func TestAnchorAtAReflowedBreak(t *testing.T) {
+	e := New(kb.MustDefault())
+	log := "loading /opt/env/lib/python3.11/site-packages/fused_ops_cuda.so failed, undefined symbol:\n" +
+		"_ZN3c104cuda9SetDeviceEi\n"
+	if fs := explainText(t, e, log); len(fs) == 0 || fs[0].Class != "library-mismatch" {
+		t.Errorf("findings: %+v", fs)
+	}
+	for _, a := range anchors(kb.MustDefault()) {
+		if len(strings.TrimSpace(a)) >= minTrimmedAnchor && strings.TrimSpace(a) != a {
+			t.Errorf("anchor %q has a space at an end", a)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -34,6 +35,10 @@ type tracker struct {
 	lossText []byte // the last line holding "loss"/"Loss", possibly cut
 	lossLine int    // its 1-based line number, 0 when none
 	lossOpen bool   // the line continues in the next read
+	// rankLoss is the last loss line of each rank, for inputs whose loss
+	// lines carry a launcher's rank prefix: one rank's loss going on says
+	// nothing of another's.
+	rankLoss map[int]rankLossLine
 
 	tail []byte
 
@@ -91,6 +96,7 @@ func (t *tracker) see(b []byte) {
 		}
 		t.lossText = append(append(t.lossText[:0], prefix...), line[:min(len(line), maxLossLine)]...)
 		t.lossLine = t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
+		t.seeRankLoss(b, start, line)
 	}
 	if t.memSampled(len(b)) {
 		t.seeMemory(b, t.lines+1, len(t.tail) == 0 || t.tail[len(t.tail)-1] == '\n')
@@ -133,17 +139,76 @@ var finiteLossRE = regexp.MustCompile(`(?i)loss\w*['"]?\s*(?:[:=]|is)?\s*(?:tens
 // nonfiniteWordRE is a non-finite value on a line.
 var nonfiniteWordRE = regexp.MustCompile(`(?i)\b(?:nan|-?inf|infinity)\b`)
 
+// rankLossLine is one rank's last loss line.
+type rankLossLine struct {
+	line int
+	text string
+}
+
+const (
+	// maxLossRanks bounds the ranks whose loss lines are kept.
+	maxLossRanks = 1024
+	// rankLossScan bounds the loss lines one read is searched back for.
+	rankLossScan = 256
+)
+
+// seeRankLoss records, when a read's last loss line (line, starting at
+// start in b) carries a rank prefix, the last loss line of each rank in
+// the read: the read is searched back from that line.
+func (t *tracker) seeRankLoss(b []byte, start int, line []byte) {
+	rank, _ := logparse.StripRank(string(line[:min(len(line), 96)]))
+	if rank < 0 {
+		return
+	}
+	if t.rankLoss == nil {
+		t.rankLoss = map[int]rankLossLine{}
+	}
+	seen := map[int]bool{}
+	n := t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
+	for i := 0; ; i++ {
+		if _, kept := t.rankLoss[rank]; !seen[rank] && (kept || len(t.rankLoss) < maxLossRanks) {
+			t.rankLoss[rank] = rankLossLine{n, string(line[:min(len(line), maxLossLine)])}
+		}
+		seen[rank] = true
+		if i == rankLossScan || start == 0 {
+			return
+		}
+		at := lastLoss(b[:start-1])
+		if at < 0 {
+			return
+		}
+		end := start - 1
+		start = bytes.LastIndexByte(b[:at], '\n') + 1
+		n -= bytes.Count(b[start:end+1], []byte{'\n'})
+		if e := bytes.IndexByte(b[at:end+1], '\n'); e >= 0 {
+			end = at + e
+		}
+		line = b[start:end]
+		if rank, _ = logparse.StripRank(string(line[:min(len(line), 96)])); rank < 0 {
+			return
+		}
+	}
+}
+
 // lossRecovered says the input's last loss line comes after line and
-// reports a finite value: the loss did not stay non-finite.
-func (t *tracker) lossRecovered(line int) (int, string, bool) {
-	if t == nil || t.lossLine <= line {
+// reports a finite value: the loss did not stay non-finite. Where loss
+// lines carry ranks, the last one of the given rank is asked.
+func (t *tracker) lossRecovered(line, rank int) (int, string, bool) {
+	if t == nil {
 		return 0, "", false
 	}
-	text := string(t.lossText)
+	lossLine, text := t.lossLine, string(t.lossText)
+	if rank >= 0 && len(t.rankLoss) > 0 {
+		own := t.rankLoss[rank]
+		lossLine, text = own.line, own.text
+	}
+	if lossLine <= line {
+		return 0, "", false
+	}
 	if !finiteLossRE.MatchString(text) || nonfiniteWordRE.MatchString(text) {
 		return 0, "", false
 	}
-	return t.lossLine, text, true
+	return lossLine, text, true
 }
 
 // finishedRE is a line that says a run ended as planned.
@@ -217,7 +282,7 @@ func gate(bs []*built) []*built {
 		t := b.fail.src.track
 		last := evidenceEnd(b)
 		if b.class != nil && b.class.ID == "nonfinite" && !b.verdict.Notice() && rootException(b.fail) == nil {
-			if _, _, ok := t.lossRecovered(last); ok {
+			if _, _, ok := t.lossRecovered(last, b.fail.rank); ok {
 				continue // a non-finite step the run got over (loss-scale warm-up)
 			}
 		}

@@ -39,3 +39,51 @@ func TestRerunAdviceNamesTheLauncher(t *testing.T) {
 		}
 	}
 }
+
+// srun --label interleaves the tasks' lines: one task's training going on
+// does not say another task got over the non-finite values it reported,
+// and the reporting task's lines stay one message across the others.
+func TestOtherTasksLossDoesNotClearNaN(t *testing.T) {
+	e := New(kb.MustDefault())
+	log := "0: step 10 loss 0.71\n" +
+		"1: step 10 loss 0.70\n" +
+		"1: /env/torch/autograd/graph.py:824: UserWarning: Error detected in AddmmBackward0. Traceback of forward call that caused the error:\n" +
+		"0: step 11 loss 0.69\n" +
+		"1:   File \"/job/train.py\", line 40, in <module>\n" +
+		"0: step 12 loss 0.68\n" +
+		"1:     out = net(x)\n" +
+		"1:\n" +
+		"0: step 13 loss 0.67\n"
+	fs := explainText(t, e, log)
+	if len(fs) != 1 || fs[0].Class != "nonfinite" {
+		t.Fatalf("findings: %+v", fs)
+	}
+	// The task's own loss going on finite after it is a step it got over.
+	if fs := explainText(t, e, log+"1: step 13 loss 0.66\n"); len(fs) != 0 {
+		t.Errorf("task 1's finite loss after its warning: %d findings, want none", len(fs))
+	}
+}
+
+// The lines Slurm writes after a task failed are the scheduler's, not the
+// task's: they neither stand in for the task's error line nor hide it.
+func TestSlurmTailKeepsTheTaskError(t *testing.T) {
+	e := New(kb.MustDefault())
+	tail := "srun: error: node17: task 1: Exited with exit code 1\n" +
+		"srun: launch/slurm: _step_signal: Terminating StepId=4711.0\n" +
+		"slurmstepd: error: *** STEP 4711.0 ON node17 CANCELLED AT 2024-06-01T10:00:00 ***\n"
+	oom := "Traceback (most recent call last):\n" +
+		"  File \"/job/train.py\", line 40, in <module>\n" +
+		"    out = net(x)\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.50 GiB is free.\n"
+	if fs := explainText(t, e, oom+tail); len(fs) == 0 || fs[0].Class != "oom" {
+		t.Errorf("an OOM traceback then Slurm's tail: %+v", fs)
+	}
+	// A traceback cut before its error line is still reported as one.
+	cut := "Traceback (most recent call last):\n" +
+		"  File \"/job/train.py\", line 40, in <module>\n" +
+		"    out = net(x)\n"
+	fs := explainText(t, e, cut+tail)
+	if len(fs) == 0 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, "ends before its error line") {
+		t.Errorf("a cut traceback then Slurm's tail: %+v", fs)
+	}
+}

@@ -30,6 +30,7 @@ func cleanLine(raw []byte) string {
 		}
 		raw = last
 	}
+	raw = dropProgressFrame(raw)
 	if len(raw) > MaxLineBytes {
 		raw = raw[:MaxLineBytes]
 	}
@@ -67,6 +68,54 @@ func cleanLine(raw []byte) string {
 // notebook's JSON ("\u001b[0;31m"), a Python repr ("\x1b[31m") or a shell
 // string ("\033[1m") keeps it.
 var writtenEscapeRE = regexp.MustCompile(`\\(?:u001[bB]|x1[bB]|033|e)\[[0-9;]*[A-Za-z]`)
+
+// stripEscapes removes the terminal escape sequences (colours, cursor
+// moves) of a run of whole lines in place and returns the shortened run:
+// a colour code in the middle of a message ("\x1b[31mTraceback") would
+// hide its words from the prefilter, and its bytes would count towards a
+// wrapped line's width. No line break is removed, so line numbers stay.
+func stripEscapes(buf []byte) []byte {
+	i := bytes.IndexByte(buf, 0x1b)
+	if i < 0 {
+		return buf
+	}
+	out := i
+	for i < len(buf) {
+		c := buf[i]
+		if c != 0x1b {
+			buf[out] = c
+			out++
+			i++
+			continue
+		}
+		end := skipEscape(buf, i)
+		// A sequence cut by the end of its line ends there.
+		if nl := bytes.IndexByte(buf[i:min(end, len(buf))], '\n'); nl >= 0 {
+			end = i + nl
+		}
+		i = min(end, len(buf))
+	}
+	return buf[:out]
+}
+
+// progressFrameRE is one frame of a tqdm progress bar at the start of a
+// line: "Epoch 1:  42%|████▏     | 390/928 [00:22<00:31, 3.21it/s, loss=0.5]".
+var progressFrameRE = regexp.MustCompile(`^[^|]{0,80}?\d{1,3}%\|[^|]*\| *\d+(?:\.\d+)?[kMG]?/\d+(?:\.\d+)?[kMG]? \[[^\]]*\]`)
+
+// dropProgressFrame removes a progress bar's frame from the front of a
+// line that goes on after it: tqdm leaves the cursor at the end of its
+// last frame, so what the process prints next (the traceback's first
+// line, an error) starts on the bar's line.
+func dropProgressFrame(raw []byte) []byte {
+	if !bytes.Contains(raw, []byte("%|")) {
+		return raw
+	}
+	loc := progressFrameRE.FindIndex(raw)
+	if loc == nil || len(bytes.TrimSpace(raw[loc[1]:])) == 0 {
+		return raw
+	}
+	return raw[loc[1]:]
+}
 
 // skipEscape returns the index after the escape sequence starting at i.
 func skipEscape(b []byte, i int) int {
@@ -114,7 +163,7 @@ const (
 // stripRankKind is stripRank that also says which form the prefix had.
 func stripRankKind(s string) (int, rankKind, string) {
 	s = stripStamp(s)
-	if len(s) < 3 {
+	if len(s) < 2 {
 		return -1, rankGlobal, s
 	}
 	if s[0] == '[' {
@@ -153,8 +202,20 @@ func stripRankKind(s string) (int, rankKind, string) {
 		i++
 	}
 	n, k := digits(s, i)
+	// An empty line of a task is "N:" once its trailing space is trimmed.
+	if k > i && k-i <= 5 && k+1 == len(s) && s[k] == ':' {
+		return n, rankSrun, ""
+	}
 	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
-		return n, rankSrun, s[k+2:]
+		rest := s[k+2:]
+		// torchrun inside srun: "3: [rank3]:..." names the job's rank
+		// behind the task's label, and that rank is the one to keep.
+		if len(rest) > 0 && rest[0] == '[' {
+			if r, kind, inner := stripRankKind(rest); r >= 0 {
+				return r, kind, inner
+			}
+		}
+		return n, rankSrun, rest
 	}
 	return -1, rankGlobal, s
 }
@@ -256,8 +317,9 @@ func atoi(s string) int {
 
 // stampRE is an ISO-8601 time at the start of a line, as log collectors
 // (kubectl --timestamps, container runtimes, cloud log exports) add it,
-// optionally followed by the container runtime's "stdout F " tag.
-var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:(?:stdout|stderr) [FP] )?`)
+// optionally followed by the container runtime's "stdout F " tag (the
+// CRI log format; an empty line leaves the tag at the end).
+var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: (?:stdout|stderr) [FP](?: |$)| |$)`)
 
 func stripStamp(s string) string {
 	if len(s) < 20 || s[4] != '-' || s[0] < '0' || s[0] > '9' {

@@ -63,7 +63,7 @@ const (
 // parser, so the scan uses every core and overlaps the (rare) work on
 // candidate lines.
 func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit func(Event)) error {
-	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}, srunSeen: map[int]bool{}}
+	p := &parser{src: name, pf: pf, blocks: map[int]block{}, floods: map[string]*Event{}, lastRank: -1, localSeen: map[int]bool{}, globalSeen: map[int]bool{}, srunSeen: map[int]bool{}, rankLastN: map[int]int{}}
 	p.emit = func(ev Event) {
 		ev.LocalRank = ev.Rank >= 0 && p.localSeen[ev.Rank] && !p.globalSeen[ev.Rank]
 		ev.SrunLabel = ev.Rank >= 0 && p.srunSeen[ev.Rank]
@@ -71,6 +71,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	}
 	c := &chunker{ctx: ctx, r: decodeUTF16(r), name: name, first: true}
 	first, more := c.next()
+	first.data = stripEscapes(first.data)
 	wr := detectWrap(first.data)
 	if !more {
 		if first.err != nil {
@@ -97,7 +98,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	for i := 0; i < workers; i++ {
 		go func() {
 			for pc := range jobs {
-				pc.data, pc.joins = wr.join(pc.data, nil)
+				pc.data, pc.joins = wr.join(stripEscapes(pc.data), nil)
 				pc.cands = candidates(pf, pc.data)
 				close(pc.ready)
 			}
@@ -358,6 +359,12 @@ type parser struct {
 	srunSeen map[int]bool
 	// inGroup: inside an exception group's frame (exgroup.go).
 	inGroup bool
+	// rankLastN is the number of each rank's last prefixed line, and
+	// bareN that of the last line with no rank: lines of other ranks
+	// between two of one rank's lines do not part them, a line of none
+	// does.
+	rankLastN map[int]int
+	bareN     int
 }
 
 // pline is one line as the structures see it.
@@ -374,11 +381,16 @@ type pline struct {
 	// Sub marks a line split out of one physical line (see escapedLines):
 	// it shares its number with the line before it.
 	Sub bool
+	// RankPrev is the number of the same rank's line before this one when
+	// only other ranks' lines stand between them (0 when none does).
+	RankPrev int
 }
 
-// follows says whether l comes right after the line numbered prev.
+// follows says whether l comes right after the line numbered prev, or
+// right after it among the lines of its rank (launchers interleave the
+// lines of their tasks).
 func (l pline) follows(prev int) bool {
-	return l.N == prev+1 || (l.Sub && l.N == prev)
+	return l.N == prev+1 || (l.Sub && l.N == prev) || (l.RankPrev > 0 && l.RankPrev == prev)
 }
 
 func (p *parser) chunk(buf []byte, cands, joins []int) {
@@ -435,6 +447,11 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 func (p *parser) text(n int, text string, cand, sub bool) {
 	text = stripLogger(stripQuote(stripCompose(text)))
 	rank, kind, rest := stripRankKind(text)
+	if len(rest) != len(text) {
+		// A logger's prefix may sit inside the launcher's or the
+		// collector's ("[rank0]:ERROR 04-30 10:20:36 [core.py:396] ...").
+		rest = stripLogger(rest)
+	}
 	if rank >= 0 {
 		if kind == rankLocal {
 			p.localSeen[rank] = true
@@ -447,6 +464,14 @@ func (p *parser) text(n int, text string, cand, sub bool) {
 	}
 	rest = p.exceptionGroup(rest)
 	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub}
+	if rank >= 0 {
+		if prev, ok := p.rankLastN[rank]; ok && prev > p.bareN && prev < n {
+			l.RankPrev = prev
+		}
+		p.rankLastN[rank] = n
+	} else if !sub || n != p.bareN {
+		p.bareN = n
+	}
 	l.Text = rest
 	l.Level, l.TS, l.Msg, l.C10 = c10Prefix(rest)
 	if !l.C10 {
@@ -753,7 +778,24 @@ func addLine(ev *Event, l pline, text string) {
 func startsStructure(l pline) bool {
 	m := l.Msg
 	return l.C10 || strings.Contains(m, TracebackHead+":") || strings.HasPrefix(m, "Exception raised from ") ||
-		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========") || isOwn(m)
+		strings.HasPrefix(m, "terminate called after") || isAssertLine(m) || strings.HasPrefix(m, "=========") || isOwn(m) ||
+		isSchedulerLine(m)
+}
+
+// schedulerPrefixes open the lines a job scheduler writes into the job's
+// output once a task has ended ("srun: error: node1: task 3: Exited with
+// exit code 1", "slurmstepd: error: *** STEP 12.0 ON node1 CANCELLED AT
+// ... ***"): another process's words, never the rest of the task's
+// traceback or message.
+var schedulerPrefixes = []string{"srun: ", "slurmstepd: "}
+
+func isSchedulerLine(m string) bool {
+	for _, p := range schedulerPrefixes {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // msgBlock is a log message with its continuation lines (and, after

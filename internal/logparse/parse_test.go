@@ -33,11 +33,37 @@ func TestCleanLine(t *testing.T) {
 		{`"\u001b[0;31mOutOfMemoryError\u001b[0m: CUDA out of memory."` + "\n", `"OutOfMemoryError: CUDA out of memory."`},
 		{`'\x1b[1mRuntimeError\x1b[0m' \033[31mred\033[0m` + "\n", `'RuntimeError' red`},
 		{`C:\Users\ana\x1b\train.py` + "\n", `C:\Users\ana\x1b\train.py`},
+		// the process's next words printed on the bar's line
+		{"train:  10%|#         | 1/10 [00:01<00:09, 1.0it/s]\rtrain:  20%|##        | 2/10 [00:02<00:08, 1.0it/s, loss=0.3]RuntimeError: CUDA error: x\n", "RuntimeError: CUDA error: x"},
+		{"42%|████▏     | 390/928 [00:22<00:31, 3.21it/s]Traceback (most recent call last):\n", "Traceback (most recent call last):"},
+		{"train:  20%|##        | 2/10 [00:02<00:08, 1.0it/s]\n", "train:  20%|##        | 2/10 [00:02<00:08, 1.0it/s]"},
 	}
 	for _, tt := range tests {
 		if got := cleanLine([]byte(tt.in)); got != tt.want {
 			t.Errorf("cleanLine(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Colour codes inside a message do not hide its words from the prefilter,
+// and removing them keeps every line break.
+func TestColouredLog(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\x1b[31mb\x1b[0mc\n":   "abc\n",
+		"x\x1b[3\ny\n":           "x\ny\n", // a sequence cut by the line's end
+		"plain\n":                "plain\n",
+		"\x1b]0;title\x07text\n": "text\n",
+	} {
+		if got := string(stripEscapes([]byte(in))); got != want {
+			t.Errorf("stripEscapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+	log := "\x1b[32mepoch 1\x1b[0m\n" +
+		"\x1b[31mRuntimeError: CUDA\x1b[0m error: an illegal memory access was encountered\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || evs[0].Line != 2 || len(evs[0].Lines) == 0 ||
+		evs[0].Lines[0].Text != "RuntimeError: CUDA error: an illegal memory access was encountered" {
+		t.Errorf("events: %s", summarize(evs))
 	}
 }
 
@@ -52,6 +78,10 @@ func TestStripRank(t *testing.T) {
 		{"[default3]:  File \"a.py\", line 1", 3, " File \"a.py\", line 1"},
 		{"[1,2]<stderr>:RuntimeError: x", 2, "RuntimeError: x"},
 		{"12: Traceback (most recent call last):", 12, "Traceback (most recent call last):"},
+		{"3: [rank11]:Traceback (most recent call last):", 11, "Traceback (most recent call last):"},
+		{"0: [default2]:  File \"a.py\", line 1", 2, " File \"a.py\", line 1"},
+		{"4: [note] not a rank", 4, "[note] not a rank"},
+		{"7:", 7, ""}, // an empty line of task 7, its trailing space trimmed
 		{"no prefix", -1, "no prefix"},
 		{"[rankX]: nope", -1, "[rankX]: nope"},
 	}
@@ -60,6 +90,40 @@ func TestStripRank(t *testing.T) {
 		if r != tt.rank || rest != tt.rest {
 			t.Errorf("stripRank(%q) = %d %q, want %d %q", tt.in, r, rest, tt.rank, tt.rest)
 		}
+	}
+}
+
+// torchrun inside srun --label: the task's label, then the rank prefix
+// with no space after it; the events carry torchrun's rank.
+func TestTorchrunInsideSrun(t *testing.T) {
+	log := `1: [rank1]:Traceback (most recent call last):
+1: [rank1]:  File "/job/train.py", line 12, in <module>
+1: [rank1]:    out = model(batch)
+1: [rank1]:RuntimeError: CUDA error: out of memory
+`
+	evs := parseString(t, log)
+	if len(evs) != 1 || evs[0].Rank != 1 || evs[0].SrunLabel || len(evs[0].Chain) != 1 ||
+		evs[0].Chain[0].Type != "RuntimeError" || evs[0].Chain[0].Frames[0].Line != 12 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
+
+// srun --label interleaves its tasks' lines: a message of one task goes
+// on across the other tasks' lines, not across a line of no task.
+func TestInterleavedTaskMessage(t *testing.T) {
+	log := "2: NCCL WARN Cuda failure 'out of memory'\n" +
+		"0: step 5 done\n" +
+		"2: while allocating the receive buffers\n" +
+		"2: of channel 3\n" +
+		"Traceback (most recent call last):\n" +
+		"2: later words\n"
+	pf := NewPrefilter([]string{"Cuda failure"})
+	var evs []Event
+	if err := Parse(context.Background(), strings.NewReader(log), "t.log", pf, func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) == 0 || evs[0].Rank != 2 || evs[0].EndLine != 4 || len(evs[0].Lines) != 3 {
+		t.Errorf("events: %s", summarize(evs))
 	}
 }
 
@@ -278,6 +342,30 @@ func TestTimestampedLines(t *testing.T) {
 	}
 }
 
+// The CRI log format (Kubernetes) writes an empty line as its time and
+// stream tag alone: still an empty line, which ends a message.
+func TestTimestampedEmptyLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"2024-05-01T10:00:00.5Z stderr F":        "",
+		"2024-05-01T10:00:00.5Z stdout P":        "",
+		"2024-05-01T10:00:00.5Z":                 "",
+		"2024-05-01T10:00:00.5Z stderr F x":      "x",
+		"2024-05-01T10:00:00.5Z stderrF x":       "stderrF x",
+		"2024-05-01 10:00:00,123 - trainer - ok": "- trainer - ok",
+		"2024-05-01T10:00:00.5Zstderr F x":       "2024-05-01T10:00:00.5Zstderr F x",
+	} {
+		if got := stripStamp(in); got != want {
+			t.Errorf("stripStamp(%q) = %q, want %q", in, got, want)
+		}
+	}
+	log := "2024-05-01T10:00:00.1Z stderr F RuntimeError: CUDA error: out of memory\n" +
+		"2024-05-01T10:00:00.1Z stderr F\n" +
+		"2024-05-01T10:00:00.2Z stderr F RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	if evs := parseString(t, log); len(evs) != 2 {
+		t.Errorf("events: %s", summarize(evs))
+	}
+}
+
 func TestParseAssert(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -391,6 +479,24 @@ func TestLoggerPrefixes(t *testing.T) {
 	}
 	if !slices.Contains(types, "torch.OutOfMemoryError") {
 		t.Errorf("events: %s", summarize(evs))
+	}
+	// The same lines behind a launcher's or a collector's prefix.
+	for _, prefix := range []string{"2: [rank2]:", "2024-05-01T10:00:00.5Z stderr F "} {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(log, "\n") {
+			if l != "" {
+				b.WriteString(prefix + l)
+			}
+		}
+		found := false
+		for _, ev := range parseString(t, b.String()) {
+			for _, e := range ev.Chain {
+				found = found || (e.Type == "torch.OutOfMemoryError" && len(e.Frames) == 1 && e.Frames[0].Line == 387)
+			}
+		}
+		if !found {
+			t.Errorf("behind %q: no OutOfMemoryError with its frame", prefix)
+		}
 	}
 	for in, want := range map[string]string{
 		"(RayWorkerWrapper pid=4242, ip=10.0.0.2) x": "x",

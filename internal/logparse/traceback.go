@@ -125,6 +125,9 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			}
 			break
 		}
+		if isSchedulerLine(msg) {
+			return false // the traceback was cut where the scheduler ended the task
+		}
 		// The exception line.
 		e := b.cur()
 		msg = strings.TrimLeft(msg, " \t")

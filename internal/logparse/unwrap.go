@@ -250,6 +250,7 @@ func (wr wrapping) continues(line, next []byte) (space, ok bool) {
 var recordStarts = [][]byte{
 	[]byte("Traceback "), []byte("  File \""), []byte("File \""), []byte("During handling"),
 	[]byte("The above exception"), []byte("[rank"), []byte("Exception raised from"),
+	[]byte("srun: "), []byte("slurmstepd: "),
 }
 
 func startsRecord(b []byte) bool {

@@ -123,3 +123,14 @@ where the problem is.
 		t.Errorf("message not restored:\n%s", out)
 	}
 }
+
+// A scheduler's line after a piece that fills the width is its own line.
+func TestSchedulerLineIsNotARest(t *testing.T) {
+	wr := wrapping{mode: hardWrap, width: 20}
+	if _, ok := wr.continues([]byte("    out = net(batch)"), []byte("srun: error: node1: task 0: Exited with exit code 1")); ok {
+		t.Error("srun's line joined to the piece before it")
+	}
+	if _, ok := wr.continues([]byte("    out = net(batch)"), []byte(".to(device)")); !ok {
+		t.Error("the rest of a cut line not joined")
+	}
+}
