@@ -4,14 +4,61 @@ import "bytes"
 
 // keywordSet finds which lines of a chunk hold one of a few keywords with as
 // few passes over the bytes as it can: each keyword is searched for by one
-// of its bytes (its anchor), keywords sharing an anchor share the pass that
-// finds it (CUDA, NCCL and Root Cause are all found by their C), and the
-// chunk is searched in blocks small enough to stay in the first-level cache
-// while every anchor's vectorised byte search runs over them. On ordinary
-// output no anchor byte turns up and no line is looked at.
+// of its bytes (its anchor), and keywords sharing an anchor share it (CUDA,
+// NCCL and Root Cause are all found by their C). Where the processor has
+// vector byte shuffles, one pass finds every anchor at once (a byte-class
+// test, see classTable); elsewhere the chunk is searched in blocks small
+// enough to stay in the first-level cache while every anchor's vectorised
+// byte search runs over them. On ordinary output no anchor byte turns up
+// and no line is looked at.
 type keywordSet struct {
 	anchors []anchorGroup
 	maxLen  int
+	// group maps a byte to 1 + the index of its anchor group, 0 for none.
+	group [256]uint8
+	// class holds the anchors and NUL (the sign of binary output), for
+	// the one-pass search; nil without vector instructions.
+	class *classTable
+}
+
+// classTable is a set of bytes in the form a vector byte shuffle tests 32
+// bytes at a time: b is in it when lo[b&15] & hi[b>>4] is not zero. Each
+// high nibble of the members gets a bit of its own, so with at most eight
+// distinct high nibbles the set holds exactly its members; past eight,
+// nibbles share bits and some other bytes are let through, which the
+// caller's check of the byte found turns away. Both tables are held twice,
+// one copy per 128-bit lane: nib[0:32] is lo, nib[32:64] is hi.
+type classTable struct{ nib [64]byte }
+
+func newClassTable(members []byte) *classTable {
+	t := &classTable{}
+	bitOf := map[byte]int{}
+	for _, b := range members {
+		hi, lo := b>>4, b&15
+		bit, ok := bitOf[hi]
+		if !ok {
+			bit = len(bitOf) % 8
+			bitOf[hi] = bit
+		}
+		for lane := 0; lane < 32; lane += 16 {
+			t.nib[lane+int(lo)] |= 1 << bit
+			t.nib[32+lane+int(hi)] |= 1 << bit
+		}
+	}
+	return t
+}
+
+func (t *classTable) has(b byte) bool { return t.nib[b&15]&t.nib[32+b>>4] != 0 }
+
+// indexScalar is indexClass a byte at a time, for the last bytes of a
+// chunk that do not fill a vector.
+func (t *classTable) indexScalar(s []byte) int {
+	for i, b := range s {
+		if t.has(b) {
+			return i
+		}
+	}
+	return -1
 }
 
 type anchorGroup struct {
@@ -73,6 +120,14 @@ func newKeywordSet(kws [][]byte) *keywordSet {
 		}
 		left = rest
 		ks.anchors = append(ks.anchors, g)
+		ks.group[best] = uint8(len(ks.anchors))
+	}
+	if vectorClass && len(ks.anchors) > 0 {
+		members := []byte{0}
+		for _, g := range ks.anchors {
+			members = append(members, g.b)
+		}
+		ks.class = newClassTable(members)
 	}
 	return ks
 }
@@ -83,8 +138,53 @@ func commonByte(c byte) bool {
 
 // scan appends to starts the start of every line of full that holds a
 // keyword, in no particular order and possibly repeated, and counts the
-// newlines of full while each block is in cache.
-func (ks *keywordSet) scan(full []byte, starts []int) ([]int, int) {
+// newlines of full. binary says full is binary data (see binaryChunk): its
+// lines are only counted, as in random bytes every anchor turns up every
+// few hundred bytes and the search would be the wrapper's main cost.
+func (ks *keywordSet) scan(full []byte, starts []int) (_ []int, newlines int, binary bool) {
+	if ks.class == nil {
+		if binaryChunk(full) {
+			return starts, bytes.Count(full, []byte{'\n'}), true
+		}
+		starts, newlines = ks.scanAnchors(full, starts)
+		return starts, newlines, false
+	}
+	// One pass over full finds every anchor and NUL; text holds no NUL,
+	// so binary data is told by its first one, without a pass of its own.
+	newlines = bytes.Count(full, []byte{'\n'})
+	checkedNUL := false
+	for pos := 0; ; {
+		i := indexClass(full[pos:], ks.class)
+		if i < 0 {
+			return starts, newlines, false
+		}
+		at := pos + i
+		pos = at + 1
+		c := full[at]
+		if c == 0 && !checkedNUL {
+			if binaryChunk(full) {
+				return starts, newlines, true
+			}
+			checkedNUL = true
+		}
+		g := ks.group[c]
+		if g == 0 {
+			continue
+		}
+		for _, k := range ks.anchors[g-1].kws {
+			s := at - k.off
+			if s < 0 || s+len(k.kw) > len(full) || !bytes.Equal(full[s:s+len(k.kw)], k.kw) {
+				continue
+			}
+			starts = append(starts, bytes.LastIndexByte(full[:s], '\n')+1)
+		}
+	}
+}
+
+// scanAnchors is scan without vector byte classes: the chunk is searched in
+// blocks, for each anchor in turn, and its newlines are counted while each
+// block is in cache.
+func (ks *keywordSet) scanAnchors(full []byte, starts []int) ([]int, int) {
 	newlines := 0
 	for lo := 0; lo < len(full); lo += scanBlock {
 		hi := min(lo+scanBlock, len(full))

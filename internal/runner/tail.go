@@ -233,12 +233,6 @@ func (l *lineSplitter) write(p []byte) {
 	case len(full) == 0:
 	case l.filter == nil:
 		l.eachLine(full)
-	case binaryChunk(full):
-		// Binary data (a tar stream, a tensor dump) holds no log lines
-		// worth a keyword search, and in random bytes every keyword's
-		// first byte turns up every few hundred bytes, which makes the
-		// search the wrapper's main cost: lines are only counted.
-		*l.count += bytes.Count(full, []byte{'\n'})
 	default:
 		l.hits(full)
 	}
@@ -260,9 +254,11 @@ func (l *lineSplitter) hits(full []byte) {
 	if l.set == nil {
 		l.set = newKeywordSet(l.filter)
 	}
-	starts, newlines := l.set.scan(full, l.starts[:0])
+	// Binary data (a tar stream, a tensor dump) holds no log lines worth
+	// handing over: its lines are only counted.
+	starts, newlines, binary := l.set.scan(full, l.starts[:0])
 	l.starts = starts
-	if len(starts) == 0 {
+	if len(starts) == 0 || binary {
 		*l.count += newlines
 		return
 	}
