@@ -3,6 +3,7 @@
 # real fixture noise with a real failure at its end, and reports wall time
 # and peak memory of both. Usage: bench/explain/bench.sh [SIZE_MiB]
 # The log is written to a temporary directory, never into the repository.
+# CUDADOCTOR=path and GENLOG=path use prebuilt binaries instead of go.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 size_mib=${1:-1024}
@@ -12,8 +13,10 @@ if [ ! -x /usr/bin/time ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cudadoctor" ./cmd/cudadoctor
-go run ./bench/explain/genlog -root . -size $((size_mib * 1024 * 1024)) -o "$tmp/train.log"
+# CUDADOCTOR and GENLOG name prebuilt binaries (a machine without Go).
+if [ -n "${CUDADOCTOR:-}" ]; then cp "$CUDADOCTOR" "$tmp/cudadoctor"; else go build -o "$tmp/cudadoctor" ./cmd/cudadoctor; fi
+if [ -n "${GENLOG:-}" ]; then "$GENLOG" -root . -size $((size_mib * 1024 * 1024)) -o "$tmp/train.log"
+else go run ./bench/explain/genlog -root . -size $((size_mib * 1024 * 1024)) -o "$tmp/train.log"; fi
 ls -l "$tmp/train.log" | awk '{printf "log: %.0f MiB\n", $5/1048576}'
 
 measure() { # name, command...: best wall time of 3 runs, peak RSS
