@@ -148,8 +148,10 @@ type rankLossLine struct {
 const (
 	// maxLossRanks bounds the ranks whose loss lines are kept.
 	maxLossRanks = 1024
-	// rankLossScan bounds the loss lines one read is searched back for.
-	rankLossScan = 256
+	// rankLossScan bounds the loss lines one read is searched back for,
+	// and rankLossStale ends the search sooner.
+	rankLossScan  = 256
+	rankLossStale = 16
 )
 
 // seeRankLoss records, when a read's last loss line (line, starting at
@@ -165,12 +167,20 @@ func (t *tracker) seeRankLoss(b []byte, start int, line []byte) {
 	}
 	seen := map[int]bool{}
 	n := t.lines + bytes.Count(b[:start], []byte{'\n'}) + 1
+	stale := 0 // loss lines in a row of ranks already seen in this read
 	for i := 0; ; i++ {
-		if _, kept := t.rankLoss[rank]; !seen[rank] && (kept || len(t.rankLoss) < maxLossRanks) {
-			t.rankLoss[rank] = rankLossLine{n, string(line[:min(len(line), maxLossLine)])}
+		if !seen[rank] {
+			if _, kept := t.rankLoss[rank]; kept || len(t.rankLoss) < maxLossRanks {
+				t.rankLoss[rank] = rankLossLine{n, string(line[:min(len(line), maxLossLine)])}
+			}
+			seen[rank] = true
+			stale = 0
+		} else {
+			stale++
 		}
-		seen[rank] = true
-		if i == rankLossScan || start == 0 {
+		// Every read of a long training log is full of loss lines: once a
+		// run of them names no new rank, the ranks of this read are known.
+		if i == rankLossScan || stale == rankLossStale || start == 0 {
 			return
 		}
 		at := lastLoss(b[:start-1])
