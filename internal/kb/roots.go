@@ -56,6 +56,10 @@ func (k *KB) alternativesFor(c *Class) []Alternative {
 
 // OtherAlternatives are the roots the corpus most often found behind a
 // failure of no class (a bare segfault, a status that names no class).
+// Their shares are of the failures that had a root of some class: the
+// engine offers them only for crashes, statuses and GPU exceptions, never
+// for the user's own ValueError, so the count of "other" behind "other"
+// (mostly such errors) says nothing of how often a crash hides a class.
 func (k *KB) OtherAlternatives() []Alternative {
 	return k.countedAlternatives("other", nil)
 }
@@ -70,7 +74,10 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 		settle[a.Class] = a.SettleBy
 	}
 	total := 0
-	for _, n := range counts {
+	for root, n := range counts {
+		if id == "other" && root == "other" {
+			continue
+		}
 		total += n
 	}
 	var ranked []string
