@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.numpy()`, `.item()`, `print`, indexing) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -165,6 +165,10 @@ func hostBufferVia(f *pycheck.File, place *pycheck.Node, depth int) bool {
 
 func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 	f := p.File
+	if v, place := numpyView(f, upParen(call)); v != nil {
+		checkPlaceReads(p, v, place, what)
+		return
+	}
 	if n, how := hostRead(f, upParen(call)); n != nil {
 		p.Report(n, fmt.Sprintf("%s reads %s before it has completed", how, what))
 		return
@@ -187,9 +191,15 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 // function's control flow with no synchronisation on it: later in the
 // function, in a finally clause, or in the next pass of a loop.
 func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
+	line, _ := p.File.LineCol(int(call.StartByte()))
+	checkPlaceReadsAt(p, call, line, place, what, 3)
+}
+
+// checkPlaceReadsAt is checkPlaceReads for a copy made on line, followed
+// through up to depth numpy views of it.
+func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pycheck.Node, what string, depth int) {
 	f := p.File
 	fl := f.Flow(f.Scope(call))
-	line, _ := f.LineCol(int(call.StartByte()))
 	// The value enters place where it is assigned (after the copy's
 	// statement); a copy_ fills it at the call.
 	at := call
@@ -201,6 +211,14 @@ func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
 	uses := fl.UsesAfter(at, place, hostSyncs(f, fl), true)
 	sortNodes(uses)
 	for _, use := range uses {
+		// arr = t.numpy() shares t's memory and reads nothing yet: the
+		// reads of arr are the reads of the copy.
+		if v, view := numpyView(f, use); v != nil {
+			if depth > 0 {
+				checkPlaceReadsAt(p, v, line, view, what, depth-1)
+			}
+			continue
+		}
 		n, how := hostRead(f, use)
 		if n == nil {
 			n, how = elementRead(f, use)
@@ -218,6 +236,19 @@ func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
 			return
 		}
 	}
+}
+
+// numpyView: n.numpy() whose result is bound to a place (`arr =
+// t.numpy()`); the call and that place, or nils.
+func numpyView(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, *pycheck.Node) {
+	m, call := methodCallOn(f, n)
+	if m != "numpy" || call == nil || len(pycheck.PositionalArgs(call)) != 0 {
+		return nil, nil
+	}
+	if place := assignedPlace(f, call); place != nil && pycheck.IsPlace(place) {
+		return call, place
+	}
+	return nil, nil
 }
 
 // elementRead: place is iterated (`for h in place`, a comprehension over

@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -95,6 +95,11 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	if loop == nil {
 		return
 	}
+	// A module's forward() computes one step: what it sums or collects
+	// over its inputs is returned to be backpropagated by the caller.
+	if fn := pycheck.Ancestor(at, "function_definition"); fn != nil && f.Text(fn.ChildByFieldName("name")) == "forward" {
+		return
+	}
 	// The accumulated expression must carry the loss itself, not a number
 	// taken from it.
 	vt := f.Compact(value)
@@ -132,6 +137,11 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	} else if base.Type() != "attribute" {
 		return
 	}
+	// Reset inside the loop (total = 0 after each optimiser step): at most
+	// the iterations between two resets are chained, memory does not grow.
+	if resetInLoop(f, fl, loop, at, base) {
+		return
+	}
 	// The loss must be computed in this loop iteration, with gradients on:
 	// every assignment of it that reaches here is in the loop body, and on
 	// some path it is not made a number or detached first.
@@ -160,6 +170,12 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// this loop backpropagates is known to carry a graph: per-item loss
 	// lists are often summed and backpropagated by the caller.
 	if target != base && !backpropagated {
+		return
+	}
+	// A loop over a bounded collection held in memory (a dict's items, the
+	// chunks of one tensor, a literal list) that steps no optimiser runs
+	// once over its parts: it is no training loop, nothing grows.
+	if boundedLoop(f, loop, 3) && !stepsOrBackprops(f, loop) {
 		return
 	}
 	// Accumulated on purpose: a backward() outside the loop runs after the
@@ -232,7 +248,79 @@ func partsLoop(f *pycheck.File, loop *pycheck.Node) bool {
 	if !strings.HasPrefix(it, "range(") && !containsAny(it, []string{".chunk(", ".split(", "layers", "blocks"}) {
 		return false
 	}
+	return !stepsOrBackprops(f, loop)
+}
+
+// stepsOrBackprops: the loop's body calls backward() or steps an optimiser
+// (or has no body to tell).
+func stepsOrBackprops(f *pycheck.File, loop *pycheck.Node) bool {
 	body := loop.ChildByFieldName("body")
-	return body != nil && len(f.CallsAt("backward(", int(body.StartByte()), int(body.EndByte()))) == 0 &&
-		len(f.CallsAt(".step(", int(body.StartByte()), int(body.EndByte()))) == 0
+	return body == nil || len(f.CallsAt("backward(", int(body.StartByte()), int(body.EndByte()))) != 0 ||
+		len(f.CallsAt(".step(", int(body.StartByte()), int(body.EndByte()))) != 0
+}
+
+// boundedLoop: a for loop over a collection already in memory whose size
+// the data does not set: a mapping's items()/values()/keys(), the parts
+// of one tensor (chunk, split, tensor_split, unbind), a list or tuple
+// literal; through zip/enumerate/reversed and names bound to one of these.
+func boundedLoop(f *pycheck.File, loop *pycheck.Node, depth int) bool {
+	if loop.Type() != "for_statement" {
+		return false
+	}
+	return boundedIterable(f, pycheck.Unparen(loop.ChildByFieldName("right")), depth)
+}
+
+func boundedIterable(f *pycheck.File, it *pycheck.Node, depth int) bool {
+	if it == nil || depth < 0 {
+		return false
+	}
+	switch it.Type() {
+	case "list", "tuple":
+		return true
+	case "identifier":
+		v := reachingValue(f, it)
+		return v != nil && boundedIterable(f, pycheck.Unparen(v), depth-1)
+	case "call":
+		switch name := pycheck.LastName(f.Callee(it)); name {
+		case "items", "values", "keys", "chunk", "split", "tensor_split", "unbind":
+			return receiver(it) != nil
+		case "zip", "enumerate", "reversed":
+			args := pycheck.PositionalArgs(it)
+			if name == "zip" {
+				// zip stops at the shortest: one bounded argument bounds it.
+				for _, a := range args {
+					if boundedIterable(f, pycheck.Unparen(a), depth-1) {
+						return true
+					}
+				}
+				return false
+			}
+			return len(args) > 0 && boundedIterable(f, pycheck.Unparen(args[0]), depth-1)
+		}
+	}
+	return false
+}
+
+// resetInLoop: inside the loop the accumulator is bound afresh (`total =
+// 0`, `self.total = 0`) by an assignment other than the accumulation, one
+// whose value does not read the accumulator.
+func resetInLoop(f *pycheck.File, fl *pycheck.Flow, loop, at, base *pycheck.Node) bool {
+	name := f.Compact(base)
+	fresh := func(v *pycheck.Node) bool {
+		return v != nil && !pycheck.Within(v, at) && !strings.Contains(f.Compact(v), name)
+	}
+	if base.Type() == "identifier" {
+		for _, d := range fl.ReachingDefs(base, base) {
+			if pycheck.Within(d, loop) && fresh(defValue(d)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range placeOccurrences(f, nil, base, int(loop.StartByte()), int(loop.EndByte())) {
+		if placeRebound(n) && fresh(n.Parent().ChildByFieldName("right")) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,7 +17,7 @@ var CD113 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Hard-coded CUDA device index",
-		Summary:  "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs.",
+		Summary:  "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs. Not reported where only enough GPUs run it (pytest parameters, a skip decorator on the GPU count, an `if` on `device_count()`), nor for a device value a test hands to the code under test without placing anything on it.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Device indices count the GPUs visible to the process (after CUDA_VISIBLE_DEVICES). A
 literal index above 0 fails with "CUDA error: invalid device ordinal" on any machine
@@ -122,6 +122,11 @@ func guarded(f *pycheck.File, n *pycheck.Node) bool {
 				return true
 			}
 		case "function_definition":
+			// In a test, a device value that is not placed on directly is
+			// data for the code under test (often mocked): nothing opens it.
+			if strings.HasPrefix(f.Text(p.ChildByFieldName("name")), "test") && !placesOn(f, n) {
+				return true
+			}
 			if dd := p.Parent(); dd != nil && dd.Type() == "decorated_definition" {
 				t := f.Text(dd)[:p.StartByte()-dd.StartByte()]
 				if containsAny(t, []string{"min_cuda_gpus", "device_count", "skipif", "min_gpus"}) {
@@ -129,6 +134,32 @@ func guarded(f *pycheck.File, n *pycheck.Node) bool {
 				}
 			}
 		}
+	}
+	return false
+}
+
+// placesOn: the device value n is used where it is given: the argument of
+// .to()/.cuda()/set_device(), or a device= keyword of a call.
+func placesOn(f *pycheck.File, n *pycheck.Node) bool {
+	if n.Type() == "call" {
+		switch pycheck.LastName(f.Callee(n)) {
+		case "cuda", "set_device":
+			return true
+		}
+	}
+	v := upParen(n)
+	p := v.Parent()
+	if p != nil && p.Type() == "keyword_argument" {
+		return f.Text(p.ChildByFieldName("name")) == "device" && pycheck.Ancestor(p, "call") != nil
+	}
+	if p == nil || p.Type() != "argument_list" {
+		return false
+	}
+	switch pycheck.LastName(f.Callee(p.Parent())) {
+	case "to", "cuda", "set_device":
+		return true
+	case "device":
+		return placesOn(f, p.Parent()) // torch.device("cuda:1"): where that goes
 	}
 	return false
 }

@@ -167,3 +167,14 @@ def starred(a, b):
     first, *rest = host_pair(a, b)
     torch.cuda.synchronize()
     return first.item(), rest
+
+
+# The numpy view shares the copy's memory and reads nothing: the caller
+# waits on the event before using what this returns.
+def start_copy_to_host(counts, as_array):
+    counts_host = counts.to("cpu", non_blocking=True)
+    if as_array:
+        counts_host = counts_host.numpy()
+    done = torch.cuda.Event()
+    done.record()
+    return counts_host, done

@@ -136,3 +136,9 @@ def forwards_pair(a, b):
 def unpacked_through_forwarder(a, b):
     x, y = forwards_pair(a, b)
     print(y)  # want CD101
+
+
+# The view is read before the copy has landed.
+def first_count(counts):
+    view = counts.to("cpu", non_blocking=True).numpy()
+    return view[0]  # want CD101

@@ -139,3 +139,56 @@ def chunked_loss(logits, targets, chunk):
         part_loss = torch.nn.functional.cross_entropy(logits[i:i + chunk], targets[i:i + chunk], reduction="sum")
         total = total + part_loss
     return total / logits.shape[0]
+
+
+# Gradient accumulation: the running total is reset after every optimiser
+# step, so at most one window of micro-batches is chained.
+def accumulate_and_log(model, loader, opt, accum, log):
+    window_loss = 0
+    for i, batch in enumerate(loader):
+        micro_loss = model(batch).mean() / accum
+        window_loss += micro_loss
+        micro_loss.backward()
+        if (i + 1) % accum == 0:
+            opt.step()
+            opt.zero_grad()
+            log(window_loss.detach().item())
+            window_loss = 0
+
+
+# A loss summed over the chunks of one tensor, then scaled and returned.
+def split_loss(hidden, labels, pieces):
+    h_parts = hidden.tensor_split(pieces)
+    y_parts = labels.tensor_split(pieces)
+    total_loss = hidden.new_zeros(())
+    for h, y in zip(h_parts, y_parts):
+        chunk_loss = torch.nn.functional.cross_entropy(h, y, reduction="sum")
+        total_loss += chunk_loss
+    return total_loss / labels.numel()
+
+
+# Named loss terms of one step, summed over a dict.
+def weighted_sum(terms, weights):
+    combined_loss = 0
+    for key, term in terms.items():
+        term_loss = term.mean()
+        combined_loss += weights[key] * term_loss
+    return combined_loss
+
+
+# A loop over a fixed list of settings, not over data.
+def compare_settings(run):
+    results = []
+    for setting in ["fp32", "bf16"]:
+        final_loss = run(setting)
+        results.append(final_loss)
+    return results
+
+
+class PerSampleLoss(torch.nn.Module):
+    def forward(self, inputs, targets):
+        sample_losses = []
+        for x, y in zip(inputs, targets):
+            sample_loss = torch.nn.functional.mse_loss(x, y)
+            sample_losses.append(sample_loss)
+        return tuple(sample_losses)

@@ -36,3 +36,10 @@ def test_parse_devices(parse):
     assert parse(["cuda:0", "cuda:1"]) == ("cuda:0", [0, 1])
     if parse("cuda:0,1")[0] == "cuda:1":
         raise ValueError("primary device must come first")
+
+
+# Device values handed to the code under test, which only records them.
+def test_primary_device_is_first(strategy_cls):
+    strategy = strategy_cls(devices=[torch.device("cuda", 3), torch.device("cuda:1")])
+    assert_first = strategy.devices[0]
+    return assert_first, "cuda:2"
