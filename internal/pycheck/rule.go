@@ -56,13 +56,13 @@ const (
 func EngineRules() []*Rule {
 	return []*Rule{
 		{RuleDoc: report.RuleDoc{
-			ID: CodeParseError, Name: "syntax-error", Kind: report.KindLint, Severity: report.Warning,
+			ID: CodeParseError, Name: "syntax-error", Kind: report.KindLint, Severity: report.Info,
 			Title:   "File could not be fully parsed",
-			Summary: "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing.",
+			Summary: "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing. It is a notice, not a warning: the grammar lint parses with can lag behind CPython's (it rejects some valid code, such as a starred expression of a tuple in a return), and only CPython can say the file is wrong.",
 			Sections: []report.DocSection{
 				{Title: "Why", Body: "A file with a syntax error will not import, and hazards in the unparsed part cannot be checked."},
 				{Title: "Example", Body: "def f(:\n    pass"},
-				{Title: "Fix", Body: "Fix the syntax error (python -m py_compile FILE names it)."},
+				{Title: "Fix", Body: "python -m py_compile FILE says whether it is a real syntax error, and names it; if CPython accepts the file, the parser's grammar lags behind it, and the rules could not check that part."},
 			},
 			References: []string{"https://tree-sitter.github.io/tree-sitter/using-parsers#error-recovery (how unparsable regions are isolated)"},
 		}},
