@@ -2,8 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +45,7 @@ type lineRef struct {
 const maxEvidence = 10
 
 // torchCUDAErrorRE is PyTorch's own CUDA error exception line.
-var torchCUDAErrorRE = regexp.MustCompile(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
+var torchCUDAErrorRE = lazyre.New(`^(?:RuntimeError|torch\.AcceleratorError|torch\.cuda\.\w+Error): CUDA error: `)
 
 // classified is a cached Classify result: a log that repeats one error
 // thousands of times, or a directory of logs that share failures, is
@@ -335,11 +335,11 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 // exception line of any language's usual form, a crash (also as Python's
 // faulthandler on Windows, an IDE's "interrupted by signal 11: SIGSEGV" or a
 // Windows NTSTATUS exit code such as 0xC0000005 words it), a failed check.
-var fatalLineRE = regexp.MustCompile(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)`)
+var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)`)
 
 // cudaWordRE: an exception that is about the GPU stack, or a distributed
 // job's summary of a worker that failed (torchrun's ChildFailedError).
-var cudaWordRE = regexp.MustCompile(`(?i)cuda|cudnn|cublas|nccl|nvidia|\bgpu\b|driver|distributed\.elastic|ChildFailedError`)
+var cudaWordRE = lazyre.New(`(?i)cuda|cudnn|cublas|nccl|nvidia|\bgpu\b|driver|distributed\.elastic|ChildFailedError`)
 
 // statusFamily names the library a status belongs to, as users know it.
 func statusFamily(s *kb.Status) string {
@@ -557,8 +557,8 @@ func fingerprintMismatch(facts map[string]any) bool {
 }
 
 var (
-	fingerprintRE = regexp.MustCompile(`CollectiveFingerPrint\(SequenceNumber=(\d+), OpType=(\w+), TensorShape=\[([^\]]*)\], TensorDtypes=(\w+)`)
-	rankRunningRE = regexp.MustCompile(`Rank (\d+) is running collective`)
+	fingerprintRE = lazyre.New(`CollectiveFingerPrint\(SequenceNumber=(\d+), OpType=(\w+), TensorShape=\[([^\]]*)\], TensorDtypes=(\w+)`)
+	rankRunningRE = lazyre.New(`Rank (\d+) is running collective`)
 )
 
 // rootException is the first exception of the failure's chain: the cause.

@@ -2,7 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"runtime"
 	"sort"
 	"strings"
@@ -290,7 +290,7 @@ func saysUnavailable(lines []logparse.Line) bool {
 }
 
 // unavailableRE is collect_env's verdict that PyTorch sees no GPU.
-var unavailableRE = regexp.MustCompile(`^\s*Is CUDA available:\s*(?:No|False)\s*$`)
+var unavailableRE = lazyre.New(`^\s*Is CUDA available:\s*(?:No|False)\s*$`)
 
 // unavailableFinding: a pasted collect_env that says CUDA is unavailable on
 // a machine that lists a GPU is the failure itself when nothing else in the

@@ -1,7 +1,7 @@
 package diagnose
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"slices"
 	"strings"
 )
@@ -32,23 +32,23 @@ var gpuModel = `((?:` + strings.Join(geforceModels, "|") + `)(?:\s?(?:ti|super))
 var (
 	// "GPU: 3080", "gpu is 2080ti", "Graphics card: 1660 super", "VGA 1080",
 	// "GPU(s): 2x 3090", "nvidia 3090".
-	gpuAfterWordRE = regexp.MustCompile(`(?i)\b(?:gpus?|cards?|graphics|vga|device|nvidia)(?:\(s\))?\s*(?:is|are|:|=|-)?\s*(?:an?\s+|\d\s*x\s*)?` + gpuModel + `s?\b`)
+	gpuAfterWordRE = lazyre.New(`(?i)\b(?:gpus?|cards?|graphics|vga|device|nvidia)(?:\(s\))?\s*(?:is|are|:|=|-)?\s*(?:an?\s+|\d\s*x\s*)?` + gpuModel + `s?\b`)
 	// "3080 GPU", "two 3090s cards", "A6000 (48GB) gpu".
-	gpuBeforeWordRE = regexp.MustCompile(`(?i)\b` + gpuModel + `s?\s*(?:\(\d+\s*gb\)\s*)?(?:gpus?|cards?|graphics)\b`)
+	gpuBeforeWordRE = lazyre.New(`(?i)\b` + gpuModel + `s?\s*(?:\(\d+\s*gb\)\s*)?(?:gpus?|cards?|graphics)\b`)
 	// "on a 4090", "with my 2080 Ti", "using 8 A100s", "have two 3090s".
-	gpuPhraseRE = regexp.MustCompile(`(?i)\b(?:on|with|using|have|has|got|own|bought|in)\s+(?:an?|my|the|our|one|two|four|eight|\d+\s*x?)\s+` + gpuModel + `s?\b`)
+	gpuPhraseRE = lazyre.New(`(?i)\b(?:on|with|using|have|has|got|own|bought|in)\s+(?:an?|my|the|our|one|two|four|eight|\d+\s*x?)\s+` + gpuModel + `s?\b`)
 	// "I use 3060.", "we have 2 3090s", "I am using 2080 Ti right now": a
 	// bare number after a first-person subject and a verb of owning or
 	// using; with no article it is a GPU only where the phrase ends after
 	// it (gpuSubjectEndRE), so "I have 1080 images" is not one.
-	gpuSubjectRE    = regexp.MustCompile(`(?i)\b(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?:use|using|have|had|got|own|bought|run|running|tried|trying)\s+(?:an?\s+|my\s+|one\s+|two\s+|four\s+|eight\s+|\d\s*x?\s*)?` + gpuModel + `s?\b`)
-	gpuSubjectEndRE = regexp.MustCompile(`(?i)^\s*(?:$|[.,;:!?)(]|(?:gpus?|cards?|graphics|right|now|and|but|with|on|in|for|which|that|here|too|as|at|to)\b)`)
+	gpuSubjectRE    = lazyre.New(`(?i)\b(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?:use|using|have|had|got|own|bought|run|running|tried|trying)\s+(?:an?\s+|my\s+|one\s+|two\s+|four\s+|eight\s+|\d\s*x?\s*)?` + gpuModel + `s?\b`)
+	gpuSubjectEndRE = lazyre.New(`(?i)^\s*(?:$|[.,;:!?)(]|(?:gpus?|cards?|graphics|right|now|and|but|with|on|in|for|which|that|here|too|as|at|to)\b)`)
 	// nvidia-smi tables of older drivers name data-center cards without
 	// "NVIDIA": "|   0  A100-SXM4-40GB  On |", "Tesla" is gone since.
-	gpuFormFactorRE = regexp.MustCompile(`\b([AHB]100|[AH]800|H200|B200)[-\s](?:SXM|PCIE)`)
+	gpuFormFactorRE = lazyre.New(`\b([AHB]100|[AH]800|H200|B200)[-\s](?:SXM|PCIE)`)
 	// What follows a number that is not a GPU: "1080p", "1080 x 720",
 	// "2080.5", "3090:1", "1080 MB".
-	notAfterGPURE = regexp.MustCompile(`(?i)^(?:p\b|\s*[x×*]\s*\d|[.:,]\d|\s*(?:mhz|mb|mib|ms|px|k\b))`)
+	notAfterGPURE = lazyre.New(`(?i)^(?:p\b|\s*[x×*]\s*\d|[.:,]\d|\s*(?:mhz|mb|mib|ms|px|k\b))`)
 )
 
 // gpuWordTriggers let the lines naming a GPU the short way reach the
@@ -117,9 +117,9 @@ func expandGPUNames(l string) string {
 // the lower-case words one of which it needs besides a model (none: the
 // model alone) and, where set, what the text after a match must begin with.
 var gpuNameREs = []struct {
-	re    *regexp.Regexp
+	re    *lazyre.Regexp
 	words []string
-	end   *regexp.Regexp
+	end   *lazyre.Regexp
 }{
 	{gpuAfterWordRE, []string{"gpu", "card", "graphics", "vga", "device", "nvidia"}, nil},
 	{gpuBeforeWordRE, []string{"gpu", "card", "graphics"}, nil},
@@ -183,8 +183,8 @@ func (w gpuWords) may(words []string) bool {
 // brand too ("Tesla V100", "NVIDIA A100"), a GeForce number is not
 // ("nvidia 3090" is the RTX 3090).
 var (
-	seriesBeforeRE = regexp.MustCompile(`(?i)(?:rtx|gtx|geforce|quadro|titan|gt|mx)[\s-]?$`)
-	brandBeforeRE  = regexp.MustCompile(`(?i)(?:rtx|tesla|nvidia)[\s-]?$`)
+	seriesBeforeRE = lazyre.New(`(?i)(?:rtx|gtx|geforce|quadro|titan|gt|mx)[\s-]?$`)
+	brandBeforeRE  = lazyre.New(`(?i)(?:rtx|tesla|nvidia)[\s-]?$`)
 )
 
 func namedBefore(before, model string) bool {

@@ -13,9 +13,9 @@ package diagnose
 import (
 	"context"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -203,7 +203,7 @@ func (e *Engine) Diagnose(read []*Parsed) []report.Finding {
 	return applyContext(e.KB, all, out)
 }
 
-var rankNameRE = regexp.MustCompile(`(?i)rank[_-]?(\d+)`)
+var rankNameRE = lazyre.New(`(?i)rank[_-]?(\d+)`)
 
 // rankFromName reads a rank from a per-rank log's file name ("rank_3.log").
 func rankFromName(name string) int {
@@ -457,7 +457,7 @@ func lastLine(f *failure) int {
 	return n
 }
 
-var commandRE = regexp.MustCompile(`^\s*[$+] ((?:python[\d.]*|torchrun|srun|accelerate|deepspeed)\b.*)$`)
+var commandRE = lazyre.New(`^\s*[$+] ((?:python[\d.]*|torchrun|srun|accelerate|deepspeed)\b.*)$`)
 
 // commandIn returns the command echoed on a log line, rewritten so that
 // pasting it runs that one command and nothing else: the log may come from

@@ -3,8 +3,8 @@ package diagnose
 import (
 	"bytes"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
-	"regexp"
 
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -134,10 +134,10 @@ func lastLoss(b []byte) int {
 }
 
 // finiteLossRE is a progress line's loss with a finite value.
-var finiteLossRE = regexp.MustCompile(`(?i)loss\w*['"]?\s*(?:[:=]|is)?\s*(?:tensor\()?[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\b`)
+var finiteLossRE = lazyre.New(`(?i)loss\w*['"]?\s*(?:[:=]|is)?\s*(?:tensor\()?[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\b`)
 
 // nonfiniteWordRE is a non-finite value on a line.
-var nonfiniteWordRE = regexp.MustCompile(`(?i)\b(?:nan|-?inf|infinity)\b`)
+var nonfiniteWordRE = lazyre.New(`(?i)\b(?:nan|-?inf|infinity)\b`)
 
 // rankLossLine is one rank's last loss line.
 type rankLossLine struct {
@@ -222,10 +222,10 @@ func (t *tracker) lossRecovered(line, rank int) (int, string, bool) {
 }
 
 // finishedRE is a line that says a run ended as planned.
-var finishedRE = regexp.MustCompile(`(?i)training (?:is )?(?:complete|completed|done|finished)\b|\bdone training\b|finished training|Trainer\.fit` + "`" + ` stopped|exits successfully|\btrain_runtime\b|Reached max steps|Total training time|Evaluation finished|Inferencing complete`)
+var finishedRE = lazyre.New(`(?i)training (?:is )?(?:complete|completed|done|finished)\b|\bdone training\b|finished training|Trainer\.fit` + "`" + ` stopped|exits successfully|\btrain_runtime\b|Reached max steps|Total training time|Evaluation finished|Inferencing complete`)
 
 // unfinishedRE is a line near the end that says the run did not end well.
-var unfinishedRE = regexp.MustCompile(`Traceback \(most recent call last\)|\w+Error\b|\berror:|Exception\b|exit(?:ed with)? code:? [1-9-]|exitcode\s*:\s*-?[1-9]|return code = -?[1-9]|\bKilled\b|CANCELLED|Segmentation fault|core dumped|SIGTERM|SIGKILL|SIGABRT|Aborted`)
+var unfinishedRE = lazyre.New(`Traceback \(most recent call last\)|\w+Error\b|\berror:|Exception\b|exit(?:ed with)? code:? [1-9-]|exitcode\s*:\s*-?[1-9]|return code = -?[1-9]|\bKilled\b|CANCELLED|Segmentation fault|core dumped|SIGTERM|SIGKILL|SIGABRT|Aborted`)
 
 // finishedAt is the line number of the last "finished" line in the input's
 // tail when nothing after it says the run failed, 0 otherwise. The answer

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 )
@@ -27,7 +27,7 @@ type memSeries struct {
 // memReadingRE reads the number that follows a memory word ("allocated
 // GiB 1.3", "mem: 12.4G", "memory_allocated=812 MiB"), with a unit before
 // or after it.
-var memReadingRE = regexp.MustCompile(`^(?i)(?:mem|alloc)[a-z_]*\W{0,3}(?:\(?([kmgt]i?b|bytes)\)?\W{0,3})?(\d+(?:\.\d+)?)\s*([kmgt]i?b|[kmgt]\b|bytes)?`)
+var memReadingRE = lazyre.New(`^(?i)(?:mem|alloc)[a-z_]*\W{0,3}(?:\(?([kmgt]i?b|bytes)\)?\W{0,3})?(\d+(?:\.\d+)?)\s*([kmgt]i?b|[kmgt]\b|bytes)?`)
 
 // templateOf appends l to dst with every run of digits and dots as one
 // '#': the lines of one progress print share it.

@@ -1,7 +1,7 @@
 package diagnose
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -32,8 +32,8 @@ func isInplaceFailure(f *failure) bool {
 var (
 	// PyTorch's anomaly-mode warning ("Error detected in SigmoidBackward0.
 	// Traceback of forward call that caused the error:") and its frames.
-	anomalyHeadRE  = regexp.MustCompile(`Error detected in (\w+)\. Traceback of forward call that caused the error:`)
-	anomalyFrameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+), in (\S+)`)
+	anomalyHeadRE  = lazyre.New(`Error detected in (\w+)\. Traceback of forward call that caused the error:`)
+	anomalyFrameRE = lazyre.New(`^\s*File "([^"]+)", line (\d+), in (\S+)`)
 )
 
 // anomalyForward finds anomaly mode's forward traceback in the failure's

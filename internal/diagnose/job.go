@@ -2,7 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"sort"
 	"time"
 
@@ -98,7 +98,7 @@ func consequence(f *report.Finding) bool {
 }
 
 // agentSignalRE is the elastic agent's exception when it is told to stop.
-var agentSignalRE = regexp.MustCompile(`SignalException: Process \d+ got signal: (?:15|1|2)\b`)
+var agentSignalRE = lazyre.New(`SignalException: Process \d+ got signal: (?:15|1|2)\b`)
 
 func isSIGTERM(v any) bool {
 	switch x := v.(type) {

@@ -2,8 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -297,7 +297,7 @@ func firstWords(s string, n int) string {
 	return strings.Join(w, " ")
 }
 
-var adviceWordRE = regexp.MustCompile(`[a-z0-9_]+`)
+var adviceWordRE = lazyre.New(`[a-z0-9_]+`)
 
 // leadingWords is s's first n words, spacing collapsed, case kept (a quoted
 // error line keeps its spelling).

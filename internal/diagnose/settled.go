@@ -2,7 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 
 	"github.com/cudadoctor/cudadoctor/internal/report"
@@ -43,7 +43,7 @@ func liveRanks(bs []*built, sums []summaryRef) map[int]bool {
 	return live
 }
 
-var rankNumberRE = regexp.MustCompile(`\d+`)
+var rankNumberRE = lazyre.New(`\d+`)
 
 // evidenceSettles reports whether a finding's own evidence decides its
 // root, so that no alternative is left to name, and why.

@@ -1,7 +1,7 @@
 package diagnose
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
@@ -17,7 +17,7 @@ import (
 // rank from the summary.
 
 // agentFailedRE is the agent's line about a child that exited.
-var agentFailedRE = regexp.MustCompile(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
+var agentFailedRE = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
 
 // reconcileTorchrun moves the summaries' Root mark to the rank that really
 // failed first, names the rank of agent lines, and adds a host-killed

@@ -2,7 +2,7 @@ package kb
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"slices"
 	"sort"
 	"strconv"
@@ -305,8 +305,8 @@ func addFacts(facts map[string]string, h hit, lines []string) {
 }
 
 var (
-	cudaErrorNameRE = regexp.MustCompile("Search for `(cudaError[A-Za-z]+)'")
-	cudaErrorTextRE = regexp.MustCompile(`(?:CUDA error|CUDA driver error|cuda runtime error \(\d+\)) ?: ([a-z][^.\n]*?[a-z])(?: at [^ ]*[/\\]| \(|\.|$)`)
+	cudaErrorNameRE = lazyre.New("Search for `(cudaError[A-Za-z]+)'")
+	cudaErrorTextRE = lazyre.New(`(?:CUDA error|CUDA driver error|cuda runtime error \(\d+\)) ?: ([a-z][^.\n]*?[a-z])(?: at [^ ]*[/\\]| \(|\.|$)`)
 )
 
 // Framework is the framework the failure's log comes from: the framework
@@ -320,15 +320,15 @@ func (v Verdict) Framework() string {
 
 var (
 	// PyTorch/XLA prints XLA's statuses too; it is PyTorch.
-	torchXLARE = regexp.MustCompile(`torch_xla`)
+	torchXLARE = lazyre.New(`torch_xla`)
 	// JAX's Python client: its package names, its error type, its
 	// settings, and the old path of XLA's Python client inside TensorFlow's
 	// tree that early jaxlib printed, and the external/org_tensorflow/
 	// prefix that jaxlib builds (to 2022) put before every XLA and stream
 	// executor path (TensorFlow prints those paths bare).
-	jaxRE = regexp.MustCompile(`jax(?:lib)?|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/|external/org_tensorflow/`)
+	jaxRE = lazyre.New(`jax(?:lib)?|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/|external/org_tensorflow/`)
 	// TensorFlow: its package, its exception, its GPU allocator.
-	tensorflowRE = regexp.MustCompile(`tensorflow|ResourceExhaustedError|GPU_\d+_bfc|bfc_allocator|TF_FORCE_GPU_ALLOW_GROWTH`)
+	tensorflowRE = lazyre.New(`tensorflow|ResourceExhaustedError|GPU_\d+_bfc|bfc_allocator|TF_FORCE_GPU_ALLOW_GROWTH`)
 )
 
 // frameworkFact records a JAX or TensorFlow failure as such (framework=jax,
@@ -363,8 +363,8 @@ func runtimeErrorFacts(lines []string, f map[string]string) {
 }
 
 var (
-	kernelParamsRE = regexp.MustCompile(`[(<\[].*$`)
-	kernelPrefixRE = regexp.MustCompile(`^(?:(?:void|static|__global__|inline)\s+)+`)
+	kernelParamsRE = lazyre.New(`[(<\[].*$`)
+	kernelPrefixRE = lazyre.New(`^(?:(?:void|static|__global__|inline)\s+)+`)
 )
 
 // normaliseFacts shortens a kernel's printed C++ signature ("void
@@ -539,7 +539,7 @@ func (v Verdict) Remedies(extra map[string]string) []string {
 	return out
 }
 
-var holeRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
+var holeRE = lazyre.New(`\{([a-z_][a-z0-9_]*)\}`)
 
 // Fill replaces every {name} in text with vals[name]; false when one has no value.
 func Fill(text string, vals map[string]string) (string, bool) {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io/fs"
 	"path"
 	"regexp"
@@ -334,7 +335,7 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 var genericKeywords = map[string]bool{"error": true, "cuda": true, "runtimeerror": true, "traceback": true,
 	"failed": true, "warning": true, "exception": true, "gpu": true, "nccl": true, "loss": true, "torch": true}
 
-var idRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var idRE = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 func (c *Class) compile() error {
 	if !idRE.MatchString(c.ID) {

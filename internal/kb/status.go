@@ -2,7 +2,7 @@ package kb
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
@@ -242,25 +242,25 @@ func normalize(s string) string {
 
 var (
 	// statusNameRE finds the spelled-out names of every family.
-	statusNameRE = regexp.MustCompile(`\b(?:cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|nccl[A-Z][A-Za-z]+)`)
+	statusNameRE = lazyre.New(`\b(?:cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|nccl[A-Z][A-Za-z]+)`)
 	// statusCodeREs find a CUDA error number in the contexts that print
 	// one: THC's "error=59", "cuda runtime error (59)", C macros' "CUDA
 	// error = 999" and "CUDA Error 700", "CUDA error: error code 34",
 	// Numba's "[700] Call to", "code=700", and a driver call's result that
 	// TensorFlow's driver wrapper has no name for ("failed call to cuInit:
 	// UNKNOWN ERROR (34)"; CUresult and cudaError_t share these numbers).
-	legacyCodeRE = regexp.MustCompile(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
-	modernCodeRE = regexp.MustCompile(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?::?\s+error)?(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\(|\bcall to cu[A-Z]\w*: UNKNOWN ERROR \((\d{1,3})\))`)
+	legacyCodeRE = lazyre.New(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
+	modernCodeRE = lazyre.New(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?::?\s+error)?(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\(|\bcall to cu[A-Z]\w*: UNKNOWN ERROR \((\d{1,3})\))`)
 	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
-	hexCodeRE = regexp.MustCompile(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
+	hexCodeRE = lazyre.New(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
 	// spelledNameRE finds a CUDA status name written apart from its
 	// prefix, as wrappers print the enum member after the error type:
 	// "CUDAError InsufficientDriver", "cudaError_t.NoDevice", "CUDA
 	// error: INVALID_DEVICE", or behind "Cuda" alone
 	// ("CudaInvalidResourceHandle"). The name must look like an identifier
 	// (two capitals, or capitals joined by underscores), not a word of prose.
-	spelledNameRE = regexp.MustCompile(`(?:(?i:\bcuda[ _.]?error)(?:_t|_enum)?[ .:=]*|\b(?:Cuda|CUDA))([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)\b`)
+	spelledNameRE = lazyre.New(`(?:(?i:\bcuda[ _.]?error)(?:_t|_enum)?[ .:=]*|\b(?:Cuda|CUDA))([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)\b`)
 	// errorContext marks a line as speaking of a CUDA error, which a
 	// generic message ("out of memory", "unknown error") needs to count:
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
@@ -276,7 +276,7 @@ var (
 // ("cudaStreamCreate(&m_stream) failed with error unknown error"): it too
 // makes a generic message a CUDA error. A call named in prose
 // ("Unexpected error from cudaGetDeviceCount()") is not such a report.
-var cudaCallRE = regexp.MustCompile(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?\([^()]+\) (?:failed|returned)`)
+var cudaCallRE = lazyre.New(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?\([^()]+\) (?:failed|returned)`)
 
 func hasErrorContext(norm string) bool {
 	for _, c := range errorContexts {
@@ -363,7 +363,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 
 // cutRE is a CUDA error whose message the line ends in the middle of (a
 // paste or a log cut short: "CUDA error: operation not permitt").
-var cutRE = regexp.MustCompile(`(?i)\bcuda error: ([a-z][a-z ()/-]{11,})$`)
+var cutRE = lazyre.New(`(?i)\bcuda error: ([a-z][a-z ()/-]{11,})$`)
 
 // cutMessage finds the status whose message a cut-short line begins: the
 // start must be long enough and belong to one status only.
@@ -434,7 +434,7 @@ func modernCode(t *statusTable, line string, add func(*Status, string)) {
 // checkRE is a check macro's comparison of a result with success, as
 // glog's CHECK_EQ prints it (Caffe, MXNet): "Check failed: error ==
 // cudaSuccess (2 vs. 0)", "result == ncclSuccess (1 vs. 0)".
-var checkRE = regexp.MustCompile(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS) \((\d{1,4}) vs\. 0\)`)
+var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS) \((\d{1,4}) vs\. 0\)`)
 
 // checkCode reads the failed result's number. A CUDA number is taken only
 // where the numbering before CUDA 10.1 and after it agree (both name the

@@ -1,7 +1,7 @@
 package logparse
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
 )
 
@@ -20,11 +20,11 @@ import (
 // Taking the frame away leaves ordinary tracebacks, one per exception, for
 // the traceback parser; the CUDA failure is usually a sub-exception's.
 var (
-	groupHeadRE = regexp.MustCompile(`^\s*\+ Exception Group Traceback \(most recent call last\):`)
+	groupHeadRE = lazyre.New(`^\s*\+ Exception Group Traceback \(most recent call last\):`)
 	// groupRuleRE: the rule before each sub-exception ("+-+---- 1 ----",
 	// "+---------------- ... ----------------") and the closing one.
-	groupRuleRE = regexp.MustCompile(`^\s*\+[-+]+(?: (?:\d+|\.\.\.) -+)?\s*$`)
-	groupLineRE = regexp.MustCompile(`^\s*\| ?`)
+	groupRuleRE = lazyre.New(`^\s*\+[-+]+(?: (?:\d+|\.\.\.) -+)?\s*$`)
+	groupLineRE = lazyre.New(`^\s*\| ?`)
 )
 
 // exceptionGroup returns s without an exception group's frame, blank for a

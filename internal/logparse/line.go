@@ -2,7 +2,7 @@ package logparse
 
 import (
 	"bytes"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -67,7 +67,7 @@ func cleanLine(raw []byte) string {
 // writtenEscapeRE is a colour sequence written out as text, the way a
 // notebook's JSON ("\u001b[0;31m"), a Python repr ("\x1b[31m") or a shell
 // string ("\033[1m") keeps it.
-var writtenEscapeRE = regexp.MustCompile(`\\(?:u001[bB]|x1[bB]|033|e)\[[0-9;]*[A-Za-z]`)
+var writtenEscapeRE = lazyre.New(`\\(?:u001[bB]|x1[bB]|033|e)\[[0-9;]*[A-Za-z]`)
 
 // stripEscapes removes the terminal escape sequences (colours, cursor
 // moves) of a run of whole lines in place and returns the shortened run:
@@ -100,7 +100,7 @@ func stripEscapes(buf []byte) []byte {
 
 // progressFrameRE is one frame of a tqdm progress bar at the start of a
 // line: "Epoch 1:  42%|████▏     | 390/928 [00:22<00:31, 3.21it/s, loss=0.5]".
-var progressFrameRE = regexp.MustCompile(`^[^|]{0,80}?\d{1,3}%\|[^|]*\| *\d+(?:\.\d+)?[kMG]?/\d+(?:\.\d+)?[kMG]? \[[^\]]*\]`)
+var progressFrameRE = lazyre.New(`^[^|]{0,80}?\d{1,3}%\|[^|]*\| *\d+(?:\.\d+)?[kMG]?/\d+(?:\.\d+)?[kMG]? \[[^\]]*\]`)
 
 // dropProgressFrame removes a progress bar's frame from the front of a
 // line that goes on after it: tqdm leaves the cursor at the end of its
@@ -319,7 +319,7 @@ func atoi(s string) int {
 // (kubectl --timestamps, container runtimes, cloud log exports) add it,
 // optionally followed by the container runtime's "stdout F " tag (the
 // CRI log format; an empty line leaves the tag at the end).
-var stampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: (?:stdout|stderr) [FP](?: |$)| |$)`)
+var stampRE = lazyre.New(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: (?:stdout|stderr) [FP](?: |$)| |$)`)
 
 func stripStamp(s string) string {
 	if len(s) < 20 || s[4] != '-' || s[0] < '0' || s[0] > '9' {
@@ -403,14 +403,14 @@ var padGap = strings.Repeat(" ", minPadGap)
 
 // escapedLogRE: the string reports a failure (a Windows path with three
 // directories starting with "n" does not).
-var escapedLogRE = regexp.MustCompile(`Error|error|Traceback|Exception|WARN|FAIL|fault|Killed`)
+var escapedLogRE = lazyre.New(`Error|error|Traceback|Exception|WARN|FAIL|fault|Killed`)
 
 var escapeReplacer = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\t`, "    ", `\\`, `\`)
 
 // loggerPrefixRE is what Python serving stacks put before every line they
 // log, tracebacks included: Ray's actor tag "(RayWorkerWrapper pid=123,
 // ip=10.0.0.1) " and vLLM's "ERROR 04-30 10:20:36 [core.py:396] ".
-var loggerPrefixRE = regexp.MustCompile(`^(?:\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./-]+:\d+\] )?`)
+var loggerPrefixRE = lazyre.New(`^(?:\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?)?(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./-]+:\d+\] )?`)
 
 // stripLogger removes loggerPrefixRE's prefixes, keeping the indentation
 // after them (a traceback's frames stay frames).
@@ -432,7 +432,7 @@ func stripLogger(s string) string {
 // composePrefixRE is what docker compose puts before every line of a
 // service's output: its container name (service and replica number,
 // "vllm-1", or "project_trainer_1" before Compose v2), padded, and a bar.
-var composePrefixRE = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*[-_]\d+ *\| `)
+var composePrefixRE = lazyre.New(`^[A-Za-z0-9][\w.-]*[-_]\d+ *\| `)
 
 // stripCompose removes composePrefixRE's prefix.
 func stripCompose(s string) string {

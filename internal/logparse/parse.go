@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -543,15 +543,15 @@ func (p *parser) newEvent(k Kind, l pline) Event {
 }
 
 var (
-	frameRE = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
+	frameRE = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
 	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
 	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
-	ipyFrameRE = regexp.MustCompile(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
-	arrowRE    = regexp.MustCompile(`^-*> ?(\d+)\s?(.*)$`)
-	excRE      = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|(?:Base)?ExceptionGroup|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
-	collRE     = regexp.MustCompile(`^#(\d+) (.+?) from (.+):(\d+)$`)
-	workRE     = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?.*?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?`)
-	hostRE     = regexp.MustCompile(`^=========\s+Host Frame: ?(\S*) in (\S+\.py):(\d+)$`)
+	ipyFrameRE = lazyre.New(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
+	arrowRE    = lazyre.New(`^-*> ?(\d+)\s?(.*)$`)
+	excRE      = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|(?:Base)?ExceptionGroup|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
+	collRE     = lazyre.New(`^#(\d+) (.+?) from (.+):(\d+)$`)
+	workRE     = lazyre.New(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?.*?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?`)
+	hostRE     = lazyre.New(`^=========\s+Host Frame: ?(\S*) in (\S+\.py):(\d+)$`)
 )
 
 // start decides what a line that no open structure took begins.
@@ -629,7 +629,7 @@ func (p *parser) leadIn(l pline, before string) {
 
 // questionRE is a check whose answer a REPL, a notebook or a script
 // prints on the next lines: the call is the line's last text.
-var questionRE = regexp.MustCompile(`\.is_available\(\)\)?\s*$`)
+var questionRE = lazyre.New(`\.is_available\(\)\)?\s*$`)
 
 func isQuestion(msg string) bool {
 	return strings.Contains(msg, ".is_available()") && questionRE.MatchString(msg)
@@ -637,10 +637,10 @@ func isQuestion(msg string) bool {
 
 // answerRE is the printed answer to a question: a REPL's bare value,
 // a notebook's "Out[2]: False", or a reporter's "return False".
-var answerRE = regexp.MustCompile(`^(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false)\.?$`)
+var answerRE = lazyre.New(`^(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false)\.?$`)
 
 // promptRE is a REPL or notebook prompt with nothing typed at it.
-var promptRE = regexp.MustCompile(`^(?:>>>|\.\.\.|In \[\d*\]:)$`)
+var promptRE = lazyre.New(`^(?:>>>|\.\.\.|In \[\d*\]:)$`)
 
 // answer takes a line after a question: blank and empty prompt lines are
 // passed over (a few), the answer joins the message, and anything else

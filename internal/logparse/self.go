@@ -1,7 +1,7 @@
 package logparse
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
 )
 
@@ -12,7 +12,7 @@ import (
 // would count twice. The program's lines they quote are in the log anyway.
 
 // ownHeaderRE is the first line of a finding in cudadoctor's text output.
-var ownHeaderRE = regexp.MustCompile(`^(?:error|warning|info)\[[a-z][a-z0-9/-]*\] \S`)
+var ownHeaderRE = lazyre.New(`^(?:error|warning|info)\[[a-z][a-z0-9/-]*\] \S`)
 
 // ownStatusPrefix starts run's status lines ("cudadoctor: re-running ...").
 const ownStatusPrefix = "cudadoctor: "

@@ -1,7 +1,7 @@
 package logparse
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
 )
 
@@ -47,7 +47,7 @@ func (b *tbBlock) last() int      { return b.lastN }
 
 func (b *tbBlock) cur() *Exception { return &b.chain[len(b.chain)-1] }
 
-var caretRE = regexp.MustCompile(`^\s*[\^~]+[\s\^~]*$`)
+var caretRE = lazyre.New(`^\s*[\^~]+[\s\^~]*$`)
 
 func isSeparator(s string) bool {
 	return strings.HasPrefix(s, "During handling of the above exception") || strings.HasPrefix(s, "The above exception was the direct cause")
@@ -219,9 +219,9 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 // A frame is "PATH:LINE in FUNCTION", its path broken over two box lines
 // when it is wider than the box; ❱ marks the frame's line in its code.
 var (
-	richFrameRE = regexp.MustCompile(`^(\S.*?\.pyx?):(\d+) in (\S+)$`)
-	richHeadRE  = regexp.MustCompile(`^\S.*?\.pyx?:\d+ in$`)
-	richCodeRE  = regexp.MustCompile(`^❱\s*(\d+)(?:\s*│| )(.*)$`)
+	richFrameRE = lazyre.New(`^(\S.*?\.pyx?):(\d+) in (\S+)$`)
+	richHeadRE  = lazyre.New(`^\S.*?\.pyx?:\d+ in$`)
+	richCodeRE  = lazyre.New(`^❱\s*(\d+)(?:\s*│| )(.*)$`)
 )
 
 // richInner is a rich box line's content; false for a line outside a box.
@@ -359,10 +359,10 @@ type summaryBlock struct {
 func (b *summaryBlock) inherits() bool { return false }
 func (b *summaryBlock) last() int      { return b.lastN }
 
-var kvRE = regexp.MustCompile(`^\s{2}(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$`)
-var rankRE = regexp.MustCompile(`^(-?\d+)(?: \(local_rank: (\d+)\))?`)
-var exitRE = regexp.MustCompile(`^(-?\d+)(?: \(pid: (\d+)\))?`)
-var entryRE = regexp.MustCompile(`^\[(\d+)\]:$`)
+var kvRE = lazyre.New(`^\s{2}(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$`)
+var rankRE = lazyre.New(`^(-?\d+)(?: \(local_rank: (\d+)\))?`)
+var exitRE = lazyre.New(`^(-?\d+)(?: \(pid: (\d+)\))?`)
+var entryRE = lazyre.New(`^\[(\d+)\]:$`)
 
 func (b *summaryBlock) feed(p *parser, l pline) bool {
 	msg := l.Msg

@@ -1,7 +1,7 @@
 package logparse
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
 )
 
@@ -17,7 +17,7 @@ const RootCauseHead = "Root Cause (first observed failure)"
 
 // asyncHintRE is PyTorch's note that a CUDA error may be reported at a
 // later API call than the one that caused it.
-var asyncHintRE = regexp.MustCompile(`(?i)asynchronously reported at some other API call`)
+var asyncHintRE = lazyre.New(`(?i)asynchronously reported at some other API call`)
 
 // HasAsyncHint says whether line carries PyTorch's note that the CUDA error
 // may have been reported asynchronously.

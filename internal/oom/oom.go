@@ -4,8 +4,8 @@
 package oom
 
 import (
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -62,20 +62,20 @@ type Message struct {
 const sizeRE = `([0-9][0-9,]*(?:\.[0-9]+)?) ?(bytes|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)`
 
 var (
-	headRE      = regexp.MustCompile(`CUDA out of memory\. Tried to allocate (?:more than 1EB memory|` + sizeRE + `)`)
-	hugeRE      = regexp.MustCompile(`Tried to allocate more than 1EB memory`)
-	oldGPURE    = regexp.MustCompile(`\(GPU ([0-9]+); ` + sizeRE + ` total capacity`)
-	oldAllocRE  = regexp.MustCompile(`; ` + sizeRE + ` already allocated`)
-	oldFreeRE   = regexp.MustCompile(`; ` + sizeRE + ` free`)
-	oldResRE    = regexp.MustCompile(`; ` + sizeRE + ` reserved in total by PyTorch`)
-	oldCacheRE  = regexp.MustCompile(`; ` + sizeRE + ` cached\)`)
-	allowedRE   = regexp.MustCompile(sizeRE + ` allowed;`)
-	newCapRE    = regexp.MustCompile(`GPU ([0-9]+) has a total (?:capacity|capacty) of ` + sizeRE + ` of which ` + sizeRE + ` is free`)
-	thisProcRE  = regexp.MustCompile(`this process has ` + sizeRE + ` memory in use`)
-	procRE      = regexp.MustCompile(`Process ([0-9]+) has ` + sizeRE + ` memory in use`)
-	newAllocRE  = regexp.MustCompile(`Of the allocated memory ` + sizeRE + ` is allocated by PyTorch`)
-	poolsRE     = regexp.MustCompile(`with ` + sizeRE + ` allocated in private pools`)
-	newUnallRE  = regexp.MustCompile(sizeRE + ` is reserved by PyTorch but unallocated`)
+	headRE      = lazyre.New(`CUDA out of memory\. Tried to allocate (?:more than 1EB memory|` + sizeRE + `)`)
+	hugeRE      = lazyre.New(`Tried to allocate more than 1EB memory`)
+	oldGPURE    = lazyre.New(`\(GPU ([0-9]+); ` + sizeRE + ` total capacity`)
+	oldAllocRE  = lazyre.New(`; ` + sizeRE + ` already allocated`)
+	oldFreeRE   = lazyre.New(`; ` + sizeRE + ` free`)
+	oldResRE    = lazyre.New(`; ` + sizeRE + ` reserved in total by PyTorch`)
+	oldCacheRE  = lazyre.New(`; ` + sizeRE + ` cached\)`)
+	allowedRE   = lazyre.New(sizeRE + ` allowed;`)
+	newCapRE    = lazyre.New(`GPU ([0-9]+) has a total (?:capacity|capacty) of ` + sizeRE + ` of which ` + sizeRE + ` is free`)
+	thisProcRE  = lazyre.New(`this process has ` + sizeRE + ` memory in use`)
+	procRE      = lazyre.New(`Process ([0-9]+) has ` + sizeRE + ` memory in use`)
+	newAllocRE  = lazyre.New(`Of the allocated memory ` + sizeRE + ` is allocated by PyTorch`)
+	poolsRE     = lazyre.New(`with ` + sizeRE + ` allocated in private pools`)
+	newUnallRE  = lazyre.New(sizeRE + ` is reserved by PyTorch but unallocated`)
 	capTypoForm = "total capacty"
 )
 

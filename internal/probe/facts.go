@@ -3,8 +3,8 @@ package probe
 import (
 	"context"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -170,7 +170,7 @@ func relevantEnv(h Host) map[string]string {
 	return env
 }
 
-var nvccRelease = regexp.MustCompile(`release (\d+\.\d+)`)
+var nvccRelease = lazyre.New(`release (\d+\.\d+)`)
 
 // findNVCC resolves nvcc the way torch.utils.cpp_extension finds CUDA:
 // CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda.

@@ -1,7 +1,7 @@
 package probe
 
 import (
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
 )
 
@@ -21,7 +21,7 @@ type SystemLibrary struct {
 // can shadow.
 var checkedFamilies = []string{"cudnn", "nccl", "cudart", "cublasLt", "cublas", "cusparseLt", "cusparse", "cufft", "curand", "cusolver", "nvrtc", "nvJitLink", "cupti", "nvshmem"}
 
-var libNameRe = regexp.MustCompile(`^lib([A-Za-z_-]+?)(?:\.alt)?\.so(?:\.([0-9][0-9.]*))?$`)
+var libNameRe = lazyre.New(`^lib([A-Za-z_-]+?)(?:\.alt)?\.so(?:\.([0-9][0-9.]*))?$`)
 
 // LibraryFamily names the family of a library file ("libcudnn_ops.so.9" ->
 // "cudnn"), "" when it is not one that torch wheels ship.

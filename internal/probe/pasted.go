@@ -2,7 +2,7 @@ package probe
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -26,29 +26,29 @@ var (
 	// "PyTorch version: 1.7.1+cu101", "torch==2.0.1", "torch 1.13.1+cu117",
 	// "pytorch1.7.0-cu110", "torch version: 2.1.0".
 	// "pytorch is 0.4.1.post2", "pytorch1.3" (no CUDA tag).
-	torchVersionRE = regexp.MustCompile(`(?i)\b(?:py)?torch(?:\s+version)?\s*(?:[:=]=?|\s+is\s+|\s)\s*['"]?v?(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}|cpu))?\b|\bpytorch(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}))?\b`)
+	torchVersionRE = lazyre.New(`(?i)\b(?:py)?torch(?:\s+version)?\s*(?:[:=]=?|\s+is\s+|\s)\s*['"]?v?(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}|cpu))?\b|\bpytorch(\d+\.\d+(?:\.\d+)?)(?:[+-](cu\d{2,3}))?\b`)
 	// A bare version with a CUDA tag, as torch.__version__ prints it.
-	tagVersionRE = regexp.MustCompile(`(?:^|[\s'"(])([12]\.\d+\.\d+)\+(cu\d{2,3})\b`)
+	tagVersionRE = lazyre.New(`(?:^|[\s'"(])([12]\.\d+\.\d+)\+(cu\d{2,3})\b`)
 	// collect_env's "CUDA used to build PyTorch: 11.7" and torch.version.cuda.
-	buildCUDARE   = regexp.MustCompile(`(?i)CUDA used to build PyTorch:\s*(\d+\.\d+)|torch\.version\.cuda\W+(\d+\.\d+)`)
-	driverRE      = regexp.MustCompile(`(?i)driver version\s*:?\s*(\d{3}\.\d+(?:\.\d+)?)`)
-	smiCUDARE     = regexp.MustCompile(`(?i)\bCUDA Version:\s*(\d+)\.(\d+)`)
-	smiMemoryRE   = regexp.MustCompile(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
-	gpuNameRE     = regexp.MustCompile(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)[\s-]?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
-	gluedSeriesRE = regexp.MustCompile(`(?i)(RTX|GTX)(\d)`)
-	gpuContextRE  = regexp.MustCompile(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX|\bGTX|TITAN|device_name|cuda:\d`)
+	buildCUDARE   = lazyre.New(`(?i)CUDA used to build PyTorch:\s*(\d+\.\d+)|torch\.version\.cuda\W+(\d+\.\d+)`)
+	driverRE      = lazyre.New(`(?i)driver version\s*:?\s*(\d{3}\.\d+(?:\.\d+)?)`)
+	smiCUDARE     = lazyre.New(`(?i)\bCUDA Version:\s*(\d+)\.(\d+)`)
+	smiMemoryRE   = lazyre.New(`(\d+)\s?MiB\s*/\s*(\d+)\s?MiB`)
+	gpuNameRE     = lazyre.New(`(?i)\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|TITAN|Tesla|Quadro)[\s-]?(?:PRO\s+)?[A-Z]?\s?\d{2,4}(?:\s?(?:Ti|SUPER|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[ABHLP]\d{2,3}[A-Z]?|[KMTV]\d{2,3}m?|GH200|GB200|B200|T4|L4)(?:[-\s](?:SXM|PCIE)\w*)?|TITAN\s+(?:Xp|X|V|RTX))\b`)
+	gluedSeriesRE = lazyre.New(`(?i)(RTX|GTX)(\d)`)
+	gpuContextRE  = lazyre.New(`(?i)GeForce|Tesla|Quadro|NVIDIA|\bGPU\b|\bRTX|\bGTX|TITAN|device_name|cuda:\d`)
 	// "2xRTX 3080", "8x A100": a count glued to the name.
-	gpuCountRE = regexp.MustCompile(`(?i)\b\d+\s*[x×]\s*(RTX|GTX|TITAN|Tesla|[ABHLV]\d)`)
+	gpuCountRE = lazyre.New(`(?i)\b\d+\s*[x×]\s*(RTX|GTX|TITAN|Tesla|[ABHLV]\d)`)
 	// A CUDA version the user states: "CUDA 9.0", "cuda:9.0", "CUDA/cuDNN
 	// version: 10.0/7.6", "cudatoolkit 10.0", "My cuda version is 10.1",
 	// nvcc's "Cuda compilation tools, release 10.2", collect_env's "CUDA
 	// runtime version: 10.1.243", a docker image "nvidia/cuda:8.0-cudnn5",
 	// a path "/usr/local/cuda-10.2/". nvidia-smi's "CUDA Version:" is the
 	// driver's and is read by smiCUDARE instead.
-	statedCUDARE = regexp.MustCompile(`(?i)(?:\bcuda(?:[ -]?toolkit)?(?:\s*/\s*cudnn)?(?:\s+runtime)?(?:\s+version)?\s*(?:[:=]=?\s*|\s+is\s+|\s+|\s*v(?:ersion)?\s*|)|\bcudatoolkit\s*(?:[:=]=?\s*|\s+)|nvidia/cuda:|/cuda-|compilation tools, release )v?(\d{1,2})\.(\d)\b`)
+	statedCUDARE = lazyre.New(`(?i)(?:\bcuda(?:[ -]?toolkit)?(?:\s*/\s*cudnn)?(?:\s+runtime)?(?:\s+version)?\s*(?:[:=]=?\s*|\s+is\s+|\s+|\s*v(?:ersion)?\s*|)|\bcudatoolkit\s*(?:[:=]=?\s*|\s+)|nvidia/cuda:|/cuda-|compilation tools, release )v?(\d{1,2})\.(\d)\b`)
 	// "TensorFlow version (use command below): 1.14.0-gpu", "tensorflow-gpu==1.13.1",
 	// "tensorflow/tensorflow:1.14.0-gpu-py3", "TF 2.0".
-	tensorflowRE = regexp.MustCompile(`(?i)\btensorflow(?:[-_]gpu)?(?:\s+version)?(?:\s*\([^)]*\))?\s*(?:[:=]=?|\s+is)?\s*['"]?v?(\d)\.(\d{1,2})\b|\bTF\s?v?([12])\.(\d{1,2})\b`)
+	tensorflowRE = lazyre.New(`(?i)\btensorflow(?:[-_]gpu)?(?:\s+version)?(?:\s*\([^)]*\))?\s*(?:[:=]=?|\s+is)?\s*['"]?v?(\d)\.(\d{1,2})\b|\bTF\s?v?([12])\.(\d{1,2})\b`)
 )
 
 // cudaTagVersion turns "cu117" into "11.7" and "cu92" into "9.2".
@@ -136,7 +136,7 @@ func (w lineWords) has(s string) bool { return w.all || strings.Contains(w.line,
 
 // match is re's submatches of l, or nil without running it when the
 // line's gate said it cannot match.
-func match(may bool, re *regexp.Regexp, l string) []string {
+func match(may bool, re *lazyre.Regexp, l string) []string {
 	if !may {
 		return nil
 	}

@@ -2,7 +2,7 @@ package probe
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -23,8 +23,8 @@ type XidEvent struct {
 var XidNeedles = []string{"NVRM: Xid", "fallen off the bus"}
 
 var (
-	xidRe    = regexp.MustCompile(`NVRM: Xid \(((?:PCI:)?[0-9a-fA-F:.]+)\)[^:]*: (\d+),?\s*(.*)`)
-	offBusRe = regexp.MustCompile(`NVRM: GPU ([0-9a-fA-F:.]+): GPU has fallen off the bus`)
+	xidRe    = lazyre.New(`NVRM: Xid \(((?:PCI:)?[0-9a-fA-F:.]+)\)[^:]*: (\d+),?\s*(.*)`)
+	offBusRe = lazyre.New(`NVRM: GPU ([0-9a-fA-F:.]+): GPU has fallen off the bus`)
 )
 
 // ParseXids extracts Xid events from kernel-log lines in any of the forms
