@@ -9,11 +9,10 @@ package logparse
 import (
 	"bufio"
 	"fmt"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // SanitizerPrefix starts every line compute-sanitizer writes.
@@ -92,34 +91,31 @@ func (f SanitizerFrame) String() string {
 	return strings.TrimSpace(f.Function + " " + f.Module)
 }
 
-// The sanitizerPatterns are compiled on first use: the package is linked into
-// every cudadoctor start, and most never parse a sanitizer report.
-var sanitizerPatterns = sync.OnceValue(func() *sanitizerPats {
-	return &sanitizerPats{
-		head:    regexp.MustCompile(`^Invalid (?:__(\w+)__ )?(read|write|atomic)\w* of size (\d+) bytes?`),
-		generic: regexp.MustCompile(`^(?:Misaligned|Out-of-range|Invalid|Cuda API error|Program hit|Malloc|Free|Leaked|Uninitialized|Race)`),
-		pc:      regexp.MustCompile(`^(.*?)\+(0x[0-9a-fA-F]+)$`),
-		fileLn:  regexp.MustCompile(`^(.+?):(\d+)(?::(.+))?$`),
-		by:      regexp.MustCompile(`^by thread \(([^)]*)\) in block \(([^)]*)\)`),
-		addr:    regexp.MustCompile(`^(?:Access to |Address )(0x[0-9a-fA-F]+) (.+?)\.?$`),
-		dist:    regexp.MustCompile(`^and is ([\d,]+) bytes? (before|after) the nearest allocation at (0x[0-9a-fA-F]+) of size ([\d,]+) bytes?`),
-		host:    regexp.MustCompile(`^Host Frame:\s*(.*)$`),
-		summary: regexp.MustCompile(`ERROR SUMMARY: (\d+) errors?`),
-		// native: "launch [0x1dbe] in mod.so"; python: "__call__ in driver.py:713".
-		native: regexp.MustCompile(`^(.*?)\s*\[(0x[0-9a-fA-F]+)\] in (.+)$`),
-		py:     regexp.MustCompile(`^(.*?) in (.+?):(\d+)$`),
-		tool:   regexp.MustCompile(`--tool (\w+)`),
-	}
-})
+// sanPats are compute-sanitizer's line shapes.
+var sanPats = &sanitizerPats{
+	head:    lazyre.New(`^Invalid (?:__(\w+)__ )?(read|write|atomic)\w* of size (\d+) bytes?`),
+	generic: lazyre.New(`^(?:Misaligned|Out-of-range|Invalid|Cuda API error|Program hit|Malloc|Free|Leaked|Uninitialized|Race)`),
+	pc:      lazyre.New(`^(.*?)\+(0x[0-9a-fA-F]+)$`),
+	fileLn:  lazyre.New(`^(.+?):(\d+)(?::(.+))?$`),
+	by:      lazyre.New(`^by thread \(([^)]*)\) in block \(([^)]*)\)`),
+	addr:    lazyre.New(`^(?:Access to |Address )(0x[0-9a-fA-F]+) (.+?)\.?$`),
+	dist:    lazyre.New(`^and is ([\d,]+) bytes? (before|after) the nearest allocation at (0x[0-9a-fA-F]+) of size ([\d,]+) bytes?`),
+	host:    lazyre.New(`^Host Frame:\s*(.*)$`),
+	summary: lazyre.New(`ERROR SUMMARY: (\d+) errors?`),
+	// native: "launch [0x1dbe] in mod.so"; python: "__call__ in driver.py:713".
+	native: lazyre.New(`^(.*?)\s*\[(0x[0-9a-fA-F]+)\] in (.+)$`),
+	py:     lazyre.New(`^(.*?) in (.+?):(\d+)$`),
+	tool:   lazyre.New(`--tool (\w+)`),
+}
 
 type sanitizerPats struct {
-	head, generic, pc, fileLn, by, addr, dist, host, summary, native, py, tool *regexp.Regexp
+	head, generic, pc, fileLn, by, addr, dist, host, summary, native, py, tool *lazyre.Regexp
 }
 
 // ParseSanitizer reads a log holding compute-sanitizer output, possibly interleaved
 // with the program's own output, which it skips.
 func ParseSanitizer(r io.Reader) (*SanitizerReport, error) {
-	p := sanitizerPatterns()
+	p := sanPats
 	rep := &SanitizerReport{Summary: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -208,7 +204,7 @@ func ParseSanitizer(r io.Reader) (*SanitizerReport, error) {
 // FILE:LINE" (the file part only with line info); older tools wrote
 // "0xPC in FILE:LINE:KERNEL" or "0xPC in KERNEL".
 func parseSanitizerAt(e *SanitizerError, s string) {
-	p := sanitizerPatterns()
+	p := sanPats
 	left, right := s, ""
 	if i := strings.LastIndex(s, " in "); i >= 0 {
 		left, right = s[:i], s[i+4:]
@@ -243,7 +239,7 @@ func parseSanitizerNum(s string) int64 {
 }
 
 func parseSanitizerFrame(s string) SanitizerFrame {
-	p := sanitizerPatterns()
+	p := sanPats
 	s = strings.TrimSpace(s)
 	if m := p.native.FindStringSubmatch(s); m != nil {
 		return SanitizerFrame{Function: m[1], Offset: m[2], Module: m[3]}
