@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -94,10 +95,20 @@ func rankPrefix(s string, rng *rand.Rand) string {
 	rank := rng.IntN(8)
 	var b strings.Builder
 	for _, l := range lines(s) {
+		// A line torchrun already prefixed gets only srun's label: no
+		// launcher writes one rank's prefix in front of another's.
+		if rankPrefixed.MatchString(l) {
+			fmt.Fprintf(&b, "%d: %s\n", rank, l)
+			continue
+		}
 		fmt.Fprintf(&b, "%d: [rank%d]:%s\n", rank, rank, l)
 	}
 	return b.String()
 }
+
+// rankPrefixed is a line behind torchrun's own prefix, as the logs of
+// multi-rank jobs in the corpus already are.
+var rankPrefixed = regexp.MustCompile(`^\[(?:rank|default)\d+\]:`)
 
 // wrapWidths are terminal widths: the common defaults, and two a resized
 // window or a tmux pane gives.
@@ -305,6 +316,12 @@ func richTracebacks(s string, _ *rand.Rand) string {
 // launcher's output, line by line in varying runs.
 func twoRanks(s string, rng *rand.Rand) string {
 	ls := lines(s)
+	// A log whose lines already carry rank prefixes is interleaved ranks
+	// as it stands; a second copy behind [rank1]: would nest prefixes no
+	// launcher writes.
+	if slices.ContainsFunc(ls, rankPrefixed.MatchString) {
+		return s
+	}
 	var b strings.Builder
 	i, j := 0, 0
 	for i < len(ls) || j < len(ls) {

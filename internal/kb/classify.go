@@ -179,12 +179,13 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 			hits = append(hits, hit{i, m})
 		}
 	}
+	firstError := firstErrorLine(lines, hits)
 	// Notices count only where nothing failed.
 	best := -1
 	for _, notes := range []bool{false, true} {
 		for i, h := range hits {
 			s := h.m.Signature
-			if s.Strength != Primary || (s.Note != "") != notes || !s.requirementMet(lines) || !repeated(hits, s) {
+			if s.Strength != Primary || (s.Note != "") != notes || !s.requirementMet(lines) || !repeated(hits, s) || (s.Yields && firstError < h.line) {
 				continue
 			}
 			if best < 0 || k.Rank(h.m.Class.ID) < k.Rank(hits[best].m.Class.ID) {
@@ -241,6 +242,39 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 		v.Async = *v.Signature.Async
 	}
 	return v, true
+}
+
+// raisedLineRE is a Python exception line, bare or behind a launcher's
+// rank prefix ("[rank3]: ", "[default0]:", srun's "3: "): an error the
+// process reported itself, whatever its class.
+var raisedLineRE = regexp.MustCompile(`^\s*(?:\[(?:rank|default)?\d+\]:\s*|\d+: )?(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)`)
+
+// firstErrorLine is the index of the first line that reports an error of
+// its own: an exception line or a primary signature's match, other than a
+// notice or a wording that only says how the process ended (Yields); a
+// line holding such a wording is none. len(lines) when there is none, or
+// when no such wording matched (the answer is then never asked).
+func firstErrorLine(lines []string, hits []hit) int {
+	if !slices.ContainsFunc(hits, func(h hit) bool { return h.m.Signature.Yields }) {
+		return len(lines)
+	}
+	yields := map[int]bool{}
+	errs := map[int]bool{}
+	for _, h := range hits {
+		s := h.m.Signature
+		switch {
+		case s.Yields:
+			yields[h.line] = true
+		case s.Strength == Primary && s.Note == "":
+			errs[h.line] = true
+		}
+	}
+	for i, l := range lines {
+		if !yields[i] && (errs[i] || raisedLineRE.MatchString(l)) {
+			return i
+		}
+	}
+	return len(lines)
 }
 
 // wrappedMatches are the signatures that fire only when line i is joined

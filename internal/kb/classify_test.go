@@ -220,3 +220,36 @@ func TestNoticeYieldsToFailures(t *testing.T) {
 		t.Errorf("alone: notice %v, alternatives %v, remedies %v, message %q", v.Notice(), v.Alternatives, v.Remedies(nil), v.Message())
 	}
 }
+
+// A line that says how the job ended (Yields) is the failure only when
+// nothing before it in the same failure reported an error: after one, it
+// is that error's echo, whatever the error's class.
+func TestEndingYieldsToEarlierError(t *testing.T) {
+	k := MustDefault()
+	cancel := "slurmstepd: error: *** JOB 7 ON gpu01 CANCELLED AT 2025-01-01T00:00:00 DUE TO TIME LIMIT ***"
+	kill := "[2025-08-21 17:57:28,991] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 841253"
+	cases := []struct {
+		name  string
+		lines []string
+		want  string // "" for no class
+	}{
+		{"cancel alone", []string{"step 1200 loss 0.41", cancel}, "host-killed"},
+		{"cancel after an exception", []string{"AttributeError: ckpt_dir", cancel}, ""},
+		{"cancel after an exception behind a rank prefix", []string{"[rank1]: KeyError: 'label'", cancel}, ""},
+		{"cancel after a known failure that ranks below it", []string{"NCCL WARN NET/Socket : Connection closed by remote peer 10.0.0.2<38412>", cancel}, "nccl-error"},
+		{"cancel before the exception", []string{cancel, "KeyboardInterrupt: ", "ValueError: late"}, "host-killed"},
+		{"launcher kill after a rank's exception", []string{"AssertionError: untested optimizer", kill, kill}, ""},
+		{"launcher kill alone", []string{kill}, "host-killed"},
+		{"two endings", []string{kill, cancel}, "host-killed"},
+	}
+	for _, c := range cases {
+		v, ok := k.Classify(c.lines)
+		got := ""
+		if ok {
+			got = v.Class.ID
+		}
+		if got != c.want {
+			t.Errorf("%s: classified as %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -62,6 +62,13 @@ type Signature struct {
 	// once (a loss scaler backing off during warm-up) and a failure only
 	// when they keep coming.
 	Repeats int `yaml:"repeats,omitempty"`
+	// Yields marks a wording that says how a process ended, not why: a
+	// launcher killing its children once one of them died, a scheduler
+	// cancelling the job, an agent stopped by a signal. Its match counts
+	// only when no earlier line of the same failure reports an error of
+	// its own (a Python exception line, or another signature's primary
+	// match): that error is then the failure, and this line its echo.
+	Yields bool `yaml:"yields,omitempty"`
 	// Async overrides the class's Async flag for this wording (a CPU-side
 	// index error is reported where it happens; the device-side assert of
 	// the same class is not).
