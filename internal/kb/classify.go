@@ -247,7 +247,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 // raisedLineRE is a Python exception line, bare or behind a launcher's
 // rank prefix ("[rank3]: ", "[default0]:", srun's "3: "): an error the
 // process reported itself, whatever its class.
-var raisedLineRE = regexp.MustCompile(`^\s*(?:\[(?:rank|default)?\d+\]:\s*|\d+: )?(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)`)
+var raisedLineRE = lazyre.New(`^\s*(?:\[(?:rank|default)?\d+\]:\s*|\d+: )?(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)`)
 
 // firstErrorLine is the index of the first line that reports an error of
 // its own: an exception line or a primary signature's match, other than a
