@@ -3,6 +3,7 @@ package logparse
 import (
 	"bytes"
 	"hash/fnv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -31,8 +32,9 @@ const (
 type wrapping struct {
 	mode  wrapMode
 	width int
-	// weak: the width was seen once, in a short paste; a piece that
-	// starts indented is then taken for a line of its own.
+	// weak: the width was seen only once or twice, in a short paste; a
+	// hard-wrapped piece that starts indented, or a re-flowed one that
+	// starts with a capital, is then taken for a line of its own.
 	weak bool
 }
 
@@ -50,6 +52,13 @@ const (
 	// shortPaste: a paste of at most this many lines may show its wrap
 	// width only once.
 	shortPaste = 40
+	// minReflowWidth, maxReflowWidth: the widths re-flowing tools use
+	// (fmt and mail clients 72-78, forum editors up to 100); a short paste
+	// whose spaced lines end near one of them was re-flowed there.
+	minReflowWidth, maxReflowWidth = 64, 100
+	// maxFillWidth: fmt, mail clients and editors fill lines to at most
+	// 80 columns; pieces of one greater width were cut by a terminal.
+	maxFillWidth = 80
 	// wrapScanLines bounds the judging to the head of a huge input.
 	wrapScanLines = 20000
 )
@@ -109,19 +118,28 @@ func detectWrap(buf []byte) wrapping {
 	}
 	// Hard wrapping: the longest width is one that several distinct lines
 	// reach exactly, since every line longer than it left a piece of it;
-	// once is enough at a width terminals open at.
-	if n := len(cuts[longest]); longest <= maxHardWidth && (n >= minWrapEvidence || (n >= 1 && termWidths[longest] && len(ls) <= shortPaste)) {
+	// in a short paste once is enough at a width terminals open at, and
+	// twice at one wider than re-flowing tools fill to.
+	if n := len(cuts[longest]); longest <= maxHardWidth && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) {
 		return wrapping{mode: hardWrap, width: longest, weak: n < minWrapEvidence}
 	}
 	// Word wrapping: nothing longer than a re-flowing width but single
 	// words, and many lines filled nearly to it.
 	if spaced >= minWrapWidth && spaced <= maxWordWidth {
-		near := 0
+		near, widths := 0, 0
 		for w := spaced - 8; w <= spaced; w++ {
 			near += len(exact[w])
+			if len(exact[w]) > 0 {
+				widths++
+			}
 		}
+		// A short paste needs less, but its lines must end at different
+		// widths: pieces that all end at one width were cut there.
 		if near >= 2*minWrapEvidence {
 			return wrapping{mode: wordWrap, width: spaced}
+		}
+		if len(ls) <= shortPaste && near >= 2 && widths >= 2 && spaced >= minReflowWidth && spaced <= maxReflowWidth {
+			return wrapping{mode: wordWrap, width: spaced, weak: true}
 		}
 	}
 	return wrapping{}
@@ -234,6 +252,11 @@ func (wr wrapping) continues(line, next []byte) (space, ok bool) {
 		return false, w == wr.width
 	case wordWrap:
 		if next[0] == ' ' || next[0] == '\t' {
+			return false, false
+		}
+		// On weak evidence only a piece that cannot open a sentence or a
+		// message is a rest: "at least two devices", "2.0.1+cu118)".
+		if r, _ := utf8.DecodeRune(next); wr.weak && unicode.IsUpper(r) {
 			return false, false
 		}
 		first := next

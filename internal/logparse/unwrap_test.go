@@ -134,3 +134,45 @@ func TestSchedulerLineIsNotARest(t *testing.T) {
 		t.Error("the rest of a cut line not joined")
 	}
 }
+
+// A short paste shows its wrap only a few times: re-flowed lines that end
+// at different widths, or two terminal pieces of one width wider than
+// re-flowing tools fill to. Two lines of nearly one width at 80 or less
+// prove little: the second is joined only if it cannot open a sentence.
+func TestShortPasteWrapping(t *testing.T) {
+	warning := "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.0.1+cu118)"
+	flowed := flow(warning, 72) + "    Python 3.10.11 (you have 3.10.11)\n"
+	wr := detectWrap([]byte(flowed))
+	if out, _ := wr.join([]byte(flowed), nil); !strings.HasPrefix(string(out), warning+"\n") {
+		t.Errorf("re-flowed short paste not joined (detected %+v):\n%s", wr, out)
+	}
+	msg := "Error: RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination"
+	if wr := detectWrap([]byte("python txt2img.py --plms\n\n" + cut(msg, 94))); wr.mode != hardWrap || wr.width != 94 {
+		t.Errorf("two pieces of 94 columns: detected %+v", wr)
+	}
+	same := "RuntimeError: CUDA error: an illegal memory access was encountered here\n" +
+		"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions..\n"
+	wr = detectWrap([]byte(same))
+	if out, joins := wr.join([]byte(same), nil); string(out) != same || len(joins) != 0 {
+		t.Errorf("two unwrapped lines of nearly one width changed (detected %+v):\n%s", wr, out)
+	}
+}
+
+// flow re-flows s at width on word boundaries, as a mail client does.
+func flow(s string, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range strings.Fields(s) {
+		switch {
+		case i > 0 && col+1+len(w) > width:
+			b.WriteByte('\n')
+			col = 0
+		case i > 0:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String() + "\n"
+}
