@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"runtime"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/report"

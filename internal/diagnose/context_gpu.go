@@ -1,9 +1,10 @@
 package diagnose
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"slices"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Users name their GPU the short way in prose: "GPU: 3080", "on a 4090",

@@ -13,7 +13,6 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
 	"path/filepath"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/shellquote"

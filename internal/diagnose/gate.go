@@ -3,9 +3,9 @@ package diagnose
 import (
 	"bytes"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )

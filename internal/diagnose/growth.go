@@ -3,9 +3,10 @@ package diagnose
 import (
 	"bytes"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // A training log that prints the allocated memory at every step shows a

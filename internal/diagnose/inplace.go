@@ -1,10 +1,10 @@
 package diagnose
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )

@@ -2,10 +2,10 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"sort"
 	"time"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 

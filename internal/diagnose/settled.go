@@ -2,9 +2,9 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 

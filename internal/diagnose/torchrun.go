@@ -1,9 +1,9 @@
 package diagnose
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )

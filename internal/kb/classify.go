@@ -2,12 +2,12 @@ package kb
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/oom"
 )
 

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io/fs"
 	"path"
 	"regexp"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 

@@ -2,12 +2,13 @@ package kb
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Status is one canonical error status of CUDA, a CUDA library or NCCL.

@@ -1,8 +1,9 @@
 package logparse
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Python 3.11's exception groups (asyncio.TaskGroup, anyio and trio in

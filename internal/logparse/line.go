@@ -2,10 +2,11 @@ package logparse
 
 import (
 	"bytes"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // MaxLineBytes is how much of one line the parser keeps; the rest of a

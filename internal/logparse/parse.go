@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
 	"runtime"
 	"sort"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // BinaryError says the input is not text.

@@ -9,10 +9,11 @@ package logparse
 import (
 	"bufio"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // SanitizerPrefix starts every line compute-sanitizer writes.

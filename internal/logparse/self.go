@@ -1,8 +1,9 @@
 package logparse
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // A log can hold cudadoctor's own words: `cudadoctor run` prints its

@@ -1,8 +1,9 @@
 package logparse
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // maxChain bounds a traceback's chain of exceptions.

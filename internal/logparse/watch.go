@@ -1,8 +1,9 @@
 package logparse
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Readers of one line at a time, for `run`, which watches a child's output

@@ -4,10 +4,11 @@
 package oom
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Unknown marks a quantity the message does not state.

@@ -3,13 +3,13 @@ package probe
 import (
 	"context"
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
 )
 

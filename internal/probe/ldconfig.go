@@ -1,8 +1,9 @@
 package probe
 
 import (
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // SystemLibrary is a CUDA library the dynamic linker can find outside the

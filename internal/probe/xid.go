@@ -2,10 +2,10 @@ package probe
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strconv"
 	"strings"
 
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
