@@ -310,6 +310,10 @@ func TestUnclassifiedFailureKeepsItsAdvice(t *testing.T) {
 	for _, c := range []struct{ log, message, remedy string }{
 		{"D:\\darknet> darknet.exe detector train cfg/obj.data\nCUDA Error: unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
 		{"THCudaCheck FAIL file=/pytorch/torch/lib/THC/THCGeneral.c line=70 error=30 : unknown error\n", "cudaErrorUnknown", "nvidia_uvm"},
+		// A status no class stands for, and one newer than the table,
+		// each alone on its line with no exception before it.
+		{"CUDA error encountered at: /work/cpp/src/bitmask/null_mask.cu:93: 801 cudaErrorNotSupported operation not supported.\n", "cudaErrorNotSupported", "cudadoctor env"},
+		{"cuLaunchKernel: CUDA_ERROR_KEY_ROTATION\n", "CUDA_ERROR_KEY_ROTATION", "cudadoctor env"},
 		{"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n    f()\nValueError: the widget is not frobnicated\n", "ValueError: the widget", "cudadoctor env"},
 		// A paste cut off after its last frame: the traceback says
 		// something raised, the deepest frame is quoted, and the first

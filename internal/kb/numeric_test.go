@@ -91,3 +91,45 @@ func checkFirstStatus(t *testing.T, k *KB, cases []statusCase) {
 		}
 	}
 }
+
+// TestEveryStatusIsRead: every runtime status has a name the layer reads,
+// statuses the table does not list still count when their name has a known
+// family's form, and a name that is no error does not.
+func TestEveryStatusIsRead(t *testing.T) {
+	k := MustDefault()
+	cases := []statusCase{
+		{"CUDA error encountered at: null_mask.cu:93: 801 cudaErrorNotSupported operation not supported.", "cudaErrorNotSupported"},
+		{"CUDA_ERROR_NOT_PERMITTED", "cudaErrorNotPermitted"},
+		{"cuCtxCreate returned CUDA_ERROR_INVALID_CONTEXT", "cudaErrorDeviceUninitialized"},
+		{"CUDA error 805 in cudaSetDevice", "cudaErrorMpsConnectionFailed"},
+		// A name newer than the table: a status of no class.
+		{"cuModuleGetFunction: CUDA_ERROR_KEY_ROTATION", "CUDA_ERROR_KEY_ROTATION"},
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM_NULL_POINTER", "CUDNN_STATUS_BAD_PARAM_NULL_POINTER"},
+		{"cudnnFinalize failed: CUDNN_STATUS_NOT_SUPPORTED_SOME_FUTURE_CASE", "CUDNN_STATUS_NOT_SUPPORTED_SOME_FUTURE_CASE"},
+		{"assert status == CUSPARSE_STATUS_SUCCESS", ""},
+		{"plan = CUFFT_R2C", ""},
+		{"ncclCommInitRank", ""},
+		// Numbers where both numberings name a status: the obscure
+		// profiler status loses to the common one.
+		{"Check failed: error == cudaSuccess (8 vs. 0)", "cudaErrorInvalidDeviceFunction"},
+	}
+	checkFirstStatus(t, k, cases)
+	classes := []struct{ line, class string }{
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH", "library-mismatch"},
+		{"CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", "library-mismatch"},
+		{"cudnnFinalize failed: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "no-kernel-image"},
+		{"CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED", "oom"},
+		{"cudnn error: CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH", "cudnn-error"},
+		{"CUDA error: unspecified launch failure in prior launch", "illegal-address"},
+		{"cudaErrorStreamCaptureUnjoined: capturing stream has unjoined work", "graph-capture"},
+	}
+	for _, c := range classes {
+		got := ""
+		if v, ok := k.Classify([]string{c.line}); ok {
+			got = v.Class.ID
+		}
+		if got != c.class {
+			t.Errorf("%q: classified as %q, want %q", c.line, got, c.class)
+		}
+	}
+}

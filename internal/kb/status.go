@@ -32,6 +32,8 @@ type Status struct {
 	// Remedies, for a status without a class, say what usually stands
 	// behind it.
 	Remedies []string
+	// Obscure: a status of an API training code does not call.
+	Obscure bool
 }
 
 // StatusHit is a status found on a line, with the text that named it.
@@ -49,6 +51,7 @@ type statusFile struct {
 		Message string   `yaml:"message"`
 		Phrases []string `yaml:"phrases"`
 		Generic bool     `yaml:"generic"`
+		Obscure bool     `yaml:"obscure"`
 		Class   string   `yaml:"class"`
 		// Remedies are for statuses without a class.
 		Remedies []string `yaml:"remedies"`
@@ -82,6 +85,10 @@ type statusTable struct {
 	// and "CUDAError InsufficientDriver" all read "insufficientdriver".
 	byKey  map[string]*Status
 	byCode map[int]*Status
+	// familyClass and familyRemedies are each library family's own, for
+	// the statuses it has that the table does not list.
+	familyClass    map[string]string
+	familyRemedies map[string][]string
 	// libCode finds a library status by family and number.
 	libCode  map[string]map[int]*Status
 	byLegacy map[int]*Status
@@ -96,7 +103,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
 		return nil, err
 	}
-	t := &statusTable{byName: map[string]*Status{}, byKey: map[string]*Status{}, libCode: map[string]map[int]*Status{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
+	t := &statusTable{byName: map[string]*Status{}, byKey: map[string]*Status{}, libCode: map[string]map[int]*Status{}, familyClass: map[string]string{}, familyRemedies: map[string][]string{}, byCode: map[int]*Status{}, byLegacy: map[int]*Status{}, sigs: map[string]*Signature{}}
 	addName := func(n string, s *Status) error {
 		k := strings.ToLower(n)
 		if _, dup := t.byName[k]; dup {
@@ -109,7 +116,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if c.Class != "" && !known(c.Class) {
 			return nil, fmt.Errorf("status %s: unknown class %q", c.Name, c.Class)
 		}
-		s := &Status{Family: "cuda", Name: c.Name, Code: c.Code, Message: c.Message, Class: c.Class, Remedies: c.Remedies}
+		s := &Status{Family: "cuda", Name: c.Name, Code: c.Code, Message: c.Message, Class: c.Class, Remedies: c.Remedies, Obscure: c.Obscure}
 		if err := addName(c.Name, s); err != nil {
 			return nil, err
 		}
@@ -130,7 +137,9 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if c.Legacy != 0 {
 			t.byLegacy[c.Legacy] = s
 		}
-		t.phrases = append(t.phrases, phrase{c.Message, normalize(c.Message), c.Generic, s})
+		if c.Message != "" { // 300 prints 200's words: those stay 200's
+			t.phrases = append(t.phrases, phrase{c.Message, normalize(c.Message), c.Generic, s})
+		}
 		for _, p := range c.Phrases {
 			t.phrases = append(t.phrases, phrase{p, normalize(p), false, s})
 		}
@@ -139,6 +148,7 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		if l.Class != "" && !known(l.Class) {
 			return nil, fmt.Errorf("status family %s: unknown class %q", l.Family, l.Class)
 		}
+		t.familyClass[l.Family], t.familyRemedies[l.Family] = l.Class, l.Remedies
 		for suffix, code := range l.Statuses {
 			class := l.Class
 			if o, ok := f.Overrides[suffix]; ok {
@@ -178,6 +188,43 @@ func loadStatuses(b []byte, known func(string) bool) (*statusTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// unlisted stands for a status name of a known family that the table does
+// not list: one added by a release newer than the table, or a library's
+// finer status (cuDNN 9's CUDNN_STATUS_BAD_PARAM_NULL_POINTER). A failure
+// that names one is still a failure: it surfaces as the listed status its
+// name extends, else as its family's class, else as a status of no class.
+// Names that are no error (the SUCCESS values) and families whose prefix
+// also begins other constants (CUFFT_R2C, ncclAllReduce) give nil.
+func (t *statusTable) unlisted(name string) *Status {
+	family := ""
+	switch {
+	case strings.HasSuffix(name, "_SUCCESS"):
+		return nil
+	case strings.HasPrefix(name, "cudaError"), strings.HasPrefix(name, "CUDA_ERROR_"):
+		family = "cuda"
+	case strings.Contains(name, "_STATUS_"):
+		family = strings.ToLower(name[:strings.Index(name, "_STATUS_")])
+	default:
+		return nil
+	}
+	s := &Status{Family: family, Name: name}
+	if family == "cuda" {
+		return s
+	}
+	best := ""
+	for n, o := range t.byName {
+		if o.Family == family && len(n) > len(best) && strings.HasPrefix(strings.ToLower(name), n+"_") {
+			best = n
+			s.Class, s.Remedies = o.Class, o.Remedies
+		}
+	}
+	if best == "" {
+		s.Class = t.familyClass[family]
+		s.Remedies = t.familyRemedies[family]
+	}
+	return s
 }
 
 // camelCuda is true when "Cuda" or "CUDA" runs straight into a
@@ -316,6 +363,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 				// (CUDA_ERROR_INSUFFICIENT_DRIVER for the runtime's status).
 				s = t.byKey[nameKey(strings.TrimPrefix(strings.TrimPrefix(m, "cudaError"), "CUDA_ERROR_"))]
 			}
+			if s == nil {
+				s = t.unlisted(m)
+			}
 			add(s, m)
 		}
 	}
@@ -381,11 +431,43 @@ func cutMessage(t *statusTable, line string, add func(*Status, string)) {
 			continue
 		}
 		if found != nil && found != p.st {
-			return
+			// "operation not permitt" begins 800's message and two of
+			// graph capture's: PyTorch cuts its own messages, and the
+			// statuses it names by message are those of a class.
+			if found = preferred(found, p.st, true); found == nil {
+				return
+			}
+			continue
 		}
 		found = p.st
 	}
 	add(found, strings.TrimSpace(m[0]))
+}
+
+// preferred picks between two statuses a number or a cut-off message
+// could name: a common status over an obscure one; with classWins, one of
+// a class over one of none; of two that surface as the same class, the
+// first in the enum (the older, better known one); nil when the two stay
+// apart.
+func preferred(a, b *Status, classWins bool) *Status {
+	switch {
+	case a.Obscure != b.Obscure:
+		if a.Obscure {
+			return b
+		}
+		return a
+	case classWins && (a.Class == "") != (b.Class == ""):
+		if a.Class == "" {
+			return b
+		}
+		return a
+	case a.Class != "" && a.Class == b.Class:
+		if b.Code < a.Code {
+			return b
+		}
+		return a
+	}
+	return nil
 }
 
 // lowerASCII is s with its ASCII letters in lower case, and whether s is
@@ -454,7 +536,9 @@ func checkCode(t *statusTable, line string, add func(*Status, string)) {
 		if l := t.byLegacy[n]; s == nil {
 			s = l
 		} else if l != nil && l != s {
-			return
+			if s = preferred(s, l, false); s == nil {
+				return
+			}
 		}
 	case "ncclSuccess":
 		s = t.libCode["nccl"][n]
