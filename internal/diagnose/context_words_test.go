@@ -102,3 +102,30 @@ func TestContextWordsMemoryBehindLibraryStatus(t *testing.T) {
 		}
 	}
 }
+
+// A cuDNN or cuBLAS status that the report ties to the batch size (it comes
+// with a larger batch, goes with a smaller one) is the card running full
+// (https://github.com/pytorch/pytorch/issues/27588: "When my batch size is
+// 20 i get the mentioned error"; batch size 10 ran). A batch size that is
+// only an argument's value, or was changed without effect, says nothing.
+func TestContextWordsBatchSizeBehindLibraryStatus(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct{ fail, prose string }{
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR\n", "When my batch size is 20 i get the mentioned error:\n"},
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n", "It only appears when I have multiple GPU and the batch size is too large ( for my task it is ok for 128 but not 256).\n"},
+		{"RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n", "Reducing the batch size to 8 makes it run.\n"},
+	} {
+		fs := explainText(t, e, c.fail+c.prose)
+		if len(fs) != 1 || fs[0].Class != "oom" {
+			t.Errorf("%q: %+v", c.prose, fs)
+		}
+	}
+	for _, c := range []struct{ fail, prose string }{
+		{"RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n", "Namespace(affinity='single_unique', batch_size=16, clamp_len=400, cuda=True)\n"},
+		{"RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemmStridedBatched( handle, opa, opb, m, n, k, &alpha, a, lda, stridea, b, ldb, strideb, &beta, c, ldc, stridec, num_batches)`\n", "I turned down batch_ size, but this error also occurs.\n"},
+	} {
+		if fs := explainText(t, e, c.fail+c.prose); len(fs) != 1 || fs[0].Class == "oom" {
+			t.Errorf("%q: %+v", c.prose, fs)
+		}
+	}
+}

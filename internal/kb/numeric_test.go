@@ -69,6 +69,11 @@ func TestStatusNameSpellings(t *testing.T) {
 		{"Check failed: error == cudaSuccess (8 vs. 0)", "cudaErrorInvalidDeviceFunction"},
 		{"Check failed: error == cudaSuccess (4 vs. 0)", ""},
 		{"Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)", "CUBLAS_STATUS_EXECUTION_FAILED"},
+		{"Check failed: status == CUDNN_STATUS_SUCCESS (8 vs. 0)  CUDNN_STATUS_EXECUTION_FAILED", "CUDNN_STATUS_EXECUTION_FAILED"},
+		{"Check failed: (cufftPlanMany(&plan_noinv_1 , 1, &n, __null, 0, 0, __null, 0, 0, CUFFT_R2C, hw)) == CUFFT_SUCCESS (2 vs. 0) ...", "CUFFT_ALLOC_FAILED"},
+		{"Check failed: status == CUSOLVER_STATUS_SUCCESS (7 vs. 0)", "CUSOLVER_STATUS_INTERNAL_ERROR"},
+		{"Check failed: status == CURAND_STATUS_SUCCESS (102 vs. 0)", "CURAND_STATUS_ALLOCATION_FAILED"},
+		{"Check failed: status == CUFFT_SUCCESS (99 vs. 0)", ""},
 		{"CUDA error: Some Words here", ""},
 		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}

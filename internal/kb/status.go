@@ -516,8 +516,9 @@ func modernCode(t *statusTable, line string, add func(*Status, string)) {
 
 // checkRE is a check macro's comparison of a result with success, as
 // glog's CHECK_EQ prints it (Caffe, MXNet): "Check failed: error ==
-// cudaSuccess (2 vs. 0)", "result == ncclSuccess (1 vs. 0)".
-var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CUBLAS_STATUS_SUCCESS|CUDNN_STATUS_SUCCESS) \((\d{1,4}) vs\. 0\)`)
+// cudaSuccess (2 vs. 0)", "result == ncclSuccess (1 vs. 0)", and for the
+// math libraries "(cufftPlanMany(...)) == CUFFT_SUCCESS (2 vs. 0)".
+var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_SUCCESS|CUFFT_SUCCESS) \((\d{1,4}) vs\. 0\)`)
 
 // checkCode reads the failed result's number. A CUDA number is taken only
 // where the numbering before CUDA 10.1 and after it agree (both name the
@@ -542,10 +543,10 @@ func checkCode(t *statusTable, line string, add func(*Status, string)) {
 		}
 	case "ncclSuccess":
 		s = t.libCode["nccl"][n]
-	case "CUBLAS_STATUS_SUCCESS":
-		s = t.libCode["cublas"][n]
-	case "CUDNN_STATUS_SUCCESS":
-		s = t.libCode["cudnn"][n]
+	case "CUFFT_SUCCESS":
+		s = t.libCode["cufft"][n]
+	default: // CUBLAS_STATUS_SUCCESS, CUDNN_STATUS_SUCCESS, ...: the family is the name's first word
+		s = t.libCode[strings.ToLower(strings.TrimSuffix(m[1], "_STATUS_SUCCESS"))][n]
 	}
 	add(s, m[0])
 }
