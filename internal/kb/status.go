@@ -313,10 +313,11 @@ var (
 	// generic message ("out of memory", "unknown error") needs to count:
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
 	// (invalid resource handle)" and OpenCV's CUDA API error code -217
-	// ("error: (-217) invalid resource handle"), and QUDA's "ERROR: (CUDA)
-	// invalid resource handle".
+	// ("error: (-217) invalid resource handle"), QUDA's "ERROR: (CUDA)
+	// invalid resource handle", and TensorRT's driver counterpart "Error
+	// Code 1: Cuda Driver (invalid resource handle)".
 	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda "}
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda ", " cuda driver "}
 )
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
@@ -386,6 +387,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	}
 	if strings.Contains(line, " vs. 0)") {
 		checkCode(t, line, add)
+	}
+	if strings.Contains(line, " error(") {
+		familyCode(t, line, add)
 	}
 	norm := normalize(line)
 	ctx := -1
@@ -551,6 +555,26 @@ func checkCode(t *statusTable, line string, add func(*Status, string)) {
 	add(s, m[0])
 }
 
+// familyCodeRE is a status printed by number after its family's name, as
+// PaddlePaddle's build_nvidia_error_msg does (paddle/phi/core/enforce.h,
+// paddle/fluid/platform/enforce.h before 2.3): "CUBLAS error(3). ",
+// "CUDNN error(4), CUDNN_STATUS_INTERNAL_ERROR. ", "NCCL error(2), ...",
+// "CU error(2). " for a driver CUresult. Its hint names the status only
+// when the library's message table loaded, so the number has to speak.
+var familyCodeRE = lazyre.New(`\b(CU|CUDA|CUDNN|CUBLAS|CURAND|CUSOLVER|CUFFT|CUSparse|NCCL) error\((\d{1,4})\)`)
+
+func familyCode(t *statusTable, line string, add func(*Status, string)) {
+	for _, m := range familyCodeRE.FindAllStringSubmatch(line, -1) {
+		n, _ := strconv.Atoi(m[2])
+		switch f := strings.ToLower(m[1]); f {
+		case "cu", "cuda":
+			add(t.byCode[n], m[0])
+		default:
+			add(t.libCode[f][n], m[0])
+		}
+	}
+}
+
 func hexCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
 		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
@@ -567,7 +591,8 @@ func (k *KB) StatusAnchors() []string {
 	out := []string{"cudaError", "CUDA_ERROR_", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_",
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
-		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "error: (-217)", "(CUDA) "}
+		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
+		"CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) "}
 	if k.status == nil {
 		return out
 	}
