@@ -68,7 +68,10 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 	// nccl-tests' own failure lines.
 	"Test CUDA failure", "Test NCCL failure",
 	// Crashes as Windows, Python's faulthandler on Windows and IDEs report them.
-	"Windows fatal exception", "interrupted by signal", "(0xC0000", "(0xc0000"}
+	"Windows fatal exception", "interrupted by signal", "(0xC0000", "(0xc0000",
+	// TensorRT's error lines ("[E] 2: [builder.cpp::...] Error Code 2:
+	// Internal Error (...)").
+	"] Error Code "}
 
 // failureTriggers are fatalTriggers and the PyTorch error messages that
 // report a failure even when pasted without their exception line.

@@ -159,7 +159,10 @@ ExternalError: CUBLAS error(13).
 		{"trt driver", "[TRT] [E] 1: [reformat.cpp::executeCutensor::384] Error Code 1: CuTensor (Internal cuTensor permutate execute failed)\n[TRT] [E] 1: [checkMacros.cpp::catchCudaError::203] Error Code 1: Cuda Runtime (an illegal memory access was encountered)\n", "illegal-address"},
 		{"trt driver handle", "[TRT] [E] 1: [convolutionRunner.cpp::executeConv::458] Error Code 1: Cuda Driver (invalid resource handle)\n", ""},
 		{"trt 209", "[TRT] [E] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Cuda Runtime (no kernel image is available for execution on the device)\n", "no-kernel-image"},
-		{"trt requested", "[TRT] [W] Requested amount of GPU memory (8589934592 bytes) could not be allocated. There may not be enough free memory for allocation to succeed.\n[TRT] [E] 2: [builder.cpp::buildSerializedNetwork::751] Error Code 2: Internal Error (Assertion engine != nullptr failed. )\n", "oom"},
+		// The builder's memory warning alone is a tactic it skipped; the
+		// build's own error that follows names no class, and is reported
+		// as an unclassified TensorRT error (oom among its alternatives).
+		{"trt requested", "[TRT] [W] Requested amount of GPU memory (8589934592 bytes) could not be allocated. There may not be enough free memory for allocation to succeed.\n[TRT] [E] 2: [builder.cpp::buildSerializedNetwork::751] Error Code 2: Internal Error (Assertion engine != nullptr failed. )\n", "other"},
 
 		// llama.cpp / ggml: ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_error:
 		// "CUDA error: %s\n  current device: %d, in function %s at %s:%d\n  %s\n" (2024+)

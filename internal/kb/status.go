@@ -314,10 +314,12 @@ var (
 	// besides the usual wordings, TensorRT's "Error Code 1: Cuda Runtime
 	// (invalid resource handle)" and OpenCV's CUDA API error code -217
 	// ("error: (-217) invalid resource handle"), QUDA's "ERROR: (CUDA)
-	// invalid resource handle", and TensorRT's driver counterpart "Error
-	// Code 1: Cuda Driver (invalid resource handle)".
+	// invalid resource handle", TensorRT's driver counterpart "Error Code
+	// 1: Cuda Driver (invalid resource handle)", and jaxlib's "CUDA
+	// operation failed: out of memory" (gpu_kernel_helpers.cc, jaxlib
+	// 0.1-0.4).
 	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda ", " cuda driver "}
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda ", " cuda driver ", " cuda operation failed "}
 )
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
