@@ -335,7 +335,7 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 // exception line of any language's usual form, a crash (also as Python's
 // faulthandler on Windows, an IDE's "interrupted by signal 11: SIGSEGV" or a
 // Windows NTSTATUS exit code such as 0xC0000005 words it), a failed check.
-var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: `)
+var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: |(?:\bERROR:|\[ERROR\]|\berror:) .*\b(?:CUDA|[Cc]uda|GPU|gpu|cuDNN|cudnn|CUDNN|cuBLAS|cublas|CUBLAS|NCCL|nccl|NVIDIA|[Nn]vidia|nvcc|ptxas)\b`)
 
 // cudaWordRE: an exception that is about the GPU stack, or a distributed
 // job's summary of a worker that failed (torchrun's ChildFailedError).

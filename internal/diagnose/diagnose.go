@@ -71,7 +71,11 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 	"Windows fatal exception", "interrupted by signal", "(0xC0000", "(0xc0000",
 	// TensorRT's error lines ("[E] 2: [builder.cpp::...] Error Code 2:
 	// Internal Error (...)").
-	"] Error Code "}
+	"] Error Code ",
+	// A log's own error tag on a line about the GPU stack ("ERROR: CUDA
+	// initialisation failed", "[ERROR] GPU 0 not responding"); fatalLineRE
+	// keeps those that name it.
+	"ERROR: ", "[ERROR]", "error: "}
 
 // failureTriggers are fatalTriggers and the PyTorch error messages that
 // report a failure even when pasted without their exception line.
