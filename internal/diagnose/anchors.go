@@ -267,10 +267,16 @@ func factors(re *syntax.Regexp) factorInfo {
 	case syntax.OpConcat:
 		// Walk the children, growing the cross product of adjacent exact
 		// runs; the best set seen anywhere is required.
+		// Each child's factors are computed once: a bounded repeat
+		// (".{0,80}") simplifies to concatenations nested as deep as its
+		// bound, and asking a child twice would double the work per level.
+		fs := make([]factorInfo, len(re.Sub))
+		for i, s := range re.Sub {
+			fs[i] = factors(s)
+		}
 		run := []string{""}
 		var best []string
-		for _, s := range re.Sub {
-			f := factors(s)
+		for _, f := range fs {
 			if f.exact != nil && len(run)*len(f.exact) <= maxSet {
 				var next []string
 				for _, a := range run {
@@ -289,8 +295,8 @@ func factors(re *syntax.Regexp) factorInfo {
 		if len(best) == 0 || len(run) > 0 && run[0] != "" && minLen(run) >= minLen(best) {
 			// Every child was exact: the whole concatenation is.
 			allExact := true
-			for _, s := range re.Sub {
-				if factors(s).exact == nil {
+			for _, f := range fs {
+				if f.exact == nil {
 					allExact = false
 				}
 			}

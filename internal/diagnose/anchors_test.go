@@ -23,6 +23,7 @@ func TestRequiredSet(t *testing.T) {
 		{`a?bcd`, []string{"bcd"}},
 		{`[Cc]uda error 7`, []string{"Cuda error 7", "cuda error 7"}},
 		{`\bloss ?=(?:tensor\()?inf\b`, []string{"loss=inf", "loss =inf", "loss=tensor(inf", "loss =tensor(inf"}},
+		{`\bNVML\b.{0,200}\bGPU is lost\b`, []string{"GPU is lost"}},
 	}
 	for _, tt := range tests {
 		got := requiredSet(tt.re)

@@ -16,6 +16,11 @@ func TestNumericErrorCodes(t *testing.T) {
 		{"failed call to cuInit: UNKNOWN ERROR (7001)", ""},
 		{"step 700 loss 0.25", ""},
 		{"CUDA error 7001 at foo.cu:1", ""},
+		{"Return value 46 from 'cudaStreamCreate(&kernel_stream)'.  Exiting.", "device-busy"},
+		{"Encountered a CUDA error: cudaDriver().CuMemcpyDtoHAsync( dstHost, srcDevice, byteCount, hStream.get() ) returned (702): Launch timeout", "launch-timeout"},
+		{"cudaMalloc(&buf, bytes) returned 2", "oom"},
+		{"load_weights() returned 2 tensors", ""},
+		{"Return value 46 from my_callback()", ""},
 	}
 	for _, c := range cases {
 		v, ok := k.Classify([]string{c.line})
@@ -46,6 +51,8 @@ func TestStatusContexts(t *testing.T) {
 		{"my_kernel() failed with error unknown error", ""},
 		{"terminate called after throwing an instance of 'thrust::system::system_error' what():  parallel_for failed: out of memory", "cudaErrorMemoryAllocation"},
 		{"thrust version 1.9 out of memory", ""},
+		{"OptiX Error: Encountered a CUDA error: kernel launch timeout", "cudaErrorLaunchTimeout"},
+		{"cudaSetDevice failed: cudaErrorDeviceAlreadyInUse", "cudaErrorDeviceAlreadyInUse"},
 	}
 	checkFirstStatus(t, k, cases)
 }

@@ -393,6 +393,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, " error(") {
 		familyCode(t, line, add)
 	}
+	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
+		callCode(t, line, add)
+	}
 	norm := normalize(line)
 	ctx := -1
 	for _, p := range t.phrases {
@@ -577,6 +580,23 @@ func familyCode(t *statusTable, line string, add func(*Status, string)) {
 	}
 }
 
+// callResultRE is the number a named CUDA runtime or driver call returned,
+// as C and C++ wrappers print it when they have no name for it: "Return
+// value 46 from 'cudaStreamCreate(&kernel_stream)'", OptiX's
+// "cudaDriver().CuMemcpyDtoHAsync( dstHost, ... ) returned (702): Launch
+// timeout", "cudaMalloc(&p, n) returned 2". The call must be named: a bare
+// "returned 2" is no CUDA result.
+var callResultRE = lazyre.New(`(?:\b[Cc]u(?:da)?[A-Z]\w*\(.{0,200}?\)\s+returned\s+\(?(\d{1,3})\)?(?:\D|$)|\b[Rr]eturn value (\d{1,3}) from '?[Cc]u(?:da)?[A-Z]\w*\()`)
+
+func callCode(t *statusTable, line string, add func(*Status, string)) {
+	if m := callResultRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1] + m[2])
+		if s, ok := t.byCode[n]; ok {
+			add(s, strings.TrimSpace(m[0]))
+		}
+	}
+}
+
 func hexCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
 		if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
@@ -594,7 +614,7 @@ func (k *KB) StatusAnchors() []string {
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
 		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
-		"CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) "}
+		"CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value "}
 	if k.status == nil {
 		return out
 	}
