@@ -227,6 +227,25 @@ func (f *File) Keyword(call *Node, name string) *Node {
 	return nil
 }
 
+// MayPassKeyword reports whether a call may pass keyword argument name:
+// it names it, or unpacks a mapping into the keywords (`**factory_kwargs`),
+// which may hold it.
+func (f *File) MayPassKeyword(call *Node, name string) bool {
+	if f.Keyword(call, name) != nil {
+		return true
+	}
+	args := call.ChildByFieldName("arguments")
+	if args == nil {
+		return false
+	}
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		if args.NamedChild(i).Type() == "dictionary_splat" {
+			return true
+		}
+	}
+	return false
+}
+
 // PositionalArgs returns a call's positional arguments.
 func PositionalArgs(call *Node) []*Node {
 	args := call.ChildByFieldName("arguments")

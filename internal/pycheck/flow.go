@@ -934,6 +934,13 @@ func BoundValue(def *Node) *Node {
 		}
 		return nil
 	}
+	// (loss := crit(out, y)).backward(): the walrus binds its value.
+	if p.Type() == "named_expression" {
+		if c.FieldName() == "name" {
+			return p.ChildByFieldName("value")
+		}
+		return nil
+	}
 	switch p.Type() {
 	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
 	default:

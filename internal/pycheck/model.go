@@ -387,7 +387,7 @@ func (m *Model) isCPUFactory(e *Node) bool {
 		}
 		q := m.Qualified(fn)
 		if name, ok := strings.CutPrefix(q, "torch."); ok && cpuFactories[name] {
-			return m.f.Keyword(e, "device") == nil
+			return !m.f.MayPassKeyword(e, "device")
 		}
 		// torch.triu(x, 1): x's device.
 		if q == "torch.triu" || q == "torch.tril" {

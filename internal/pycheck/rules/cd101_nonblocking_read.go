@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read.",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -208,7 +208,7 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 	} else if pycheck.IsDef(place) && pycheck.Within(call, pycheck.Statement(place)) {
 		at = place // a, b = f(): the unpacking target
 	}
-	uses := fl.UsesAfter(at, place, hostSyncs(f, fl), true)
+	uses := fl.UsesAfter(at, place, hostSyncs(f, fl, copySource(f, call)), true)
 	sortNodes(uses)
 	for _, use := range uses {
 		// arr = t.numpy() shares t's memory and reads nothing yet: the
@@ -330,4 +330,27 @@ func isNoneTest(cmp *pycheck.Node) bool {
 		}
 	}
 	return is && none
+}
+
+// copySource is the device tensor a non_blocking copy made by call reads
+// (`src` of `src.to("cpu", non_blocking=True)` or `dst.copy_(src, ...)`),
+// when it is a name and the copy runs on the current stream; otherwise
+// nil. A blocking read of a value computed from it waits for the copy.
+func copySource(f *pycheck.File, call *pycheck.Node) *pycheck.Node {
+	if call == nil || call.Type() != "call" || onSideStream(f, call) {
+		return nil
+	}
+	var src *pycheck.Node
+	switch pycheck.LastName(f.Callee(call)) {
+	case "to", "cpu":
+		src = receiver(call)
+	case "copy_":
+		if args := pycheck.PositionalArgs(call); len(args) > 0 {
+			src = args[0]
+		}
+	}
+	if src = pycheck.Unparen(src); src != nil && src.Type() == "identifier" {
+		return src
+	}
+	return nil
 }

@@ -72,7 +72,13 @@ func checkCD102(p *pycheck.Pass) {
 		// anew there).
 		fl := f.Flow(scope)
 		line, _ := f.LineCol(int(call.StartByte()))
-		uses := fl.UsesAfter(call, src, hostSyncs(f, fl), true)
+		// A blocking read of a value computed from the uploaded tensor
+		// (`loss.item()` after `loss = model(x)`) waits for the upload too.
+		var uploaded *pycheck.Node
+		if !onSideStream(f, call) {
+			uploaded = assignedPlace(f, call)
+		}
+		uses := fl.UsesAfter(call, src, hostSyncs(f, fl, uploaded), true)
 		sortNodes(uses)
 		for _, use := range uses {
 			if n, what := mutation(f, use); n != nil {

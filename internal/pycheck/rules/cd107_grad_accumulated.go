@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`; a LightningModule's `training_step` counts as the loop's body, so a loss kept in `self` there is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -93,7 +93,11 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	scope := f.Scope(at)
 	loop := enclosingLoop(at, scope)
 	if loop == nil {
-		return
+		// A LightningModule's training_step is the body of the trainer's
+		// loop: what it keeps in self outlives the step.
+		if loop = frameworkStep(f, scope); loop == nil || target.Type() == "identifier" {
+			return
+		}
 	}
 	// A module's forward() computes one step: what it sums or collects
 	// over its inputs is returned to be backpropagated by the caller.
@@ -155,7 +159,7 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		if rhs == nil || !pycheck.Within(rhs, body) || f.ContextOf(rhs)&pycheck.CtxNoGrad != 0 {
 			return
 		}
-		if !containsAny(f.Compact(rhs), []string{".item()", ".detach()", "float(", ".tolist()", ".cpu().numpy()", "torch.tensor(", ".data"}) {
+		if !containsAny(f.Compact(rhs), graphFree) && !returnsGraphFree(f, pycheck.Unparen(rhs)) {
 			graph = true
 		}
 	}
@@ -323,4 +327,59 @@ func resetInLoop(f *pycheck.File, fl *pycheck.Flow, loop, at, base *pycheck.Node
 		}
 	}
 	return false
+}
+
+// graphFree are spellings that turn a tensor into a number or a tensor
+// without autograd history.
+var graphFree = []string{".item()", ".detach()", "float(", ".tolist()", ".cpu().numpy()", "torch.tensor(", ".data"}
+
+// returnsGraphFree reports whether call reaches a function of this file
+// (`self.training_step(batch)`, `step(batch)`) every return of which hands
+// back a number or a detached tensor (`return loss.detach()`), as
+// Trainer-style step methods do after calling backward themselves.
+func returnsGraphFree(f *pycheck.File, call *pycheck.Node) bool {
+	if call == nil || call.Type() != "call" {
+		return false
+	}
+	s := f.Model().Summary(call)
+	if s == nil || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" {
+		return false
+	}
+	fn := s.Node
+	returns := 0
+	for _, off := range f.Find("return", int(fn.StartByte()), int(fn.EndByte())) {
+		r := f.NodeAt(off, off+len("return"))
+		for r != nil && r.Type() != "return_statement" && r.Type() != "block" {
+			r = r.Parent()
+		}
+		if r == nil || r.Type() != "return_statement" || int(r.StartByte()) != off || !same(f.Scope(r), fn) {
+			continue
+		}
+		returns++
+		v := r.NamedChild(0)
+		if v == nil || !containsAny(f.Compact(v), graphFree) {
+			return false
+		}
+	}
+	return returns > 0
+}
+
+// frameworkStep returns scope when it is the training_step method of a
+// LightningModule subclass (`class M(L.LightningModule)`,
+// `pl.LightningModule`): the framework calls it once per batch with
+// gradients on and backpropagates what it returns, so it runs as the body
+// of a training loop.
+func frameworkStep(f *pycheck.File, scope *pycheck.Node) *pycheck.Node {
+	if scope == nil || scope.Type() != "function_definition" || f.Text(scope.ChildByFieldName("name")) != "training_step" {
+		return nil
+	}
+	cls := pycheck.Ancestor(scope, "class_definition")
+	if cls == nil {
+		return nil
+	}
+	bases := cls.ChildByFieldName("superclasses")
+	if bases == nil || !strings.Contains(f.Text(bases), "LightningModule") {
+		return nil
+	}
+	return scope
 }

@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`) and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -80,7 +80,7 @@ func checkCD111(p *pycheck.Pass) {
 			if isFactory[f.Text(callee)] {
 				q := m.QualifiedCallee(call)
 				fac := strings.TrimPrefix(q, "torch.")
-				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.Keyword(call, "device") != nil {
+				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
 					continue
 				}
 				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {

@@ -286,22 +286,31 @@ func placeOccurrences(f *pycheck.File, scope, place *pycheck.Node, start, end in
 
 // hostSyncs lists the calls of a graph's scope that make the host wait
 // for the GPU whenever their statement runs: synchronize() (device, stream
-// or event), a function of this file or the project that synchronises, or
-// a name bound to a synchronising method. They are the blockers of "read
-// before synchronising" questions.
-func hostSyncs(f *pycheck.File, fl *pycheck.Flow) []*pycheck.Node {
+// or event), a function of this file or the project that synchronises, a
+// name bound to a synchronising method, and the query() of a loop that
+// spins until an event or stream is done (`while not ev.query(): ...`).
+// With device places (names the rule knows hold GPU tensors, e.g. the
+// source of a device-to-host copy), a blocking read of a value computed
+// from one of them (`.item()`, `.tolist()`, `.cpu()`, `float(...)`) also
+// waits: it drains the current stream, and the copy queued on it before.
+// They are the blockers of "read before synchronising" questions.
+func hostSyncs(f *pycheck.File, fl *pycheck.Flow, device ...*pycheck.Node) []*pycheck.Node {
 	m := f.Model()
+	dev := deviceNames(f, fl, device)
 	var out []*pycheck.Node
 	for _, c := range fl.Calls() {
-		if f.IsTrue(f.Keyword(c, "non_blocking")) || !fl.Certain(c) {
+		if f.IsTrue(f.Keyword(c, "non_blocking")) || !fl.Certain(c) && !spinsUntilDone(f, c) {
 			continue
 		}
-		syncs := pycheck.LastName(f.Callee(c)) == "synchronize"
+		last := pycheck.LastName(f.Callee(c))
+		syncs := last == "synchronize" || spinsUntilDone(f, c)
 		if !syncs {
 			if s := m.Summary(c); s != nil && s.Syncs {
 				syncs = true
 			} else if fn := c.ChildByFieldName("function"); fn != nil && fn.Type() == "identifier" {
-				syncs = m.CallSyncs(c)
+				syncs = m.CallSyncs(c) || len(dev) > 0 && blockingScalar[f.Text(fn)] && mentionsAny(f, c.ChildByFieldName("arguments"), dev)
+			} else if len(dev) > 0 && blockingRead[last] {
+				syncs = mentionsAny(f, receiver(c), dev)
 			}
 		}
 		if syncs {
@@ -309,6 +318,136 @@ func hostSyncs(f *pycheck.File, fl *pycheck.Flow) []*pycheck.Node {
 		}
 	}
 	return out
+}
+
+// blockingRead are the methods that copy a tensor's data to the host and
+// wait for it; blockingScalar the builtins that do so through __float__,
+// __int__ and __bool__.
+var (
+	blockingRead   = map[string]bool{"item": true, "tolist": true, "cpu": true}
+	blockingScalar = map[string]bool{"float": true, "int": true, "bool": true}
+)
+
+// spinsUntilDone reports whether call is the query() of an event or
+// stream in the condition of a loop that runs until it is true (`while
+// not done.query():`): past the loop the work recorded there is finished.
+func spinsUntilDone(f *pycheck.File, call *pycheck.Node) bool {
+	if pycheck.LastName(f.Callee(call)) != "query" || len(pycheck.PositionalArgs(call)) != 0 {
+		return false
+	}
+	not := upParen(call).Parent()
+	if not == nil || not.Type() != "not_operator" {
+		return false
+	}
+	w := upParen(not).Parent()
+	return w != nil && w.Type() == "while_statement" && same(pycheck.Unparen(w.ChildByFieldName("condition")), not)
+}
+
+// deviceNames are the names of the scope that hold the values of the
+// device places or values computed from them (`ids = logits.argmax(-1)`,
+// `loss = model(x).mean()`), three assignments deep. A name that is ever
+// bound to a non_blocking copy, or to a host copy, is left out: reading
+// it is what the rules look for, not a wait.
+func deviceNames(f *pycheck.File, fl *pycheck.Flow, device []*pycheck.Node) map[string]bool {
+	if len(device) == 0 {
+		return nil
+	}
+	dev := map[string]bool{}
+	for _, d := range device {
+		if d != nil && d.Type() == "identifier" {
+			dev[f.Text(d)] = true
+		}
+	}
+	if len(dev) == 0 {
+		return nil
+	}
+	scope := fl.Scope()
+	hostBound := map[string]bool{}
+	type binding struct{ name, rhs *pycheck.Node }
+	var bindings []binding
+	for _, a := range placeAssignments(f, scope) {
+		l, r := a.ChildByFieldName("left"), a.ChildByFieldName("right")
+		if l == nil || r == nil || l.Type() != "identifier" {
+			continue
+		}
+		if t := f.Compact(r); strings.Contains(t, "non_blocking=True") || strings.Contains(t, ".cpu(") || strings.Contains(t, "numpy(") ||
+			strings.Contains(t, `"cpu"`) || strings.Contains(t, `'cpu'`) {
+			hostBound[f.Text(l)] = true
+			continue
+		}
+		bindings = append(bindings, binding{l, r})
+	}
+	for range 3 {
+		grew := false
+		for _, b := range bindings {
+			n := f.Text(b.name)
+			if !dev[n] && mentionsAny(f, b.rhs, dev) {
+				dev[n], grew = true, true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	for n := range hostBound {
+		delete(dev, n)
+	}
+	return dev
+}
+
+// placeAssignments are the plain assignments that run in the scope (not
+// in nested functions).
+func placeAssignments(f *pycheck.File, scope *pycheck.Node) []*pycheck.Node {
+	var out []*pycheck.Node
+	seen := map[int]bool{}
+	fl := f.Flow(scope)
+	for _, off := range f.Find("=", int(scope.StartByte()), int(scope.EndByte())) {
+		n := f.NodeAt(off, off+1)
+		for n != nil && n.Type() != "assignment" && n.Type() != "expression_statement" && n.Type() != "block" {
+			n = n.Parent()
+		}
+		if n != nil && n.Type() == "assignment" && !seen[n.Index()] && fl.Contains(n) {
+			seen[n.Index()] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// mentionsAny reports whether expression e names any of names.
+func mentionsAny(f *pycheck.File, e *pycheck.Node, names map[string]bool) bool {
+	if e == nil {
+		return false
+	}
+	for n := range names {
+		if len(f.Names(n, int(e.StartByte()), int(e.EndByte()))) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// onSideStream reports whether n runs inside a `with ...stream(...)`
+// block: a wait on the current stream there does not cover it.
+func onSideStream(f *pycheck.File, n *pycheck.Node) bool {
+	for w := pycheck.Ancestor(n, "with_statement", "function_definition"); w != nil && w.Type() == "with_statement"; w = pycheck.Ancestor(w, "with_statement", "function_definition") {
+		if strings.Contains(withHeader(f, w), "stream(") {
+			return true
+		}
+	}
+	return false
+}
+
+// withHeader is the text of a with statement's items.
+func withHeader(f *pycheck.File, w *pycheck.Node) string {
+	var b strings.Builder
+	for _, c := range w.Children() {
+		if c.Type() == "block" {
+			break
+		}
+		b.WriteString(f.Text(c))
+	}
+	return b.String()
 }
 
 // defValue is the value a definition binds (see pycheck.BoundValue).

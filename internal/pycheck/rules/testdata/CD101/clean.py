@@ -178,3 +178,21 @@ def start_copy_to_host(counts, as_array):
     done = torch.cuda.Event()
     done.record()
     return counts_host, done
+
+
+# .item() on the tensor the copy reads drains the stream the copy is on.
+def next_tokens(logits, eos_id):
+    ids = logits[:, -1].argmax(-1)
+    host_ids = ids.to("cpu", non_blocking=True)
+    finished = bool((ids == eos_id).all())
+    return host_ids.tolist(), finished
+
+
+# Spinning on the event until it is done completes the copy recorded before it.
+def poll_until_copied(t, wait):
+    host = t.to("cpu", non_blocking=True)
+    ready = torch.cuda.Event()
+    ready.record()
+    while not ready.query():
+        wait()
+    return host.numpy()

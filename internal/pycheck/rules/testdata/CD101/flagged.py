@@ -142,3 +142,17 @@ def unpacked_through_forwarder(a, b):
 def first_count(counts):
     view = counts.to("cpu", non_blocking=True).numpy()
     return view[0]  # want CD101
+
+
+# On a side stream, .item() on the current stream does not wait for the copy.
+def side_stream_item(t, stream):
+    with torch.cuda.stream(stream):
+        host = t.to("cpu", non_blocking=True)
+    n = t.sum().item()
+    return host.tolist(), n  # want CD101
+
+
+# A name rebound to the host copy is read, not waited on.
+def rebound_to_host(t):
+    t = t.to("cpu", non_blocking=True)
+    return t.sum().item()  # want CD101

@@ -192,3 +192,38 @@ class PerSampleLoss(torch.nn.Module):
             sample_loss = torch.nn.functional.mse_loss(x, y)
             sample_losses.append(sample_loss)
         return tuple(sample_losses)
+
+
+# The step method calls backward itself and returns the loss detached.
+class StepTrainer:
+    def training_step(self, batch):
+        loss = self.model(batch).loss
+        loss.backward()
+        return loss.detach()
+
+    def fit(self, loader):
+        tr_loss = 0.0
+        for batch in loader:
+            step_loss = self.training_step(batch)
+            tr_loss += step_loss
+            self.opt.step()
+        return tr_loss
+
+
+from lightning.pytorch import LightningModule  # noqa: E402
+
+
+class LitClassifier(LightningModule):
+    def training_step(self, batch, batch_idx):
+        loss = self.loss_fn(self.net(batch[0]), batch[1])
+        self.step_losses.append(loss.detach())
+        return loss
+
+
+# A plain class's training_step is not run by a framework loop.
+class Plain:
+    def training_step(self, batch):
+        loss = self.loss_fn(batch)
+        self.last = []
+        self.last.append(loss)
+        return loss

@@ -50,3 +50,29 @@ def fit_logged(model, loader, crit, log_every):
             loss = loss.detach()
         seen.append(loss)  # want CD107
     return seen
+
+
+# The step method returns the loss with its graph.
+class GraphStepTrainer:
+    def training_step(self, batch):
+        loss = self.model(batch).loss
+        loss.backward()
+        return loss
+
+    def fit(self, loader):
+        tr_loss = 0.0
+        for batch in loader:
+            step_loss = self.training_step(batch)
+            tr_loss += step_loss  # want CD107
+            self.opt.step()
+        return tr_loss
+
+
+from lightning.pytorch import LightningModule  # noqa: E402
+
+
+class LitClassifier(LightningModule):
+    def training_step(self, batch, batch_idx):
+        loss = self.loss_fn(self.net(batch[0]), batch[1])
+        self.step_losses.append(loss)  # want CD107
+        return loss

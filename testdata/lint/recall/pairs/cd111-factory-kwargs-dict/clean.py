@@ -1,0 +1,15 @@
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.hidden = hidden
+        self.rnn = nn.LSTM(dim, hidden, batch_first=True)
+
+    def forward(self, x):
+        factory_kwargs = {"device": x.device, "dtype": x.dtype}
+        h0 = torch.zeros(1, x.size(0), self.hidden, **factory_kwargs)
+        c0 = torch.zeros_like(h0)
+        return self.rnn(x, (h0, c0))[0]
