@@ -382,7 +382,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		legacyCode(t, line, add)
 	}
 	if !ascii || strings.Contains(lower, "cuda") && strings.Contains(lower, "error") || strings.Contains(lower, "code=") || strings.Contains(lower, "unknown error (") {
-		modernCode(t, line, add)
+		numberedCode(modernCodeRE, t, line, add)
 	}
 	if strings.Contains(line, "cudaError_enum(0x") {
 		hexCode(t, line, add)
@@ -394,7 +394,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		familyCode(t, line, add)
 	}
 	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
-		callCode(t, line, add)
+		numberedCode(callResultRE, t, line, add)
 	}
 	norm := normalize(line)
 	ctx := -1
@@ -514,9 +514,12 @@ func legacyCode(t *statusTable, line string, add func(*Status, string)) {
 	}
 }
 
-func modernCode(t *statusTable, line string, add func(*Status, string)) {
-	if m := modernCodeRE.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.Atoi(m[1] + m[2] + m[3] + m[4])
+// numberedCode reads the CUDA status whose number re's first match holds
+// in whichever of its groups took part (each alternative of re captures
+// the number in a group of its own; the others stay empty).
+func numberedCode(re *lazyre.Regexp, t *statusTable, line string, add func(*Status, string)) {
+	if m := re.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(strings.Join(m[1:], ""))
 		if s, ok := t.byCode[n]; ok {
 			add(s, strings.TrimSpace(m[0]))
 		}
@@ -587,15 +590,6 @@ func familyCode(t *statusTable, line string, add func(*Status, string)) {
 // timeout", "cudaMalloc(&p, n) returned 2". The call must be named: a bare
 // "returned 2" is no CUDA result.
 var callResultRE = lazyre.New(`(?:\b[Cc]u(?:da)?[A-Z]\w*\(.{0,200}?\)\s+returned\s+\(?(\d{1,3})\)?(?:\D|$)|\b[Rr]eturn value (\d{1,3}) from '?[Cc]u(?:da)?[A-Z]\w*\()`)
-
-func callCode(t *statusTable, line string, add func(*Status, string)) {
-	if m := callResultRE.FindStringSubmatch(line); m != nil {
-		n, _ := strconv.Atoi(m[1] + m[2])
-		if s, ok := t.byCode[n]; ok {
-			add(s, strings.TrimSpace(m[0]))
-		}
-	}
-}
 
 func hexCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
