@@ -271,6 +271,7 @@ const (
 	CtxAutocast     Context = 1 << iota // inside an enabled torch.autocast region
 	CtxNoGrad                           // gradients off: no_grad, inference_mode
 	CtxGraphCapture                     // inside torch.cuda.graph capture
+	CtxSideStream                       // inside a with ...stream(...) block: work queued on a side stream
 )
 
 // ContextOf reports the contexts enclosing n within its function: the with
@@ -389,6 +390,8 @@ func classifyContext(t string) (Context, bool) {
 		return CtxNoGrad, true
 	case strings.Contains(compact, "cuda.graph(") || strings.Contains(compact, "cuda.graphs.graph("):
 		return CtxGraphCapture, true
+	case strings.Contains(compact, "stream("):
+		return CtxSideStream, true
 	}
 	return 0, false
 }

@@ -337,7 +337,7 @@ func isNoneTest(cmp *pycheck.Node) bool {
 // when it is a name and the copy runs on the current stream; otherwise
 // nil. A blocking read of a value computed from it waits for the copy.
 func copySource(f *pycheck.File, call *pycheck.Node) *pycheck.Node {
-	if call == nil || call.Type() != "call" || onSideStream(f, call) {
+	if call == nil || call.Type() != "call" || f.ContextOf(call)&pycheck.CtxSideStream != 0 {
 		return nil
 	}
 	var src *pycheck.Node

@@ -75,7 +75,7 @@ func checkCD102(p *pycheck.Pass) {
 		// A blocking read of a value computed from the uploaded tensor
 		// (`loss.item()` after `loss = model(x)`) waits for the upload too.
 		var uploaded *pycheck.Node
-		if !onSideStream(f, call) {
+		if f.ContextOf(call)&pycheck.CtxSideStream == 0 {
 			uploaded = assignedPlace(f, call)
 		}
 		uses := fl.UsesAfter(call, src, hostSyncs(f, fl, uploaded), true)

@@ -427,28 +427,5 @@ func mentionsAny(f *pycheck.File, e *pycheck.Node, names map[string]bool) bool {
 	return false
 }
 
-// onSideStream reports whether n runs inside a `with ...stream(...)`
-// block: a wait on the current stream there does not cover it.
-func onSideStream(f *pycheck.File, n *pycheck.Node) bool {
-	for w := pycheck.Ancestor(n, "with_statement", "function_definition"); w != nil && w.Type() == "with_statement"; w = pycheck.Ancestor(w, "with_statement", "function_definition") {
-		if strings.Contains(withHeader(f, w), "stream(") {
-			return true
-		}
-	}
-	return false
-}
-
-// withHeader is the text of a with statement's items.
-func withHeader(f *pycheck.File, w *pycheck.Node) string {
-	var b strings.Builder
-	for _, c := range w.Children() {
-		if c.Type() == "block" {
-			break
-		}
-		b.WriteString(f.Text(c))
-	}
-	return b.String()
-}
-
 // defValue is the value a definition binds (see pycheck.BoundValue).
 func defValue(def *pycheck.Node) *pycheck.Node { return pycheck.BoundValue(def) }
