@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +81,9 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		}
 		if first.data != nil {
 			first.data, first.joins = wr.join(first.data, nil)
-			p.chunk(first.data, candidates(pf, first.data), first.joins)
+			var cands []int
+			cands, first.joins = candidates(pf, first.data, first.joins)
+			p.chunk(first.data, cands, first.joins)
 			chunkPool.Put(first.owner)
 		}
 		p.finish()
@@ -100,7 +103,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		go func() {
 			for pc := range jobs {
 				pc.data, pc.joins = wr.join(stripEscapes(pc.data), nil)
-				pc.cands = candidates(pf, pc.data)
+				pc.cands, pc.joins = candidates(pf, pc.data, pc.joins)
 				close(pc.ready)
 			}
 		}()
@@ -287,25 +290,51 @@ func (c *chunker) produce(first piece, out, jobs chan<- *piece, done <-chan stru
 }
 
 // candidates lists the starts of the lines of buf the prefilter selects.
-func candidates(pf *Prefilter, buf []byte) []int {
+// A pattern it finds broken across a line end (a re-flowed paste) joins
+// the two lines in place (see joinBroken); joins, the sorted offsets of
+// the line breaks removed before, comes back with those added.
+func candidates(pf *Prefilter, buf []byte, joins []int) ([]int, []int) {
 	cur := pf.Cursor(buf)
-	var out, ids []int
+	var out []int
 	for pos := 0; pos < len(buf); {
 		n := cur.Next(pos)
 		if n < 0 {
 			break
 		}
 		e := bytes.IndexByte(buf[n:], '\n')
-		pos = n + e + 1
-		if pf.Accept != nil {
-			ids = pf.LinePatterns(buf[n:n+e], ids)
-			if !pf.Accept(buf[n:n+e], ids) {
-				continue
-			}
+		if e < 0 {
+			e = len(buf) - n
 		}
+		pos = n + e + 1
 		out = append(out, n)
 	}
-	return out
+	if len(cur.Breaks) > 0 {
+		var more []int
+		sort.Ints(cur.Breaks)
+		for _, brk := range cur.Breaks {
+			if at := joinBroken(buf, brk); at >= 0 {
+				more = append(more, at)
+			}
+		}
+		if len(more) > 0 {
+			joins = append(joins, more...)
+			sort.Ints(joins)
+			// A line that became the rest of another starts none.
+			out = slices.DeleteFunc(out, func(n int) bool { return n > 0 && buf[n-1] != '\n' })
+		}
+	}
+	if pf.Accept != nil {
+		var ids []int
+		out = slices.DeleteFunc(out, func(n int) bool {
+			e := bytes.IndexByte(buf[n:], '\n')
+			if e < 0 {
+				e = len(buf) - n
+			}
+			ids = pf.LinePatterns(buf[n:n+e], ids)
+			return !pf.Accept(buf[n:n+e], ids)
+		})
+	}
+	return out, joins
 }
 
 // LooksBinary judges the start of an input (its first 8 KiB) as the

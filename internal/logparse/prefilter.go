@@ -13,6 +13,10 @@ import (
 // of length L spans L-3 consecutive windows, so sampling with a stride of at
 // most L-3 cannot miss it. Patterns too short for the sampled table are
 // searched with bytes.Index.
+//
+// A pattern is also found where a re-flowed paste broke it at one of its
+// spaces ("CUDA out of" / "memory"): see spanMatch. The cursor reports
+// such breaks, and candidates joins the two lines.
 type Prefilter struct {
 	stride  int
 	bits    [1 << hashBits / 64]uint64
@@ -135,11 +139,16 @@ func NewPrefilter(patterns []string) *Prefilter {
 		// common words ("loss", "NCCL") out of the table, so ordinary
 		// lines seldom reach verification.
 		lo := rarestBlock(s, minLen)
+		hd, mk := headOf(s)
 		for off := lo; off+4 <= lo+minLen; off++ {
-			h := hash4(s[off:])
-			hd, mk := headOf(s)
-			all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(s[off:]), hd, mk, isNumber(s)}})
-			p.bits[h>>6] |= 1 << (h & 63)
+			// Each window also stands indexed with one of its inner spaces
+			// as a line break: a pattern broken there still shows every
+			// window of its block, so the stride still finds it.
+			for _, g := range brokenGrams(s, off) {
+				h := hash4(g[:])
+				all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(g[:]), hd, mk, isNumber(s)}})
+				p.bits[h>>6] |= 1 << (h & 63)
+			}
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].h < all[j].h })
@@ -153,6 +162,48 @@ func NewPrefilter(patterns []string) *Prefilter {
 	}
 	return p
 }
+
+// lineEnds are the ways a re-flowed paste shows a space it broke a line
+// at: dropped, kept before the line end, or before a CRLF.
+var lineEnds = []string{"\n", " \n", "\r\n"}
+
+// brokenGrams returns the window of pat at off as it is, then, for each
+// inner space at or after off that the window reaches, the window as it
+// reads where a line end (lineEnds) stands for that space, starting at the
+// same byte of pat; the one starting at the line end itself is the bare
+// '\n' variant of the window at the space. With these indexed, every
+// window of a pattern's block broken so is indexed too, so the stride
+// still finds it.
+func brokenGrams(pat []byte, off int) [][4]byte {
+	var g [4]byte
+	copy(g[:], pat[off:])
+	out := [][4]byte{g}
+	for q := off; q < off+4; q++ {
+		if pat[q] != ' ' || !innerBreak(pat, q) {
+			continue
+		}
+		for _, le := range lineEnds {
+			t := string(pat[off:q]) + le + string(pat[q+1:])
+			if len(t) >= 4 {
+				copy(g[:], t)
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// innerBreak: a break of pat at its space at (pat[at] == ' ') leaves a
+// word of it on each side. A pattern's leading or trailing space ("Error: ")
+// broken at a line end would join any two lines.
+func innerBreak(pat []byte, at int) bool {
+	return len(bytes.TrimSpace(pat[:at])) >= minSideBytes && len(bytes.TrimSpace(pat[at+1:])) >= minSideBytes
+}
+
+// minSideBytes: each side of a broken pattern holds at least this much of
+// it, so that a word or two of ordinary text ending one line and opening
+// the next are not taken for a pattern.
+const minSideBytes = 3
 
 func (p *Prefilter) buildShort() {
 	minLen := 1 << 30
@@ -247,6 +298,9 @@ type Cursor struct {
 	p      *Prefilter
 	buf    []byte
 	n4, n2 int // next hit line start per scan; -2 unknown, -1 none
+	// Breaks are the offsets of the line ends that found patterns cross
+	// (see spanMatch), in the order found.
+	Breaks []int
 }
 
 // Cursor starts a scan of buf.
@@ -286,8 +340,11 @@ func (c *Cursor) scan4(from int) int {
 		if bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		if p.verify(buf, i, from, w, h>>(hashBits-16)) {
-			return lineStart(buf, i, from)
+		if at, brk := p.verify(buf, i, from, w, h>>(hashBits-16)); at >= 0 {
+			if brk >= 0 {
+				c.Breaks = append(c.Breaks, brk)
+			}
+			return lineStart(buf, at, from)
 		}
 	}
 	return -1
@@ -329,23 +386,134 @@ func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 	return false
 }
 
-// verify checks the patterns whose 4-gram w sits at i.
-func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) bool {
+// verify checks the patterns whose 4-gram w sits at i. It returns where
+// the match starts, or -1, and the offset of the line end the match
+// crosses, or -1.
+func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) (int, int) {
 	for k := p.start[bucket]; k < p.start[bucket+1]; k++ {
 		e := &p.entries[k]
 		if e.gram != w {
 			continue
 		}
 		at := i - int(e.off)
-		if at < from || !e.sameHead(buf, at) {
-			continue
-		}
 		pat := p.pats[e.pat]
-		if at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
-			return true
+		if at >= from && e.sameHead(buf, at) && at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
+			return at, -1
+		}
+		if start, end, brk := spanMatch(buf, i, int(e.off), pat, from); brk >= 0 && wholeWords(buf, start, end) && (!e.number || wholeNumber(buf, start, end-start)) {
+			return start, brk
 		}
 	}
-	return false
+	return -1, -1
+}
+
+// spanMatch matches pat around buf[i:i+4], its window at off, letting
+// one inner space of pat (see innerBreak) stand as a line end: the line
+// may keep the space or end in "\r\n", and the next may be indented or
+// quoted ("> "). It returns the match's bounds and the offset of the '\n'
+// it crosses; brk is -1 when pat is not there broken at a line end. Most
+// windows differ from pat at their first byte or two, so a failed try
+// costs little.
+func spanMatch(buf []byte, i, off int, pat []byte, floor int) (start, end, brk int) {
+	brk = -1
+	// Backwards from the window: pattern byte k against buffer byte j.
+	k, j := off-1, i-1
+	for k >= 0 {
+		if j >= floor && buf[j] == pat[k] {
+			k, j = k-1, j-1
+			continue
+		}
+		// A break stands for pat[k] (a space), or for the space pat[k+1]
+		// a blank of the break has matched.
+		space := pat[k] == ' ' && innerBreak(pat, k)
+		if brk >= 0 || j < floor || !(space || k+1 < len(pat) && pat[k+1] == ' ' && innerBreak(pat, k+1)) {
+			return 0, 0, -1
+		}
+		nl := breakAt(buf, j, i+4, floor)
+		if nl < 0 {
+			return 0, 0, -1
+		}
+		brk = nl
+		j = breakStart(buf, nl, floor) - 1
+		if space {
+			k--
+		}
+	}
+	start = j + 1
+	// Forwards from the window's first byte (the window itself may hold
+	// the break, as an indexed broken window does).
+	k, j = off, i
+	for k < len(pat) {
+		if j < len(buf) && buf[j] == pat[k] {
+			k, j = k+1, j+1
+			continue
+		}
+		space := pat[k] == ' ' && innerBreak(pat, k)
+		if j >= len(buf) || !(space || k > 0 && pat[k-1] == ' ' && innerBreak(pat, k-1)) {
+			return 0, 0, -1
+		}
+		nl := breakAt(buf, j, len(buf), floor)
+		if nl < 0 || brk >= 0 && nl != brk || nl < j && brk < 0 {
+			return 0, 0, -1
+		}
+		brk = nl
+		j = breakEnd(buf, nl)
+		if space {
+			k++
+		}
+	}
+	return start, j, brk
+}
+
+// wholeWords: a pattern found broken across lines must also begin and
+// end where words do ("unhandled system" / "errors counter" is not
+// "unhandled system error"): the join it makes is evidence enough only
+// when the words read the same.
+func wholeWords(buf []byte, start, end int) bool {
+	return (start == 0 || !wordByte(buf[start-1]) || !wordByte(buf[start])) &&
+		(end >= len(buf) || !wordByte(buf[end]) || !wordByte(buf[end-1]))
+}
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// breakAt finds the line end whose break (breakStart to breakEnd) holds
+// buf[j]: the blanks and '\r' before a '\n', the '\n', or the indent or
+// quote marks after it. The '\n' is searched before limit; -1 when j is
+// in no break.
+func breakAt(buf []byte, j, limit, floor int) int {
+	k := j
+	for k < limit && k < len(buf) && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '\r') {
+		k++
+	}
+	if k < limit && k < len(buf) && buf[k] == '\n' {
+		return k
+	}
+	for k = j; k >= floor && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '>'); k-- {
+	}
+	if k >= floor && buf[k] == '\n' {
+		return k
+	}
+	return -1
+}
+
+// breakStart is where the blanks ending the line before nl begin.
+func breakStart(buf []byte, nl, floor int) int {
+	k := nl
+	for k > floor && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {
+		k--
+	}
+	return k
+}
+
+// breakEnd is where the text after nl's indent or quote marks begins.
+func breakEnd(buf []byte, nl int) int {
+	k := nl + 1
+	for k < len(buf) && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '>') {
+		k++
+	}
+	return k
 }
 
 func lineStart(buf []byte, i, floor int) int {

@@ -59,6 +59,9 @@ const (
 	// maxFillWidth: fmt, mail clients and editors fill lines to at most
 	// 80 columns; pieces of one greater width were cut by a terminal.
 	maxFillWidth = 80
+	// reflowSpread: a re-flowed line ends up to this many columns short
+	// of the width, where the next word would not fit.
+	reflowSpread = 8
 	// wrapScanLines bounds the judging to the head of a huge input.
 	wrapScanLines = 20000
 )
@@ -120,7 +123,18 @@ func detectWrap(buf []byte) wrapping {
 	// reach exactly, since every line longer than it left a piece of it;
 	// in a short paste once is enough at a width terminals open at, and
 	// twice at one wider than re-flowing tools fill to.
-	if n := len(cuts[longest]); longest <= maxHardWidth && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) {
+	//
+	// A re-flowing tool fills its lines to a spread of widths under its
+	// own; a terminal cuts every piece at exactly its width, and the lines
+	// just shorter than it are the few last pieces that happen to end
+	// there. More lines just under the longest width than at it (twice as
+	// many at a width terminals open at) is a re-flowed paste, not a cut
+	// one.
+	below := 0
+	for w := longest - reflowSpread; w < longest; w++ {
+		below += len(cuts[w])
+	}
+	if n := len(cuts[longest]); longest <= maxHardWidth && (below <= n || termWidths[longest] && below <= 2*n) && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) {
 		return wrapping{mode: hardWrap, width: longest, weak: n < minWrapEvidence}
 	}
 	// Word wrapping: nothing longer than a re-flowing width but single
@@ -266,6 +280,58 @@ func (wr wrapping) continues(line, next []byte) (space, ok bool) {
 		return true, w+1+utf8.RuneCount(first) > wr.width
 	}
 	return false, false
+}
+
+// joinBroken joins, in place, the line that ends at buf[brk] with the
+// next one, where the prefilter found one of its patterns broken across
+// that line end: the layout of the paste may be too short or too mixed to
+// judge (a message re-flowed into two or three lines, a quoted traceback),
+// but a known phrase cut at a space is evidence of the wrap at that break.
+// The pair must still read as a re-flowed line (wrappedPair). The rest of
+// the next line moves up behind a single space, and spaces pad it to where
+// it ended, so no other offset in buf changes. It returns the offset the
+// join leaves in the line (see wrapping.join), or -1 when it joins nothing.
+func joinBroken(buf []byte, brk int) int {
+	if brk >= len(buf) || buf[brk] != '\n' {
+		return -1 // joined already
+	}
+	ls := bytes.LastIndexByte(buf[:brk], '\n') + 1
+	line := bytes.TrimRight(trimCR(buf[ls:brk]), " \t")
+	c := brk + 1
+	for c < len(buf) && (buf[c] == ' ' || buf[c] == '\t' || buf[c] == '>') {
+		c++
+	}
+	end := len(buf)
+	if e := bytes.IndexByte(buf[c:], '\n'); e >= 0 {
+		end = c + e
+	}
+	next := trimCR(buf[c:end])
+	if !wrappedPair(line, next) {
+		return -1
+	}
+	at := ls + len(line)
+	buf[at] = ' '
+	n := copy(buf[at+1:], next)
+	for k := at + 1 + n; k < c+len(next); k++ {
+		buf[k] = ' '
+	}
+	return at + 1
+}
+
+// wrappedPair says whether next (its indent or quote marks set aside) can
+// be the rest of line: a re-flowing tool breaks a line only where the next
+// word would not fit, so line and that word together are wider than any
+// tool fills to, and neither is a row of a table nor next a record of its
+// own.
+func wrappedPair(line, next []byte) bool {
+	if len(line) == 0 || len(next) == 0 || tableLine(line) || tableLine(next) || startsRecord(next) {
+		return false
+	}
+	word := next
+	if i := bytes.IndexByte(word, ' '); i >= 0 {
+		word = word[:i]
+	}
+	return utf8.RuneCount(line)+1+utf8.RuneCount(word) > minWrapWidth
 }
 
 // recordStarts are the openings of a line that begins something new, never

@@ -1,6 +1,7 @@
 package logparse
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -175,4 +176,124 @@ func flow(s string, width int) string {
 		col += len(w)
 	}
 	return b.String() + "\n"
+}
+
+// brokenPatterns are phrases of the kind the knowledge base anchors on,
+// each with spaces a re-flowing tool may break at.
+var brokenPatterns = []string{"CUDA out of memory", "device-side assert triggered",
+	"no kernel image is available", "CUBLAS_STATUS_EXECUTION_FAILED when calling", "unhandled system error"}
+
+// parseLines parses s with brokenPatterns and Triggers and returns the
+// text of every event line by its number.
+func parseLines(t *testing.T, s string) map[int]string {
+	t.Helper()
+	pf := NewPrefilter(append(Triggers(), brokenPatterns...))
+	got := map[int]string{}
+	err := Parse(context.Background(), strings.NewReader(s), "t.log", pf, func(e Event) {
+		for _, l := range e.Lines {
+			got[l.N] = l.Text
+		}
+		for _, ex := range e.Chain {
+			for _, l := range ex.Lines {
+				got[l.N] = l.Text
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// A phrase broken at a space across a line end is joined back even where
+// the paste is too short or mixed to show how it was wrapped: the phrase
+// itself shows the break. Line numbers stay those of the input.
+func TestBrokenPhraseIsJoined(t *testing.T) {
+	for _, tc := range []struct {
+		name, log, want string
+		line            int
+	}{{
+		name: "reflowed at 80 columns",
+		log: "Epoch 3 step 1200 loss 2.31\n" +
+			"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total\n" +
+			"capacity; 75.20 GiB already allocated)\n",
+		want: "RuntimeError: CUDA out of memory.", line: 2,
+	}, {
+		name: "phrase across the break",
+		log: "step 10\n" +
+			"torch.OutOfMemoryError: the allocator reports CUDA out of\n" +
+			"memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB\n",
+		want: "torch.OutOfMemoryError: the allocator reports CUDA out of memory. Tried to allocate 20.00 MiB.", line: 2,
+	}, {
+		name: "quoted traceback",
+		log: "> Traceback (most recent call last):\n" +
+			">   File \"train.py\", line 12, in <module>\n" +
+			">     loss.backward()\n" +
+			"> RuntimeError: CUDA error: device-side assert\n" +
+			"> triggered. Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+		want: "RuntimeError: CUDA error: device-side assert triggered.", line: 4,
+	}, {
+		name: "indented continuation, kept space, CRLF",
+		log: "[rank0]: step 5\r\n" +
+			"    RuntimeError: CUDA error: no kernel image is \r\n" +
+			"        available for execution on the device (sm_120 is not supported)\r\n",
+		want: "RuntimeError: CUDA error: no kernel image is available for execution on the device", line: 2,
+	}, {
+		name: "NCCL, three lines",
+		log: "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled\n" +
+			"system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n" +
+			"ncclSystemError: System call (e.g. socket, malloc) or external library call failed\n",
+		want: "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (run with", line: 1,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseLines(t, tc.log)
+			if !strings.Contains(got[tc.line], tc.want) {
+				t.Errorf("line %d reads %q, want it to hold %q (all: %v)", tc.line, got[tc.line], tc.want, got)
+			}
+		})
+	}
+}
+
+// Two lines that only happen to put a phrase's words on either side of a
+// line end stay apart: a short line is not a re-flowed one, a phrase's
+// edge space is no inner break, and a record or table row opens a line of
+// its own.
+func TestUnbrokenLinesStayApart(t *testing.T) {
+	for _, tc := range []struct{ name, log string }{
+		{"short line", "allocator: CUDA out of\nmemory pool enabled, 2 GiB reserved for the cache\n"},
+		{"record after", "2024-05-01 12:00:01 worker 3 reports its allocator ran CUDA out of\n[rank1]: memory stats: 12 GiB reserved, 3 GiB active, 1 GiB inactive\n"},
+		{"table row after", "| torch 2.3.0 built for sm_80 sm_90: no kernel image is |\n| available for sm_120 cards in this build, per the matrix          |\n"},
+		{"different words", "RuntimeError: the kernel launch failed with an unhandled system\nerrors counter reset at step 400; continuing the run without a restart\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := []byte(tc.log)
+			pf := NewPrefilter(append(Triggers(), brokenPatterns...))
+			if _, joins := candidates(pf, buf, nil); len(joins) != 0 || string(buf) != tc.log {
+				t.Errorf("joined at %v:\n%s", joins, buf)
+			}
+		})
+	}
+}
+
+// The prefilter finds a phrase broken at each of its inner spaces, in
+// every way a line end can stand for the space; an indented or quoted rest
+// it finds where its sampling meets the unbroken part of the phrase (the
+// parse tests above), which this does not promise.
+func TestPrefilterFindsBrokenPhrase(t *testing.T) {
+	pf := NewPrefilter(brokenPatterns)
+	for _, pat := range brokenPatterns {
+		for i := 0; i < len(pat); i++ {
+			if pat[i] != ' ' || !innerBreak([]byte(pat), i) {
+				continue
+			}
+			for _, brk := range lineEnds {
+				head := strings.Repeat("x", 60) + " " + pat[:i]
+				buf := []byte("step 1\n" + head + brk + pat[i+1:] + " tail\nstep 2\n")
+				cur := pf.Cursor(buf)
+				if n := cur.Next(0); n != 7 || len(cur.Breaks) != 1 {
+					t.Errorf("%q broken by %q: line %d, breaks %v", pat, brk, n, cur.Breaks)
+				}
+			}
+		}
+	}
 }
