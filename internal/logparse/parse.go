@@ -82,7 +82,8 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		if first.data != nil {
 			first.data, first.joins = wr.join(first.data, nil)
 			var cands []int
-			cands, first.joins = candidates(pf, first.data, first.joins)
+			// Only an input of one chunk can be a paste (see Prefilter).
+			cands, first.joins = candidates(pf, first.data, first.joins, true)
 			p.chunk(first.data, cands, first.joins)
 			chunkPool.Put(first.owner)
 		}
@@ -103,7 +104,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		go func() {
 			for pc := range jobs {
 				pc.data, pc.joins = wr.join(stripEscapes(pc.data), nil)
-				pc.cands, pc.joins = candidates(pf, pc.data, pc.joins)
+				pc.cands, pc.joins = candidates(pf, pc.data, pc.joins, false)
 				close(pc.ready)
 			}
 		}()
@@ -290,11 +291,17 @@ func (c *chunker) produce(first piece, out, jobs chan<- *piece, done <-chan stru
 }
 
 // candidates lists the starts of the lines of buf the prefilter selects.
-// A pattern it finds broken across a line end (a re-flowed paste) joins
-// the two lines in place (see joinBroken); joins, the sorted offsets of
-// the line breaks removed before, comes back with those added.
-func candidates(pf *Prefilter, buf []byte, joins []int) ([]int, []int) {
-	cur := pf.Cursor(buf)
+// In a paste, a pattern found broken across a line end (re-flowed text)
+// joins the two lines in place (see joinBroken); joins, the sorted
+// offsets of the line breaks removed before, comes back with those added.
+// A log longer than a chunk was written by a program, which never
+// re-flows its own output, so it is scanned without that search.
+func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []int) {
+	scan := pf
+	if paste && pf.Pasted != nil {
+		scan = pf.Pasted
+	}
+	cur := scan.Cursor(buf)
 	var out []int
 	for pos := 0; pos < len(buf); {
 		n := cur.Next(pos)

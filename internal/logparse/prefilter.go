@@ -14,10 +14,16 @@ import (
 // most L-3 cannot miss it. Patterns too short for the sampled table are
 // searched with bytes.Index.
 //
-// A pattern is also found where a re-flowed paste broke it at one of its
-// spaces ("CUDA out of" / "memory"): see spanMatch. The cursor reports
-// such breaks, and candidates joins the two lines.
+// Its twin for pastes (Pasted) also finds a pattern where a re-flowed
+// paste broke it at one of its spaces ("CUDA out of" / "memory"): see
+// spanMatch. The cursor reports such breaks, and candidates joins the two
+// lines. That costs a denser table and a second try at every near miss,
+// so only short inputs, the size of a paste, are scanned with it.
 type Prefilter struct {
+	// Pasted is this filter's twin that also finds broken patterns; nil
+	// in the twin itself.
+	Pasted  *Prefilter
+	reflow  bool
 	stride  int
 	bits    [1 << hashBits / 64]uint64
 	start   [1<<16 + 1]int32 // CSR index of entries per hash
@@ -100,9 +106,16 @@ const hashBits = 20
 // base avoids such anchors.
 const minSampled = 4
 
-// NewPrefilter builds the filter once for a pattern set.
+// NewPrefilter builds the filter, and its twin for pastes, once for a
+// pattern set.
 func NewPrefilter(patterns []string) *Prefilter {
-	p := &Prefilter{}
+	p := newPrefilter(patterns, false)
+	p.Pasted = newPrefilter(patterns, true)
+	return p
+}
+
+func newPrefilter(patterns []string, reflow bool) *Prefilter {
+	p := &Prefilter{reflow: reflow}
 	seen := map[string]bool{}
 	minLen := 1 << 30
 	for id, s := range patterns {
@@ -141,10 +154,14 @@ func NewPrefilter(patterns []string) *Prefilter {
 		lo := rarestBlock(s, minLen)
 		hd, mk := headOf(s)
 		for off := lo; off+4 <= lo+minLen; off++ {
-			// Each window also stands indexed with one of its inner spaces
-			// as a line break: a pattern broken there still shows every
-			// window of its block, so the stride still finds it.
-			for _, g := range brokenGrams(s, off) {
+			// For pastes, each window also stands indexed with one of its
+			// inner spaces as a line break: a pattern broken there still
+			// shows every window of its block, so the stride still finds it.
+			grams := [][4]byte{[4]byte(s[off : off+4])}
+			if reflow {
+				grams = brokenGrams(s, off)
+			}
+			for _, g := range grams {
 				h := hash4(g[:])
 				all = append(all, kv{h >> (hashBits - 16), pfEntry{int32(i), int32(off), binary.LittleEndian.Uint32(g[:]), hd, mk, isNumber(s)}})
 				p.bits[h>>6] |= 1 << (h & 63)
@@ -399,6 +416,9 @@ func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) (int, int)
 		pat := p.pats[e.pat]
 		if at >= from && e.sameHead(buf, at) && at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
 			return at, -1
+		}
+		if !p.reflow {
+			continue
 		}
 		if start, end, brk := spanMatch(buf, i, int(e.off), pat, from); brk >= 0 && wholeWords(buf, start, end) && (!e.number || wholeNumber(buf, start, end-start)) {
 			return start, brk

@@ -268,17 +268,18 @@ func TestUnbrokenLinesStayApart(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			buf := []byte(tc.log)
 			pf := NewPrefilter(append(Triggers(), brokenPatterns...))
-			if _, joins := candidates(pf, buf, nil); len(joins) != 0 || string(buf) != tc.log {
+			if _, joins := candidates(pf, buf, nil, true); len(joins) != 0 || string(buf) != tc.log {
 				t.Errorf("joined at %v:\n%s", joins, buf)
 			}
 		})
 	}
 }
 
-// The prefilter finds a phrase broken at each of its inner spaces, in
-// every way a line end can stand for the space; an indented or quoted rest
-// it finds where its sampling meets the unbroken part of the phrase (the
-// parse tests above), which this does not promise.
+// The prefilter's twin for pastes finds a phrase broken at each of its
+// inner spaces, in every way a line end can stand for the space; an
+// indented or quoted rest it finds where its sampling meets the unbroken
+// part of the phrase (the parse tests above), which this does not promise.
+// The filter for long logs finds only whole phrases.
 func TestPrefilterFindsBrokenPhrase(t *testing.T) {
 	pf := NewPrefilter(brokenPatterns)
 	for _, pat := range brokenPatterns {
@@ -289,9 +290,12 @@ func TestPrefilterFindsBrokenPhrase(t *testing.T) {
 			for _, brk := range lineEnds {
 				head := strings.Repeat("x", 60) + " " + pat[:i]
 				buf := []byte("step 1\n" + head + brk + pat[i+1:] + " tail\nstep 2\n")
-				cur := pf.Cursor(buf)
+				cur := pf.Pasted.Cursor(buf)
 				if n := cur.Next(0); n != 7 || len(cur.Breaks) != 1 {
 					t.Errorf("%q broken by %q: line %d, breaks %v", pat, brk, n, cur.Breaks)
+				}
+				if n := pf.Cursor(buf).Next(0); n != -1 {
+					t.Errorf("%q broken by %q: the filter for long logs found line %d", pat, brk, n)
 				}
 			}
 		}
