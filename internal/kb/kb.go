@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -255,6 +256,8 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 	var prec Precedence
 	var loaded []*Class
 	var statusYAML, rootsYAML []byte
+	var names []string
+	var files [][]byte
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
@@ -263,33 +266,27 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.Name() == "surface-roots.yaml" {
+		switch e.Name() {
+		case "surface-roots.yaml":
 			rootsYAML = b
-			continue
-		}
-		if e.Name() == "statuses.yaml" {
+		case "statuses.yaml":
 			statusYAML = b
-			continue
-		}
-		if e.Name() == "precedence.yaml" {
+		case "precedence.yaml":
 			if err := yaml.UnmarshalWithOptions(b, &prec, yaml.Strict()); err != nil {
 				return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
 			}
-			continue
+		default:
+			names = append(names, e.Name())
+			files = append(files, b)
 		}
-		var c Class
-		if err := yaml.UnmarshalWithOptions(bytes.TrimSpace(b), &c, yaml.Strict()); err != nil {
-			return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
-		}
-		if want := strings.TrimSuffix(e.Name(), ".yaml"); c.ID != want {
-			return nil, fmt.Errorf("knowledge base %s: id %q must equal the file name %q", e.Name(), c.ID, want)
-		}
-		if err := c.compile(); err != nil {
-			return nil, fmt.Errorf("knowledge base %s: %w", e.Name(), err)
-		}
-		c.document()
-		loaded = append(loaded, &c)
-		k.byID[c.ID] = &c
+	}
+	classes, err := decodeClasses(names, files)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range classes {
+		loaded = append(loaded, c)
+		k.byID[c.ID] = c
 	}
 	for i, id := range prec.Order {
 		if _, dup := k.rank[id]; dup {
@@ -335,6 +332,52 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// decodeClasses decodes and compiles each class file, a few at a time:
+// decoding YAML is most of the start-up of every command that reads logs,
+// and the files are independent. The classes come back in the files'
+// order, and the first error in that order is the one reported.
+func decodeClasses(names []string, files [][]byte) ([]*Class, error) {
+	classes := make([]*Class, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				classes[i], errs[i] = decodeClass(names[i], files[i])
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return classes, nil
+}
+
+func decodeClass(name string, b []byte) (*Class, error) {
+	var c Class
+	if err := yaml.UnmarshalWithOptions(bytes.TrimSpace(b), &c, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("knowledge base %s: %w", name, err)
+	}
+	if want := strings.TrimSuffix(name, ".yaml"); c.ID != want {
+		return nil, fmt.Errorf("knowledge base %s: id %q must equal the file name %q", name, c.ID, want)
+	}
+	if err := c.compile(); err != nil {
+		return nil, fmt.Errorf("knowledge base %s: %w", name, err)
+	}
+	c.document()
+	return &c, nil
 }
 
 // genericKeywords would let most lines of a training log through the
