@@ -175,7 +175,7 @@ func forkingLoader(f *pycheck.File, call *pycheck.Node) bool {
 
 // cudaUses finds calls in [start, end) that initialise CUDA or put data on
 // it: x.cuda(), x.to("cuda..."), factories with device="cuda...",
-// torch.cuda.set_device/synchronize.
+// torch.cuda.set_device/init/current_device.
 func cudaUses(f *pycheck.File, start, end int) []*pycheck.Node {
 	var out []*pycheck.Node
 	for _, c := range f.CallsAt(".cuda(", start, end) {
@@ -215,8 +215,16 @@ func cudaUses(f *pycheck.File, start, end int) []*pycheck.Node {
 			out = append(out, call)
 		}
 	}
-	for _, c := range f.CallsAt("cuda.set_device(", start, end) {
-		out = append(out, c)
+	// torch.cuda calls that create the context on the current device
+	// (is_available and device_count do not: they leave fork safe). A
+	// synchronize() before a fork is left out: it drains copies to the host
+	// for a child that writes them out without CUDA (async checkpointing).
+	for _, fn := range []string{"set_device", "init", "current_device"} {
+		for _, c := range f.CallsAt("cuda."+fn+"(", start, end) {
+			if q := f.Model().QualifiedCallee(c); q == "torch.cuda."+fn || fn == "set_device" {
+				out = append(out, c)
+			}
+		}
 	}
 	sortNodes(out)
 	return out

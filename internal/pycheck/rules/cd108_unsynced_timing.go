@@ -67,17 +67,27 @@ func checkCD108(p *pycheck.Pass) {
 		}
 	}
 	for _, end := range clocks {
-		start := clockStart(f, m, end)
+		start, carried := clockStart(f, m, end)
 		// t = time.time(); t - t: the start is the end itself.
 		if start == nil || start.EndByte() > end.StartByte() {
 			continue
 		}
-		// A start read in another loop iteration or before a yield does not
-		// bracket one stretch of work.
-		if f.Loop(start) != f.Loop(end) || bytes.Contains(f.Src[start.EndByte():end.StartByte()], []byte("yield")) {
+		from := int(start.EndByte())
+		// end = time.time() as the loop body's last step, read at the next
+		// iteration's `time.time() - end`: each iteration's body up to the
+		// clock is timed (the batch_time of the ImageNet example).
+		if carried {
+			if body := f.Loop(end).ChildByFieldName("body"); body != nil {
+				from = int(body.StartByte())
+			}
+		} else if f.Loop(start) != f.Loop(end) {
+			// A start read in another loop does not bracket one stretch of work.
 			continue
 		}
-		work, synced := timedWork(f, m, int(start.EndByte()), end, helpersOnly)
+		if bytes.Contains(f.Src[from:end.StartByte()], []byte("yield")) {
+			continue
+		}
+		work, synced := timedWork(f, m, from, end, helpersOnly)
 		if work == nil || synced {
 			continue
 		}
@@ -183,7 +193,9 @@ func takesCUDAValue(f *pycheck.File, c, scope *pycheck.Node) bool {
 	return false
 }
 
-func clockStart(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) *pycheck.Node {
+// clockStart is the clock read the end is subtracted from, and whether a
+// read later in the end's own loop also reaches it around the back edge.
+func clockStart(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) (*pycheck.Node, bool) {
 	var start *pycheck.Node
 	if p := upParen(end).Parent(); p != nil && p.Type() == "binary_operator" && f.Text(p.ChildByFieldName("operator")) == "-" && same(pycheck.Unparen(p.ChildByFieldName("left")), end) {
 		start = pycheck.Unparen(p.ChildByFieldName("right"))
@@ -196,25 +208,29 @@ func clockStart(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) *pycheck.N
 		}
 	}
 	if start == nil || !pycheck.IsPlace(start) {
-		return nil
+		return nil, false
 	}
 	// The clock read the start holds: every assignment of it that reaches
 	// the subtraction reads a clock (a start set on one branch only to
 	// something else is not a timing), the last of them in the source.
 	var rhs *pycheck.Node
+	carried := false
 	for _, d := range f.Flow(f.Scope(end)).ReachingDefs(start, start) {
 		v := pycheck.Unparen(defValue(d))
 		if v == nil || v.Type() != "call" || !clockFuncs[m.QualifiedCallee(v)] {
-			return nil
+			return nil, false
+		}
+		if loop := f.Loop(end); loop != nil && v.StartByte() > end.StartByte() && f.Loop(v) == loop {
+			carried = true
 		}
 		if v.StartByte() < end.StartByte() && (rhs == nil || v.StartByte() > rhs.StartByte()) {
 			rhs = v
 		}
 	}
 	if rhs == nil || rhs.Type() != "call" || !clockFuncs[m.QualifiedCallee(rhs)] {
-		return nil
+		return nil, false
 	}
-	return rhs
+	return rhs, carried
 }
 
 func containsAny(s string, subs []string) bool {

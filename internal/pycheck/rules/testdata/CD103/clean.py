@@ -64,3 +64,11 @@ class OnDevice(Dataset):
 
 def device_loader(items):
     return DataLoader(OnDevice(items, "cpu"), num_workers=2)
+
+
+def pool_after_availability_check(items):
+    # is_available() and device_count() do not create a CUDA context.
+    if torch.cuda.is_available() and torch.cuda.device_count() > 1:
+        with mp.get_context("fork").Pool(2) as pool:
+            return pool.map(abs, items)
+    return [abs(i) for i in items]

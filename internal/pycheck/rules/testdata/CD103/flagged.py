@@ -45,3 +45,9 @@ class OnDevice(Dataset):
 
 def device_loader(items):
     return DataLoader(OnDevice(items, torch.device("cuda")), num_workers=2)
+
+
+def pool_after_init(items):
+    torch.cuda.init()
+    with mp.Pool(2) as pool:  # want CD103
+        return pool.map(work, items)

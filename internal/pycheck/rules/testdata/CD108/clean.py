@@ -115,3 +115,17 @@ def timed_loop(model, batches):
         model(b.cuda())
         torch.cuda.synchronize()
     return time.perf_counter() - t0
+
+
+def train_epoch_batch_time(model, loader, opt):
+    end = time.time()
+    for x, y in loader:
+        data_time = time.time() - end
+        loss = model(x.cuda(non_blocking=True), y.cuda(non_blocking=True))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+        batch_time = time.time() - end
+        end = time.time()
+        print(data_time, batch_time)

@@ -45,3 +45,15 @@ def timed_either(model, x, warm):
     y = model(x.cuda())
     elapsed = time.perf_counter() - t0  # want CD108
     return y, elapsed
+
+
+def train_epoch_batch_time(model, loader, opt):
+    end = time.time()
+    for x, y in loader:
+        loss = model(x.cuda(non_blocking=True), y.cuda(non_blocking=True))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        batch_time = time.time() - end  # want CD108
+        end = time.time()
+        print(batch_time)

@@ -1,0 +1,18 @@
+import multiprocessing as mp
+
+import torch
+
+
+def work(i):
+    return torch.ones(2, device="cuda").sum().item() + i
+
+
+def main():
+    torch.cuda.init()
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        print(pool.map(work, range(4)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+import torch
+
+
+def train(model, loader, opt, accum=4):
+    logged = 0.0
+    for i, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y) / accum
+        loss.backward()
+        logged += loss  # want CD107
+        if (i + 1) % accum == 0:
+            opt.step()
+            opt.zero_grad()
+    return logged
