@@ -84,7 +84,7 @@ var failureTriggers = slices.Concat(fatalTriggers, torchErrorTemplates)
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		rest := slices.Concat(logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords())
+		rest := slices.Concat(logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords(), hardwareCauseWords)
 		pats := slices.Concat(as, rest)
 		e.pf = logparse.NewPrefilter(pats)
 		// A text that is both a signature's anchor and a trigger of its

@@ -1,0 +1,67 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// A report that puts the failure down to the hardware makes hardware-fault
+// the root of the access fault or unknown error it shows, with that line as
+// evidence; a report that rules the hardware out, or says nothing of it,
+// keeps the surface class.
+func TestHardwareWordsRefine(t *testing.T) {
+	e := New(kb.MustDefault())
+	illegal := "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	unknown := "RuntimeError: CUDA error: unknown error\n"
+	for _, c := range []struct {
+		name, log, want string
+		line            int
+	}{
+		// rwth-i6/returnn issue 1520: the maintainer's own note above the log.
+		{"stated", "It's likely a hardware issue.\n" + unknown, "hardware-fault", 1},
+		{"faulty card", illegal + "Swapping slots showed the faulty card is GPU 2.\n", "hardware-fault", 2},
+		{"undervolt", illegal + "it's my undervolting of my graphics card\n", "hardware-fault", 2},
+		{"negated", "I don't think it is a hardware issue, the card passes gpu-burn.\n" + illegal, "illegal-address", 0},
+		{"ruled out", "Ruled out: hardware problems, drivers, memory.\n" + illegal, "illegal-address", 0},
+		{"silent", illegal, "illegal-address", 0},
+		// The words apply to the faults a GPU hides behind, not to any error.
+		{"other class", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\nmaybe a faulty card?\n", "oom", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := explainText(t, e, c.log)
+			if len(fs) == 0 || fs[0].Class != c.want {
+				t.Fatalf("got %+v, want %s", fs, c.want)
+			}
+			if c.line == 0 {
+				return
+			}
+			found := false
+			for _, ev := range fs[0].Evidence {
+				found = found || ev.Line == c.line
+			}
+			if !found {
+				t.Errorf("line %d is not evidence: %+v", c.line, fs[0].Evidence)
+			}
+		})
+	}
+}
+
+func TestHardwareStated(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"It IS indeed some sort of Hardware issue,", true},
+		{"the riser is broken", true},
+		{"an unstable overclock on one card", true},
+		{"✅ Underclocking GPU, raising voltages etc.. (in case stock overclock would be unstable)", false},
+		{"this is not a hardware problem", false},
+		{"a hardware-accelerated decoder", false},
+		{"broken pipe", false},
+	} {
+		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
+			t.Errorf("%q: got %v", c.text, got)
+		}
+	}
+}
