@@ -319,7 +319,13 @@ var (
 	// operation failed: out of memory" (gpu_kernel_helpers.cc, jaxlib
 	// 0.1-0.4).
 	errorContexts = []string{" cuda error ", " cuda runtime ", " cuda driver error ", " cuda failure ", " gpuassert ",
-		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda ", " cuda driver ", " cuda operation failed "}
+		" cuda api ", " cudaerror", " thcudacheck ", " cuda call ", " cuda rt ", " cudart ", " error 217 ", " thrust system ", " error cuda ", " cuda driver ", " cuda operation failed ",
+		// A check macro that compares a result with cudaSuccess, and a
+		// line naming cudaMalloc itself, speak of a CUDA call's result:
+		// faiss prints "'err == cudaSuccess' failed: failed to cudaMalloc
+		// N bytes (error 2 out of memory)" and, wrapped, "(cudaMalloc error
+		// out of memory [2])".
+		" cudasuccess ", " cudamalloc "}
 )
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
