@@ -24,6 +24,7 @@ func TestPrecedencePairs(t *testing.T) {
 		{"device-assert-index", "nccl-error", "a crashing rank makes the others time out"},
 		{"device-assert-index", "illegal-address", "the assert is the first error; later kernels fail on the broken context"},
 		{"misaligned-address", "illegal-address", "a misaligned access is the more specific memory error"},
+		{"launch-config", "illegal-address", "a refused launch is not sticky; the faults beside it read what its kernel never wrote"},
 		{"host-killed", "nccl-error", "a killed rank makes the others time out"},
 		{"hardware-fault", "illegal-address", "hardware faults surface as illegal addresses"},
 		{"hardware-fault", "nccl-error", "hardware faults break collectives"},
