@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.895, top3: 0.936, silent: 0.018, deep: 0.586},
-	Test: {top1: 0.786, top3: 0.846, silent: 0.079, deep: 0.309},
+	Test: {top1: 0.789, top3: 0.849, silent: 0.076, deep: 0.309},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.895, 0.018}, Test: {0.783, 0.082}},
-	"rank-prefix": {Tune: {0.895, 0.018}, Test: {0.786, 0.082}},
-	"hard-wrap":   {Tune: {0.885, 0.025}, Test: {0.783, 0.079}},
-	"word-wrap":   {Tune: {0.869, 0.042}, Test: {0.756, 0.109}},
-	"timestamps":  {Tune: {0.895, 0.018}, Test: {0.786, 0.082}},
-	"crlf":        {Tune: {0.895, 0.018}, Test: {0.786, 0.079}},
-	"progress":    {Tune: {0.894, 0.019}, Test: {0.786, 0.079}},
-	"noise":       {Tune: {0.891, 0.022}, Test: {0.786, 0.082}},
-	"slurm":       {Tune: {0.896, 0.002}, Test: {0.792, 0.001}},
-	"conda":       {Tune: {0.895, 0.018}, Test: {0.786, 0.079}},
-	"ansi":        {Tune: {0.895, 0.018}, Test: {0.786, 0.079}},
-	"rich":        {Tune: {0.892, 0.020}, Test: {0.783, 0.079}},
-	"ranks":       {Tune: {0.892, 0.018}, Test: {0.789, 0.082}},
-	"compose":     {Tune: {0.892, 0.021}, Test: {0.789, 0.079}},
+	"srun-label":  {Tune: {0.895, 0.018}, Test: {0.786, 0.079}},
+	"rank-prefix": {Tune: {0.895, 0.018}, Test: {0.789, 0.079}},
+	"hard-wrap":   {Tune: {0.886, 0.025}, Test: {0.786, 0.076}},
+	"word-wrap":   {Tune: {0.870, 0.042}, Test: {0.759, 0.106}},
+	"timestamps":  {Tune: {0.895, 0.018}, Test: {0.789, 0.079}},
+	"crlf":        {Tune: {0.895, 0.018}, Test: {0.789, 0.076}},
+	"progress":    {Tune: {0.895, 0.019}, Test: {0.789, 0.076}},
+	"noise":       {Tune: {0.892, 0.022}, Test: {0.789, 0.079}},
+	"slurm":       {Tune: {0.897, 0.002}, Test: {0.795, 0.001}},
+	"conda":       {Tune: {0.895, 0.018}, Test: {0.789, 0.076}},
+	"ansi":        {Tune: {0.895, 0.018}, Test: {0.789, 0.076}},
+	"rich":        {Tune: {0.893, 0.020}, Test: {0.786, 0.076}},
+	"ranks":       {Tune: {0.892, 0.018}, Test: {0.792, 0.079}},
+	"compose":     {Tune: {0.893, 0.021}, Test: {0.792, 0.076}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
