@@ -380,8 +380,13 @@ func (s *source) group() ([]*failure, []summaryRef, string) {
 				if cmd == "" {
 					cmd = c
 				}
-				anchorOf[i] = nil
-				continue
+				// The command's own event is no failure; the lines the
+				// parser grouped after it (the program's first output,
+				// a loader warning) still may be.
+				if len(ev.Lines) == 1 {
+					anchorOf[i] = nil
+					continue
+				}
 			}
 		}
 		if ev.Kind == logparse.KindTraceback && !isLauncherTraceback(ev) {

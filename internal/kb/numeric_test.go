@@ -21,6 +21,10 @@ func TestNumericErrorCodes(t *testing.T) {
 		{"cudaMalloc(&buf, bytes) returned 2", "oom"},
 		{"load_weights() returned 2 tensors", ""},
 		{"Return value 46 from my_callback()", ""},
+		{"RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was att", "driver-too-old"},
+		{"RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupp", "driver-too-old"},
+		{"Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized", "cuda-unavailable"},
+		{"Error 804: forward compat issue in my_device_count() wrapper", ""},
 	}
 	for _, c := range cases {
 		v, ok := k.Classify([]string{c.line})
