@@ -399,8 +399,18 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, " error(") {
 		familyCode(t, line, add)
 	}
-	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") || strings.Contains(line, "from cudaGetDeviceCount()") {
+	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
 		numberedCode(callResultRE, t, line, add)
+	}
+	if strings.Contains(line, "from cudaGetDeviceCount()") {
+		numberedCode(deviceCountRE, t, line, func(s *Status, text string) {
+			// CUDA failing to start with "out of memory" (WSL, some
+			// containers) is no card run full: the device count stays
+			// the cuda-unavailable report it is.
+			if s.Class != "oom" {
+				add(s, text)
+			}
+		})
 	}
 	norm := normalize(line)
 	ctx := -1
@@ -593,12 +603,15 @@ func familyCode(t *statusTable, line string, add func(*Status, string)) {
 // as C and C++ wrappers print it when they have no name for it: "Return
 // value 46 from 'cudaStreamCreate(&kernel_stream)'", OptiX's
 // "cudaDriver().CuMemcpyDtoHAsync( dstHost, ... ) returned (702): Launch
-// timeout", "cudaMalloc(&p, n) returned 2", and PyTorch's device count
+// timeout", "cudaMalloc(&p, n) returned 2". The call must be named: a bare
+// "returned 2" is no CUDA result.
+var callResultRE = lazyre.New(`(?:\b[Cc]u(?:da)?[A-Z]\w*\(.{0,200}?\)\s+returned\s+\(?(\d{1,3})\)?(?:\D|$)|\b[Rr]eturn value (\d{1,3}) from '?[Cc]u(?:da)?[A-Z]\w*\()`)
+
+// deviceCountRE is the status PyTorch's device count failed with:
 // "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward
 // compatibility was att" (the number read even where the text after it
-// was cut off). The call must be named: a bare "returned 2" is no CUDA
-// result.
-var callResultRE = lazyre.New(`(?:\b[Cc]u(?:da)?[A-Z]\w*\(.{0,200}?\)\s+returned\s+\(?(\d{1,3})\)?(?:\D|$)|\b[Rr]eturn value (\d{1,3}) from '?[Cc]u(?:da)?[A-Z]\w*\(|\bfrom cudaGetDeviceCount\(\)\..{0,200}?\bError (\d{1,3}):)`)
+// was cut off).
+var deviceCountRE = lazyre.New(`\bfrom cudaGetDeviceCount\(\)\..{0,200}?\bError (\d{1,3}):`)
 
 func hexCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := hexCodeRE.FindStringSubmatch(line); m != nil {
