@@ -498,7 +498,7 @@ func (fl *Flow) Contains(n *Node) bool {
 // call's end), or for the target of an assignment (`x = ...`, `x += ...`, `with ... as x`)
 // the end of the piece, since the target is bound after the right side.
 func (fl *Flow) locate(n *Node) (int32, uint32, bool) {
-	if n == nil || !same(fl.f.Scope(n), fl.scope) && !(n.t == fl.scope.t && n.Index() == fl.scope.Index()) {
+	if n == nil || !fl.runsHere(n) && !(n.t == fl.scope.t && n.Index() == fl.scope.Index()) {
 		return 0, 0, false
 	}
 	pos := n.start
@@ -528,6 +528,55 @@ func (fl *Flow) locate(n *Node) (int32, uint32, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// runsHere reports whether n runs in the graph's scope: its own scope is
+// it, or a lambda handed to a call that runs it before returning
+// (`sorted(xs, key=lambda i: t[i].item())`), in the graph's scope.
+func (fl *Flow) runsHere(n *Node) bool {
+	sc := fl.f.Scope(n)
+	for i := 0; i < 4 && !same(sc, fl.scope); i++ {
+		call := eagerCall(fl.f, sc)
+		if call == nil {
+			return false
+		}
+		sc = fl.f.Scope(call)
+	}
+	return same(sc, fl.scope)
+}
+
+// eagerCallers call a function argument before they return.
+var eagerCallers = map[string]bool{"sorted": true, "sort": true, "min": true, "max": true}
+
+// eagerCall is the call a lambda is an argument of (positionally or as
+// key=), when that call runs it before returning; nil otherwise.
+func eagerCall(f *File, lam *Node) *Node {
+	if lam == nil || lam.Type() != "lambda" {
+		return nil
+	}
+	a := lam.Parent()
+	if a != nil && a.Type() == "keyword_argument" {
+		a = a.Parent()
+	}
+	if a == nil || a.Type() != "argument_list" {
+		return nil
+	}
+	call := a.Parent()
+	if call == nil || call.Type() != "call" || !eagerCallers[LastName(f.Callee(call))] {
+		return nil
+	}
+	return call
+}
+
+// bindsParam reports whether an eager lambda between n and the graph's
+// scope takes a parameter named name (its uses are not the scope's).
+func (fl *Flow) bindsParam(n *Node, name string) bool {
+	for sc := fl.f.Scope(n); sc != nil && !same(sc, fl.scope) && sc.Type() == "lambda"; sc = fl.f.Scope(sc) {
+		if ps := sc.ChildByFieldName("parameters"); ps != nil && len(fl.f.Names(name, int(ps.StartByte()), int(ps.EndByte()))) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func same(a, b *Node) bool { return a != nil && b != nil && a.t == b.t && a.Index() == b.Index() }
@@ -741,7 +790,7 @@ func (fl *Flow) Occurrences(place *Node) []*Node {
 	start, end := int(fl.scope.start), int(fl.scope.end)
 	if place.Type() == "identifier" {
 		for _, id := range f.Names(f.Text(place), start, end) {
-			if fl.Contains(id) {
+			if fl.Contains(id) && !fl.bindsParam(id, f.Text(place)) {
 				out = append(out, id)
 			}
 		}

@@ -118,7 +118,7 @@ func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.N
 			continue
 		}
 		callee := f.Callee(c)
-		last := pycheck.LastName(callee)
+		last := pycheck.LastName(m.QualifiedCallee(c))
 		// A project helper imported from elsewhere that neither waits nor
 		// runs CUDA work reads as an unknown call (as it does before its
 		// module is summarised).
@@ -127,6 +127,12 @@ func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.N
 				incidental = append(incidental, c)
 			}
 			if s.RunsCUDA && work == nil && !s.Syncs {
+				work = c
+			}
+			// A helper of the file that names no CUDA still runs on the
+			// GPU when it is handed a tensor put there (a torch.compile'd
+			// step given x = x.cuda()).
+			if !s.Syncs && !s.RunsCUDA && work == nil && !helpersOnly && takesCUDAValue(f, c, scope) {
 				work = c
 			}
 			continue

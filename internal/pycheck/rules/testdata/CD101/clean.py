@@ -196,3 +196,20 @@ def poll_until_copied(t, wait):
     while not ready.query():
         wait()
     return host.numpy()
+
+
+# synchronize imported under another name still waits.
+def synced_through_alias(t):
+    from torch.cuda import synchronize as sync
+
+    host = t.to("cpu", non_blocking=True)
+    sync()
+    return host.tolist()
+
+
+# The key's parameter is its own name, not the copy; the copy is read after the wait.
+def rank_after_sync(scores, names):
+    host = scores.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    vals = host.tolist()
+    return sorted(range(len(names)), key=lambda host: -vals[host])
