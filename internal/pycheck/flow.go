@@ -645,19 +645,54 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 	if !ok {
 		return found
 	}
-	type tgt struct {
-		key int32
-		pos uint32
-		i   int
-	}
-	byKey := map[int32][]tgt{}
+	byKey := map[int32][]searchTarget{}
 	for i, t := range targets {
 		if id, pos, ok := fl.locate(t); ok {
 			k := fl.pieces[id].key
-			byKey[k] = append(byKey[k], tgt{k, pos, i})
+			byKey[k] = append(byKey[k], searchTarget{k, pos, i})
 		}
 	}
-	block := fl.marks(blockers)
+	fl.walk(start, spos, true, byKey, fl.marks(blockers), found, onGPU)
+	return found
+}
+
+// EntryUses lists the uses of place that some path from the scope's
+// entry reaches before place is rebound there and without passing any
+// of blockers: the uses that read the value place held when the function
+// was called (`self.pending` set by another method).
+func (fl *Flow) EntryUses(place *Node, blockers []*Node, onGPU bool) []*Node {
+	var uses []*Node
+	for _, n := range fl.Occurrences(place) {
+		if !IsDef(n) {
+			uses = append(uses, n)
+		}
+	}
+	byKey := map[int32][]searchTarget{}
+	for i, t := range uses {
+		if id, pos, ok := fl.locate(t); ok {
+			k := fl.pieces[id].key
+			byKey[k] = append(byKey[k], searchTarget{k, pos, i})
+		}
+	}
+	found := make([]bool, len(uses))
+	fl.walk(fl.entry, 0, false, byKey, fl.marks(append(fl.Defs(place), blockers...)), found, onGPU)
+	var out []*Node
+	for i, ok := range found {
+		if ok {
+			out = append(out, uses[i])
+		}
+	}
+	return out
+}
+
+type searchTarget struct {
+	key int32
+	pos uint32
+	i   int
+}
+
+// walk is search's forward walk from position spos of piece start.
+func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]searchTarget, block marks, found []bool, onGPU bool) {
 	// enter visits a piece from pos on (after it when strict); it returns
 	// whether the walk goes on past it.
 	enter := func(id int32, pos uint32, strict bool) bool {
@@ -695,7 +730,7 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 	}
 	// The statement at the start is taken to complete (raising in it, the
 	// value asked about would not have been made).
-	if enter(start, spos, true) {
+	if enter(start, spos, strict) {
 		for _, e := range fl.pieces[start].succ {
 			if !(onGPU && e.noGPU) {
 				push(e.to)
@@ -715,7 +750,6 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 		enter(id, 0, false)
 		next(id)
 	}
-	return found
 }
 
 // Reaches reports whether some path runs from `from` (just after it) to

@@ -309,10 +309,6 @@ func (m *Model) summarise(s *FuncSummary) {
 				f.IsTrue(f.Keyword(n, "non_blocking"))) {
 				s.RunsCUDA = true
 			}
-			// torch.zeros(1, device="cuda"): made on the GPU.
-			if d := f.Keyword(n, "device"); d != nil && d.Type() == "string" && cudaString(f.Text(d)) {
-				s.RunsCUDA = true
-			}
 			switch {
 			case m.viaImport(fn):
 				s.ext = append(s.ext, m.Qualified(fn))
@@ -650,10 +646,4 @@ func (f *File) Calls(start, end int) []*Node {
 		}
 	}
 	return out
-}
-
-// cudaString: a string literal naming a CUDA device ("cuda", 'cuda:0').
-func cudaString(lit string) bool {
-	v := strings.Trim(lit, `"'`)
-	return v == "cuda" || strings.HasPrefix(v, "cuda:")
 }

@@ -54,7 +54,7 @@ def pool_after_init(items):
 
 
 def make_cuda_scratch():
-    return torch.zeros(1, device="cuda")
+    return torch.zeros(1).cuda()
 
 
 def pool_after_helper_made_cuda_tensor(items):

@@ -148,3 +148,26 @@ def time_fused_synced(a, fused):
     c = fused(a)
     torch.cuda.synchronize()
     return c, time.perf_counter() - t0
+
+
+import contextlib
+
+
+@contextlib.contextmanager
+def host_stopwatch(name):
+    t0 = time.perf_counter()
+    yield
+    print(name, time.perf_counter() - t0)
+
+
+def timed_forward_synced(model, x):
+    with host_stopwatch("fwd"):
+        y = model(x.to("cuda"))
+        torch.cuda.synchronize()
+    return y
+
+
+def timed_read(path):
+    with host_stopwatch("read"):
+        text = open(path).read()
+    return text

@@ -69,3 +69,19 @@ def time_fused(a, b):
     t0 = time.perf_counter()
     c = fused(a, b)
     return c, time.perf_counter() - t0  # want CD108
+
+
+import contextlib
+
+
+@contextlib.contextmanager
+def stopwatch(name):
+    t0 = time.perf_counter()
+    yield
+    print(name, time.perf_counter() - t0)
+
+
+def timed_forward(model, x):
+    with stopwatch("fwd"):  # want CD108
+        y = model(x.to("cuda"))
+    return y

@@ -7,7 +7,7 @@ def configure(seed):
     torch.manual_seed(seed)
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.deterministic = False
-    return torch.zeros(1, device="cuda")
+    return torch.zeros(1).cuda()
 
 
 def tokenize(line):
