@@ -498,7 +498,7 @@ func (fl *Flow) Contains(n *Node) bool {
 // call's end), or for the target of an assignment (`x = ...`, `x += ...`, `with ... as x`)
 // the end of the piece, since the target is bound after the right side.
 func (fl *Flow) locate(n *Node) (int32, uint32, bool) {
-	if n == nil || !same(fl.f.Scope(n), fl.scope) && !(n.t == fl.scope.t && n.Index() == fl.scope.Index()) {
+	if n == nil || !fl.runsHere(n) && !(n.t == fl.scope.t && n.Index() == fl.scope.Index()) {
 		return 0, 0, false
 	}
 	pos := n.start
@@ -528,6 +528,55 @@ func (fl *Flow) locate(n *Node) (int32, uint32, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// runsHere reports whether n runs in the graph's scope: its own scope is
+// it, or a lambda handed to a call that runs it before returning
+// (`sorted(xs, key=lambda i: t[i].item())`), in the graph's scope.
+func (fl *Flow) runsHere(n *Node) bool {
+	sc := fl.f.Scope(n)
+	for i := 0; i < 4 && !same(sc, fl.scope); i++ {
+		call := eagerCall(fl.f, sc)
+		if call == nil {
+			return false
+		}
+		sc = fl.f.Scope(call)
+	}
+	return same(sc, fl.scope)
+}
+
+// eagerCallers call a function argument before they return.
+var eagerCallers = map[string]bool{"sorted": true, "sort": true, "min": true, "max": true}
+
+// eagerCall is the call a lambda is an argument of (positionally or as
+// key=), when that call runs it before returning; nil otherwise.
+func eagerCall(f *File, lam *Node) *Node {
+	if lam == nil || lam.Type() != "lambda" {
+		return nil
+	}
+	a := lam.Parent()
+	if a != nil && a.Type() == "keyword_argument" {
+		a = a.Parent()
+	}
+	if a == nil || a.Type() != "argument_list" {
+		return nil
+	}
+	call := a.Parent()
+	if call == nil || call.Type() != "call" || !eagerCallers[LastName(f.Callee(call))] {
+		return nil
+	}
+	return call
+}
+
+// bindsParam reports whether an eager lambda between n and the graph's
+// scope takes a parameter named name (its uses are not the scope's).
+func (fl *Flow) bindsParam(n *Node, name string) bool {
+	for sc := fl.f.Scope(n); sc != nil && !same(sc, fl.scope) && sc.Type() == "lambda"; sc = fl.f.Scope(sc) {
+		if ps := sc.ChildByFieldName("parameters"); ps != nil && len(fl.f.Names(name, int(ps.StartByte()), int(ps.EndByte()))) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func same(a, b *Node) bool { return a != nil && b != nil && a.t == b.t && a.Index() == b.Index() }
@@ -596,19 +645,54 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 	if !ok {
 		return found
 	}
-	type tgt struct {
-		key int32
-		pos uint32
-		i   int
-	}
-	byKey := map[int32][]tgt{}
+	byKey := map[int32][]searchTarget{}
 	for i, t := range targets {
 		if id, pos, ok := fl.locate(t); ok {
 			k := fl.pieces[id].key
-			byKey[k] = append(byKey[k], tgt{k, pos, i})
+			byKey[k] = append(byKey[k], searchTarget{k, pos, i})
 		}
 	}
-	block := fl.marks(blockers)
+	fl.walk(start, spos, true, byKey, fl.marks(blockers), found, onGPU)
+	return found
+}
+
+// EntryUses lists the uses of place that some path from the scope's
+// entry reaches before place is rebound there and without passing any
+// of blockers: the uses that read the value place held when the function
+// was called (`self.pending` set by another method).
+func (fl *Flow) EntryUses(place *Node, blockers []*Node, onGPU bool) []*Node {
+	var uses []*Node
+	for _, n := range fl.Occurrences(place) {
+		if !IsDef(n) {
+			uses = append(uses, n)
+		}
+	}
+	byKey := map[int32][]searchTarget{}
+	for i, t := range uses {
+		if id, pos, ok := fl.locate(t); ok {
+			k := fl.pieces[id].key
+			byKey[k] = append(byKey[k], searchTarget{k, pos, i})
+		}
+	}
+	found := make([]bool, len(uses))
+	fl.walk(fl.entry, 0, false, byKey, fl.marks(append(fl.Defs(place), blockers...)), found, onGPU)
+	var out []*Node
+	for i, ok := range found {
+		if ok {
+			out = append(out, uses[i])
+		}
+	}
+	return out
+}
+
+type searchTarget struct {
+	key int32
+	pos uint32
+	i   int
+}
+
+// walk is search's forward walk from position spos of piece start.
+func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]searchTarget, block marks, found []bool, onGPU bool) {
 	// enter visits a piece from pos on (after it when strict); it returns
 	// whether the walk goes on past it.
 	enter := func(id int32, pos uint32, strict bool) bool {
@@ -646,7 +730,7 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 	}
 	// The statement at the start is taken to complete (raising in it, the
 	// value asked about would not have been made).
-	if enter(start, spos, true) {
+	if enter(start, spos, strict) {
 		for _, e := range fl.pieces[start].succ {
 			if !(onGPU && e.noGPU) {
 				push(e.to)
@@ -666,7 +750,6 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 		enter(id, 0, false)
 		next(id)
 	}
-	return found
 }
 
 // Reaches reports whether some path runs from `from` (just after it) to
@@ -741,7 +824,7 @@ func (fl *Flow) Occurrences(place *Node) []*Node {
 	start, end := int(fl.scope.start), int(fl.scope.end)
 	if place.Type() == "identifier" {
 		for _, id := range f.Names(f.Text(place), start, end) {
-			if fl.Contains(id) {
+			if fl.Contains(id) && !fl.bindsParam(id, f.Text(place)) {
 				out = append(out, id)
 			}
 		}

@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`); the read is followed along the function's control flow (branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), and from an attribute of self into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -44,7 +44,9 @@ var hostReads = map[string]bool{"tolist": true, "numpy": true, "item": true, "__
 // passOn are methods that hand a copy on without reading its data on the
 // host: a copy back to the device runs on the same stream, after the first.
 var passOn = map[string]bool{"to": true, "cuda": true, "pin_memory": true, "record_stream": true, "share_memory_": true,
-	"size": true, "dim": true, "numel": true, "copy_": true}
+	"size": true, "dim": true, "numel": true, "copy_": true,
+	// A list holding copies: adding to it reads none of them.
+	"append": true, "extend": true, "insert": true}
 
 // hostReadFuncs are builtins and numpy functions that read their argument.
 var hostReadFuncs = map[string]bool{"print": true, "float": true, "int": true, "bool": true, "list": true, "str": true,
@@ -179,11 +181,33 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 			call = c
 		}
 	}
+	// outs.append(copy): the list holds the copy; its elements are read
+	// when the list is iterated (`[o.tolist() for o in outs]`).
+	if lst := appendedTo(f, upParen(call)); lst != nil {
+		checkPlaceReads(p, call, lst, f.Text(lst)+", a list holding "+what)
+		return
+	}
 	place := assignedPlace(f, call)
 	if place == nil {
 		return
 	}
 	checkPlaceReads(p, call, place, f.Text(place)+", "+what)
+}
+
+// appendedTo is the list place e is appended to (`outs.append(e)`), or nil.
+func appendedTo(f *pycheck.File, e *pycheck.Node) *pycheck.Node {
+	args := e.Parent()
+	if args == nil || args.Type() != "argument_list" || len(pycheck.PositionalArgs(args.Parent())) != 1 || args.NamedChildCount() != 1 {
+		return nil
+	}
+	call := args.Parent()
+	if pycheck.LastName(f.Callee(call)) != "append" {
+		return nil
+	}
+	if lst := pycheck.Unparen(receiver(call)); lst != nil && pycheck.IsPlace(lst) {
+		return lst
+	}
+	return nil
 }
 
 // checkPlaceReads reports the first host read of place that the value
@@ -193,6 +217,57 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
 	line, _ := p.File.LineCol(int(call.StartByte()))
 	checkPlaceReadsAt(p, call, line, place, what, 3)
+	checkOtherMethodReads(p, call, line, place, what)
+}
+
+// checkOtherMethodReads follows a copy kept in self (`self.pending =
+// t.to("cpu", non_blocking=True)`) into the class's other methods: a
+// method that reads self.pending before any synchronisation on some path
+// from its entry reads the copy, unless the method that made it waits
+// after the copy (a synchronising call that runs whenever its statement
+// does, after the copy in the source).
+func checkOtherMethodReads(p *pycheck.Pass, call *pycheck.Node, line int, place *pycheck.Node, what string) {
+	f := p.File
+	place = pycheck.Unparen(place)
+	if place.Type() != "attribute" || f.Text(place.ChildByFieldName("object")) != "self" {
+		return
+	}
+	maker := f.Scope(call)
+	cls := pycheck.Ancestor(maker, "class_definition")
+	if maker.Type() != "function_definition" || cls == nil || !same(f.Scope(maker), f.Scope(cls)) && !same(pycheck.Ancestor(maker, "class_definition", "function_definition"), cls) {
+		return
+	}
+	mfl := f.Flow(maker)
+	for _, s := range hostSyncs(f, mfl, copySource(f, call)) {
+		if s.StartByte() > call.EndByte() {
+			return
+		}
+	}
+	body := cls.ChildByFieldName("body")
+	if body == nil {
+		return
+	}
+	for _, d := range body.NamedChildren() {
+		if d.Type() == "decorated_definition" {
+			d = d.ChildByFieldName("definition")
+		}
+		if d == nil || d.Type() != "function_definition" || same(d, maker) || f.Text(d.ChildByFieldName("name")) == "__init__" {
+			continue
+		}
+		fl := f.Flow(d)
+		uses := fl.EntryUses(place, hostSyncs(f, fl), true)
+		sortNodes(uses)
+		for _, use := range uses {
+			n, how := hostRead(f, use)
+			if n == nil {
+				n, how = elementRead(f, use)
+			}
+			if n != nil {
+				p.Report(n, fmt.Sprintf("%s reads %s (line %d, in %s()), before any synchronize()", how, what, line, f.Text(maker.ChildByFieldName("name"))))
+				break
+			}
+		}
+	}
 }
 
 // checkPlaceReadsAt is checkPlaceReads for a copy made on line, followed

@@ -17,7 +17,7 @@ var CD103 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "CUDA used in a forked subprocess",
-		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised.",
+		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised (in the same function, at import time, or by a helper of the file or the project called before it that puts data on the GPU).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
 first CUDA call in the child raises "Cannot re-initialize CUDA in forked subprocess. To
@@ -126,6 +126,18 @@ func checkCD103(p *pycheck.Pass) {
 			for _, use := range cudaUses(f, int(scope.StartByte()), int(call.StartByte())) {
 				if same(f.Scope(use), scope) {
 					first = use
+					break
+				}
+			}
+			// A helper of the file or the project that puts data on the
+			// GPU, called before the fork (`configure()` making a CUDA
+			// tensor), initialised CUDA as much as doing so here.
+			for _, c := range f.Calls(int(scope.StartByte()), int(call.StartByte())) {
+				if first != nil && c.StartByte() >= first.StartByte() {
+					break
+				}
+				if s := m.Summary(c); s != nil && s.RunsCUDA && same(f.Scope(c), scope) {
+					first = c
 					break
 				}
 			}

@@ -17,7 +17,7 @@ var CD108 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "GPU work timed with a host clock and no synchronisation",
-		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU.",
+		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU. A `@contextlib.contextmanager` timer that reads the clock around its `yield` with no synchronize after it is reported where a `with` block times GPU work with it and does not synchronise at the block's end.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
@@ -60,6 +60,7 @@ func checkCD108(p *pycheck.Pass) {
 	// as CPU work.
 	helpersOnly := !bytes.Contains(f.Src, []byte("cuda"))
 	m := f.Model()
+	managers := map[string]int{} // timing context managers of the file -> line of their second clock read
 	var clocks []*pycheck.Node
 	for _, c := range f.Calls(0, len(f.Src)) {
 		if clockFuncs[m.QualifiedCallee(c)] && len(pycheck.PositionalArgs(c)) == 0 {
@@ -85,6 +86,11 @@ func checkCD108(p *pycheck.Pass) {
 			continue
 		}
 		if bytes.Contains(f.Src[from:end.StartByte()], []byte("yield")) {
+			// A context manager that times its with block: the block is
+			// the work, checked where the manager is used.
+			if mgr := timingManager(f, m, start, end); mgr != "" {
+				managers[mgr] = line(f, end)
+			}
 			continue
 		}
 		work, synced := timedWork(f, m, from, end, helpersOnly)
@@ -95,6 +101,77 @@ func checkCD108(p *pycheck.Pass) {
 		p.Report(end, fmt.Sprintf("%s measures GPU work (%s, line %d) without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
 			f.Callee(end), shorten(f.Callee(work))+"()", line))
 	}
+	if len(managers) > 0 {
+		checkTimedWithBlocks(p, m, managers, helpersOnly)
+	}
+}
+
+// timingManager is the name of the @contextlib.contextmanager function
+// whose clock reads start and end bracket its yield with no
+// synchronize() between the yield and the end; "" otherwise.
+func timingManager(f *pycheck.File, m *pycheck.Model, start, end *pycheck.Node) string {
+	fn := f.Scope(end)
+	if fn.Type() != "function_definition" || !same(f.Scope(start), fn) {
+		return ""
+	}
+	dec := fn.Parent()
+	if dec == nil || dec.Type() != "decorated_definition" {
+		return ""
+	}
+	isManager := false
+	for _, d := range dec.NamedChildren() {
+		if d.Type() == "decorator" && m.Qualified(pycheck.Unparen(d.NamedChild(0))) == "contextlib.contextmanager" {
+			isManager = true
+		}
+	}
+	if !isManager {
+		return ""
+	}
+	yields := f.Find("yield", int(start.EndByte()), int(end.StartByte()))
+	if len(yields) == 0 {
+		return ""
+	}
+	for _, c := range f.Calls(yields[0], int(end.StartByte())) {
+		if pycheck.LastName(m.QualifiedCallee(c)) == "synchronize" || m.CallSyncs(c) {
+			return ""
+		}
+	}
+	return f.Text(fn.ChildByFieldName("name"))
+}
+
+// checkTimedWithBlocks reports the with statements of the file that time
+// GPU work with a timing context manager of the file that does not
+// synchronise (`with timer("fwd"): y = model(x.cuda())`), unless the
+// block itself synchronises after the work.
+func checkTimedWithBlocks(p *pycheck.Pass, m *pycheck.Model, managers map[string]int, helpersOnly bool) {
+	f := p.File
+	for name, endLine := range managers {
+		for _, call := range f.CallsAt(name+"(", 0, len(f.Src)) {
+			if f.Callee(call) != name {
+				continue
+			}
+			item := upParen(call).Parent()
+			if item != nil && item.Type() == "as_pattern" {
+				item = item.Parent()
+			}
+			if item == nil || item.Type() != "with_item" {
+				continue
+			}
+			with := pycheck.Ancestor(item, "with_statement")
+			body := with.ChildByFieldName("body")
+			if body == nil {
+				continue
+			}
+			work, synced := timedWorkIn(f, m, int(body.StartByte()), int(body.EndByte()), nil, helpersOnly)
+			// A block that only calls into another module (a setup step
+			// logged by name) is not read as a GPU benchmark.
+			if work == nil || synced || m.CallsImported(work) {
+				continue
+			}
+			p.Report(call, fmt.Sprintf("%s() times GPU work (%s, line %d) with a host clock it reads again at line %d without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+				name, shorten(f.Callee(work))+"()", line(f, work), endLine))
+		}
+	}
 }
 
 // timedWork finds the first call in [start, end) that runs GPU work, and
@@ -104,8 +181,19 @@ func checkCD108(p *pycheck.Pass) {
 // function of the file or project that synchronises, a CUDA event,
 // generation, which reads each token back) in the timed region.
 func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.Node, helpersOnly bool) (work *pycheck.Node, synced bool) {
-	end := int(endClock.StartByte())
-	scope := f.Scope(endClock)
+	return timedWorkIn(f, m, start, int(endClock.StartByte()), endClock, helpersOnly)
+}
+
+// timedWorkIn is timedWork for the region [start, end) of one scope; with
+// no end clock (the body of a timing context manager's with statement)
+// the region is synchronised when a synchronize() that always runs
+// follows the work in it.
+func timedWorkIn(f *pycheck.File, m *pycheck.Model, start, end int, endClock *pycheck.Node, helpersOnly bool) (work *pycheck.Node, synced bool) {
+	at := endClock
+	if at == nil {
+		at = f.NodeAt(start, start)
+	}
+	scope := f.Scope(at)
 	fl := f.Flow(scope)
 	// Explicit waits (synchronize()) count where every path from the work
 	// to the clock passes one; an incidental wait (.item(), a helper that
@@ -118,7 +206,7 @@ func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.N
 			continue
 		}
 		callee := f.Callee(c)
-		last := pycheck.LastName(callee)
+		last := pycheck.LastName(m.QualifiedCallee(c))
 		// A project helper imported from elsewhere that neither waits nor
 		// runs CUDA work reads as an unknown call (as it does before its
 		// module is summarised).
@@ -127,6 +215,12 @@ func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.N
 				incidental = append(incidental, c)
 			}
 			if s.RunsCUDA && work == nil && !s.Syncs {
+				work = c
+			}
+			// A helper of the file that names no CUDA still runs on the
+			// GPU when it is handed a tensor put there (a torch.compile'd
+			// step given x = x.cuda()).
+			if !s.Syncs && !s.RunsCUDA && work == nil && !helpersOnly && takesCUDAValue(f, c, scope) {
 				work = c
 			}
 			continue
@@ -160,6 +254,14 @@ func timedWork(f *pycheck.File, m *pycheck.Model, start int, endClock *pycheck.N
 		if c.StartByte() < work.StartByte() || fl.Reaches(work, c, nil, true) {
 			return work, true
 		}
+	}
+	if endClock == nil {
+		for _, c := range syncs {
+			if c.StartByte() > work.StartByte() {
+				return work, true
+			}
+		}
+		return work, false
 	}
 	// A machine that runs this timing has a GPU: a synchronize() under
 	// `if torch.cuda.is_available():` runs.

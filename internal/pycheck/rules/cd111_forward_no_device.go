@@ -88,7 +88,7 @@ func checkCD111(p *pycheck.Pass) {
 				}
 				what = "torch." + fac + "() without device="
 				remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
-			} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && !s.Method && same(f.Scope(call), fn) {
+			} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && (!s.Method || onSelf(f, call)) && same(f.Scope(call), fn) {
 				what = s.Name + "(), which returns a tensor made without device=,"
 				remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
 			} else {
@@ -270,4 +270,11 @@ func scalarShape(f *pycheck.File, call *pycheck.Node) bool {
 		}
 	}
 	return false
+}
+
+// onSelf: a method call on self (`self.causal_mask(n)`), which reaches
+// the class's own method, a @staticmethod helper among them.
+func onSelf(f *pycheck.File, call *pycheck.Node) bool {
+	r := receiver(call)
+	return r != nil && r.Type() == "identifier" && f.Text(r) == "self"
 }

@@ -302,7 +302,8 @@ func hostSyncs(f *pycheck.File, fl *pycheck.Flow, device ...*pycheck.Node) []*py
 		if f.IsTrue(f.Keyword(c, "non_blocking")) || !fl.Certain(c) && !spinsUntilDone(f, c) {
 			continue
 		}
-		last := pycheck.LastName(f.Callee(c))
+		// The qualified name: `from torch.cuda import synchronize as sync`.
+		last := pycheck.LastName(m.QualifiedCallee(c))
 		syncs := last == "synchronize" || spinsUntilDone(f, c)
 		if !syncs {
 			if s := m.Summary(c); s != nil && s.Syncs {

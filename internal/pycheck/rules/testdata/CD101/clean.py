@@ -196,3 +196,41 @@ def poll_until_copied(t, wait):
     while not ready.query():
         wait()
     return host.numpy()
+
+
+# synchronize imported under another name still waits.
+def synced_through_alias(t):
+    from torch.cuda import synchronize as sync
+
+    host = t.to("cpu", non_blocking=True)
+    sync()
+    return host.tolist()
+
+
+# The key's parameter is its own name, not the copy; the copy is read after the wait.
+def rank_after_sync(scores, names):
+    host = scores.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    vals = host.tolist()
+    return sorted(range(len(names)), key=lambda host: -vals[host])
+
+
+# The reading method waits on the event the storing method recorded.
+class PendingIdsSynced:
+    def stash(self, logits):
+        self.pending = logits.argmax(-1).to("cpu", non_blocking=True)
+        self.ready = torch.cuda.Event()
+        self.ready.record()
+
+    def flush(self):
+        self.ready.synchronize()
+        return self.pending.tolist()
+
+
+# The list of copies is read after a synchronize().
+def collect_preds_synced(model, batches):
+    outs = []
+    for x in batches:
+        outs.append(model(x).to("cpu", non_blocking=True))
+    torch.cuda.synchronize()
+    return [o.argmax(-1).tolist() for o in outs]

@@ -156,3 +156,27 @@ def side_stream_item(t, stream):
 def rebound_to_host(t):
     t = t.to("cpu", non_blocking=True)
     return t.sum().item()  # want CD101
+
+
+# A sort key runs inside sorted(): its read of the copy happens there.
+def rank_by_score(scores, names):
+    host = scores.to("cpu", non_blocking=True)
+    order = sorted(range(len(names)), key=lambda i: -host[i].item())  # want CD101
+    return [names[i] for i in order]
+
+
+# A copy kept in self by one method and read by another.
+class PendingIds:
+    def stash(self, logits):
+        self.pending = logits.argmax(-1).to("cpu", non_blocking=True)
+
+    def flush(self):
+        return self.pending.tolist()  # want CD101
+
+
+# Copies appended to a list, read element by element in a comprehension.
+def collect_preds(model, batches):
+    outs = []
+    for x in batches:
+        outs.append(model(x).to("cpu", non_blocking=True))
+    return [o.argmax(-1).tolist() for o in outs]  # want CD101

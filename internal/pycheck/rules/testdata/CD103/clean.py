@@ -72,3 +72,14 @@ def pool_after_availability_check(items):
         with mp.get_context("fork").Pool(2) as pool:
             return pool.map(abs, items)
     return [abs(i) for i in items]
+
+
+def set_cudnn_flags():
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.deterministic = False
+
+
+def pool_after_flag_setup(items):
+    set_cudnn_flags()
+    with mp.Pool(2) as pool:
+        return pool.map(str, items)

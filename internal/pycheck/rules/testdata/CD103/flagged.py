@@ -51,3 +51,13 @@ def pool_after_init(items):
     torch.cuda.init()
     with mp.Pool(2) as pool:  # want CD103
         return pool.map(work, items)
+
+
+def make_cuda_scratch():
+    return torch.zeros(1).cuda()
+
+
+def pool_after_helper_made_cuda_tensor(items):
+    make_cuda_scratch()
+    with mp.Pool(2) as pool:  # want CD103
+        return pool.map(str, items)

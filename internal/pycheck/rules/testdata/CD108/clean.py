@@ -129,3 +129,45 @@ def train_epoch_batch_time(model, loader, opt):
         batch_time = time.time() - end
         end = time.time()
         print(data_time, batch_time)
+
+
+def cpu_helper(a):
+    return sorted(a)
+
+
+def time_cpu_helper(a):
+    t0 = time.perf_counter()
+    b = cpu_helper(a)
+    return b, time.perf_counter() - t0
+
+
+def time_fused_synced(a, fused):
+    a = a.cuda()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    c = fused(a)
+    torch.cuda.synchronize()
+    return c, time.perf_counter() - t0
+
+
+import contextlib
+
+
+@contextlib.contextmanager
+def host_stopwatch(name):
+    t0 = time.perf_counter()
+    yield
+    print(name, time.perf_counter() - t0)
+
+
+def timed_forward_synced(model, x):
+    with host_stopwatch("fwd"):
+        y = model(x.to("cuda"))
+        torch.cuda.synchronize()
+    return y
+
+
+def timed_read(path):
+    with host_stopwatch("read"):
+        text = open(path).read()
+    return text

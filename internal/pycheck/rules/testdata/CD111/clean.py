@@ -65,3 +65,17 @@ class FactoryKwargsState(nn.Module):
         factory_kwargs = {"device": x.device, "dtype": x.dtype}
         h0 = torch.zeros(1, x.size(0), 8, **factory_kwargs)
         return x + h0
+
+
+class StaticMaskDecoderOnDevice(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, 4, batch_first=True)
+
+    @staticmethod
+    def causal(n, device):
+        return torch.triu(torch.ones(n, n, device=device), diagonal=1).bool()
+
+    def forward(self, x):
+        mask = self.causal(x.shape[1], x.device)
+        return self.attn(x, x, x, attn_mask=mask)[0]

@@ -30,3 +30,17 @@ class Bias(nn.Module):
         if on_gpu:
             b = b.to(x.device)
         return x + b
+
+
+class StaticMaskDecoder(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, 4, batch_first=True)
+
+    @staticmethod
+    def causal(n):
+        return torch.triu(torch.ones(n, n), diagonal=1).bool()
+
+    def forward(self, x):
+        mask = self.causal(x.shape[1])  # want CD111
+        return self.attn(x, x, x, attn_mask=mask)[0]

@@ -1,0 +1,10 @@
+import torch
+
+
+@torch.no_grad()
+def predict(model, loader):
+    chunks = []
+    for x in loader:
+        chunks.append(model(x.cuda(non_blocking=True)).argmax(-1).cpu(non_blocking=True))
+    torch.cuda.synchronize()
+    return [c.numpy() for c in chunks]
