@@ -99,6 +99,9 @@ func Load(dir string) ([]Report, error) {
 	}
 	sort.Strings(files)
 	var out []Report
+	// One thread is one report: a second copy would count twice, and its
+	// split follows the URL, so copies cannot straddle tune and test.
+	at := map[string]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -123,6 +126,11 @@ func Load(dir string) ([]Report, error) {
 				return nil, fmt.Errorf("%s:%d: url, surface, root and log are required", f, n)
 			}
 			r.File, r.Line = filepath.Base(f), n
+			key := NormalizeURL(r.URL)
+			if prev, dup := at[key]; dup {
+				return nil, fmt.Errorf("%s:%d: %s is already in the corpus at %s", f, n, r.URL, prev)
+			}
+			at[key] = fmt.Sprintf("%s:%d", r.File, n)
 			out = append(out, r)
 		}
 		if err := sc.Err(); err != nil {
