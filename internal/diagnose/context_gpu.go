@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 // Users name their GPU the short way in prose: "GPU: 3080", "on a 4090",
@@ -62,6 +63,9 @@ var gpuWordTriggers = func() []string {
 			"use "+m, "using "+m, "have "+m)
 	}
 	out = append(out, "A100-S", "A100-P", "H100-S", "H100-P", "A800-S", "H800-P", "A6000", "A5000", "A4000")
+	// A capability printed without a name the table knows (the probe's
+	// readArchLine reads these lines).
+	out = append(out, "compute capability", "Min Comp Cap", "(arch=", " minor: ")
 	// A trigger shorter than minTrigger would slow every scan: the short
 	// ones ("a 950", "A6000") are taken with the space before them.
 	for i, t := range out {
@@ -214,4 +218,16 @@ func fullGPUName(model string) string {
 		rest = " " + strings.ToUpper(rest[:1]) + strings.ToLower(rest[1:])
 	}
 	return series + num + rest
+}
+
+// gpuFailure: the finding is a failure on the GPU itself, a class of its
+// own or an unclassified error that carries a CUDA or library status. A
+// build that runs the GPU through PTX explains only such a failure: an
+// OSError after TensorFlow's PTX warning on an H100 is not one.
+func gpuFailure(f *report.Finding) bool {
+	if f.Class != "other" {
+		return true
+	}
+	_, ok := f.Facts["status"]
+	return ok
 }

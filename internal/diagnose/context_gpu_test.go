@@ -1,9 +1,11 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 func TestExpandGPUNames(t *testing.T) {
@@ -93,6 +95,56 @@ func TestHandleCreationAndBinaryCompatibility(t *testing.T) {
 		fs := explainText(t, e, c.log)
 		if len(fs) != 1 || fs[0].Class != c.want {
 			t.Errorf("%q: got %+v, want %s", c.log, fs, c.want)
+		}
+	}
+}
+
+// TensorFlow's own statement that it has no binaries for the GPU's
+// compute capability explains a CUDA failure after it
+// (https://github.com/tensorflow/tensorflow/issues/97387: an RTX 5080 and
+// CUDA_ERROR_INVALID_HANDLE), not a Python error of the program's own, and
+// alone (an H100 that JIT-compiles and then trains) it is no failure.
+func TestTensorFlowPTXStatement(t *testing.T) {
+	e := New(kb.MustDefault())
+	warn := "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.\n"
+	fs := explainText(t, e, warn+"\nCUDA_ERROR_INVALID_HANDLE\n")
+	if len(fs) != 1 || fs[0].Class != "no-kernel-image" {
+		t.Fatalf("a CUDA failure after the PTX statement: %+v", fs)
+	}
+	if fs[0].Evidence[0].Line != 1 {
+		t.Errorf("the evidence is not the pasted statement: %+v", fs[0].Evidence)
+	}
+	h100 := strings.Replace(warn, "12.0", "9.0", 1)
+	oserr := "Traceback (most recent call last):\n  File \"serve.py\", line 3, in <module>\n    load()\nOSError: /ckpt does not appear to have a file named config.json.\n"
+	for _, c := range []struct{ log, want string }{
+		{h100 + oserr, "other"},
+		{h100 + "Epoch 1/10\n100/100 [==============================] - 41s 12ms/step - loss: 0.3012\n", ""},
+	} {
+		fs := explainText(t, e, c.log)
+		got := ""
+		for _, f := range fs {
+			if f.Severity >= report.Warning {
+				got = f.Class
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q (%+v)", c.log, got, c.want, fs)
+		}
+	}
+}
+
+// A GPU known only by its printed capability is judged as a named one:
+// llama.cpp's banner for a GB10 (12.1, a name the table lacks) under a
+// stated CUDA 11.8, which compiles up to sm_90, explains the cuBLAS
+// failure; the same banner under CUDA 12.9 does not.
+func TestPrintedCapabilityFeedsArchFacts(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n"
+	banner := "  Device 0: NVIDIA GB10, compute capability 12.1, VMM: yes\n"
+	for _, c := range []struct{ cuda, want string }{{"11.8", "no-kernel-image"}, {"12.9", "cublas-error"}} {
+		fs := explainText(t, e, banner+"Cuda compilation tools, release "+c.cuda+", V"+c.cuda+".89\n"+fail)
+		if len(fs) != 1 || fs[0].Class != c.want {
+			t.Errorf("CUDA %s: got %+v, want %s", c.cuda, fs, c.want)
 		}
 	}
 }
