@@ -34,6 +34,12 @@ func TestExpandGPUNames(t *testing.T) {
 		"I have 1080 images":             "I have 1080 images",
 		"we use 2080 samples per step":   "we use 2080 samples per step",
 		"Unable to determine the device handle for GPU0000:03:00.0": "Unable to determine the device handle for GPU0000:03:00.0",
+		"I use 3080ti /tensorflow 1.15":                             "I use RTX 3080 Ti /tensorflow 1.15",
+		"我有一个3060和一个4070":                                           "我有一个RTX 3060和一个RTX 4070",
+		"物理机：4090":                                                  "物理机：RTX 4090",
+		"3090으로 업그레이드를 한 후":                                         "RTX 3090으로 업그레이드를 한 후",
+		"训练到第3080步时报错":                                              "训练到第3080步时报错",
+		"3080개의 이미지":                                                "3080개의 이미지",
 	} {
 		if got := expandGPUNames(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
@@ -145,6 +151,24 @@ func TestPrintedCapabilityFeedsArchFacts(t *testing.T) {
 		fs := explainText(t, e, banner+"Cuda compilation tools, release "+c.cuda+", V"+c.cuda+".89\n"+fail)
 		if len(fs) != 1 || fs[0].Class != c.want {
 			t.Errorf("CUDA %s: got %+v, want %s", c.cuda, fs, c.want)
+		}
+	}
+}
+
+// A bare wheel tag in prose is the build's CUDA: an RTX 4090 (sm_89)
+// under cu117 has no cuFFT kernels
+// (https://github.com/voicepaw/so-vits-svc-fork/issues/200); under cu118
+// it has.
+func TestWheelTagFeedsArchFacts(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n"
+	for _, c := range []struct{ tag, want string }{{"cu117", "no-kernel-image"}, {"cu118", ""}} {
+		fs := explainText(t, e, "pytorch with "+c.tag+" causing CUFFT_INTERNAL_ERROR on RTX 4090\n"+fail)
+		if len(fs) == 0 {
+			t.Fatalf("%s: no finding", c.tag)
+		}
+		if got := fs[0].Class; (c.want != "" && got != c.want) || (c.want == "" && got == "no-kernel-image") {
+			t.Errorf("%s: got %s", c.tag, got)
 		}
 	}
 }

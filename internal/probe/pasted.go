@@ -71,7 +71,7 @@ func FromText(lines []string) *Pasted { return fromText(lines, true) }
 // bytes is always read: two non-ASCII letters fold to 's' and 'k'.
 var factWords = []string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
 	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name",
-	"capability", "comp cap", "(arch=", "minor: "}
+	"capability", "comp cap", "(arch=", "minor: ", "cu1", "cu9", "cu8"}
 
 // Past the line's gate, each pattern runs only on a line holding one of
 // the words it needs (lower case; the case-sensitive patterns' words as
@@ -188,6 +188,12 @@ func fromText(lines []string, gate bool) *Pasted {
 		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.version && w.may(statedWords) {
 			if m := statedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]) {
 				stated = m[1] + "." + m[2]
+				p.Lines["stated"] = i
+			}
+		}
+		if stated == "" && !strings.Contains(l, "+cu") {
+			if v, ok := wheelTagCUDA(w); ok {
+				stated = v
 				p.Lines["stated"] = i
 			}
 		}

@@ -21,6 +21,28 @@ var (
 	tfLacksRE   = lazyre.New(`TensorFlow was not built with CUDA kernel binaries compatible with compute capability (\d{1,2})\.(\d)`)
 )
 
+// wheelTagRE is a CUDA wheel tag standing alone in prose ("pytorch with
+// cu117", "the cu102 build", ".../whl/cu118"): the CUDA the user's build
+// was made with. A tag glued to a version ("1.13.1+cu117") is the torch
+// version's and read with it.
+var wheelTagRE = lazyre.New(`(?i)(?:^|[\s/=(])cu(1[0-3]\d|[89]\d)\b`)
+
+// wheelTagWords: the words wheelTagRE needs, one of which FromText's
+// first gate also holds.
+var wheelTagWords = []string{"cu1", "cu9", "cu8"}
+
+// wheelTagCUDA is the CUDA version of a wheel tag on the line ("11.7").
+func wheelTagCUDA(w lineWords) (string, bool) {
+	if !w.digit || !w.may(wheelTagWords) {
+		return "", false
+	}
+	m := wheelTagRE.FindStringSubmatch(w.line)
+	if m == nil {
+		return "", false
+	}
+	return cudaTagVersion("cu" + m[1]), true
+}
+
 // archWords gate the two patterns: a line holds one of them (lower case).
 var archWords = []string{"compute capability", "min comp cap", "(arch=", "minor: "}
 

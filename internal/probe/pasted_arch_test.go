@@ -39,3 +39,19 @@ func TestBuildArchStatement(t *testing.T) {
 		t.Errorf("no statement: %+v", r)
 	}
 }
+
+func TestWheelTagCUDA(t *testing.T) {
+	for in, want := range map[string]string{
+		"pytorch with cu117 causing CUFFT_INTERNAL_ERROR":                      "11.7",
+		"pip install torch --index-url https://download.pytorch.org/whl/cu118": "11.8",
+		"the cu92 build":                      "9.2",
+		"accu120 is the metric":               "",
+		"CUDA 12.1 is installed":              "",
+		"torch==2.0.1 (cu1 mirror), step 117": "",
+	} {
+		got, _ := wheelTagCUDA(newLineWords(in, true))
+		if got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
