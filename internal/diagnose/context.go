@@ -134,7 +134,8 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		for _, i := range idx {
 			f := &fs[i]
 			for _, c := range sf.judged {
-				if !refinableBy[c.Class][f.Class] || c.Facts["binary_compatible"] == true && createsHandle(f) {
+				if !refinableBy[c.Class][f.Class] || c.Facts["binary_compatible"] == true && createsHandle(f) ||
+					c.Facts["ptx_jit"] == true && !gpuFailure(f) {
 					continue
 				}
 				refine(f, c, sf.lines, s.name)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 // Users name their GPU the short way in prose: "GPU: 3080", "on a 4090",
@@ -43,7 +44,12 @@ var (
 	// using; with no article it is a GPU only where the phrase ends after
 	// it (gpuSubjectEndRE), so "I have 1080 images" is not one.
 	gpuSubjectRE    = lazyre.New(`(?i)\b(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?:use|using|have|had|got|own|bought|run|running|tried|trying)\s+(?:an?\s+|my\s+|one\s+|two\s+|four\s+|eight\s+|\d\s*x?\s*)?` + gpuModel + `s?\b`)
-	gpuSubjectEndRE = lazyre.New(`(?i)^\s*(?:$|[.,;:!?)(]|(?:gpus?|cards?|graphics|right|now|and|but|with|on|in|for|which|that|here|too|as|at|to)\b)`)
+	gpuSubjectEndRE = lazyre.New(`(?i)^\s*(?:$|[.,;:!?)(/]|(?:gpus?|cards?|graphics|right|now|and|but|with|on|in|for|which|that|here|too|as|at|to)\b)`)
+	// Chinese and Korean prose glues the number to its words: "我有一个3060
+	// 和一个4070", "物理机：4090", "3090으로 업그레이드" (after a counter,
+	// "use", "is", a colon or "card"; before a Korean particle).
+	gpuCJKBeforeRE = lazyre.New(`(?:个|块|张|台|用|是|：|卡)\s*` + gpuModel + `s?\b`)
+	gpuCJKAfterRE  = lazyre.New(`(?i)\b` + gpuModel + `(?:으로|로|에서|를|을|이|가|는|은|에)`)
 	// nvidia-smi tables of older drivers name data-center cards without
 	// "NVIDIA": "|   0  A100-SXM4-40GB  On |", "Tesla" is gone since.
 	gpuFormFactorRE = lazyre.New(`\b([AHB]100|[AH]800|H200|B200)[-\s](?:SXM|PCIE)`)
@@ -62,6 +68,14 @@ var gpuWordTriggers = func() []string {
 			"use "+m, "using "+m, "have "+m)
 	}
 	out = append(out, "A100-S", "A100-P", "H100-S", "H100-P", "A800-S", "H800-P", "A6000", "A5000", "A4000")
+	for _, m := range geforceModels {
+		if len(m) == 4 {
+			out = append(out, "个"+m, "："+m, "是"+m, "用"+m, m+"으로", m+"를", m+"에서")
+		}
+	}
+	// A capability printed without a name the table knows (the probe's
+	// readArchLine reads these lines).
+	out = append(out, "compute capability", "Min Comp Cap", "(arch=", " minor: ")
 	// A trigger shorter than minTrigger would slow every scan: the short
 	// ones ("a 950", "A6000") are taken with the space before them.
 	for i, t := range out {
@@ -126,6 +140,10 @@ var gpuNameREs = []struct {
 	{gpuBeforeWordRE, []string{"gpu", "card", "graphics"}, nil},
 	{gpuPhraseRE, nil, nil},
 	{gpuSubjectRE, []string{"i ", "we ", "i'm", "we're"}, gpuSubjectEndRE},
+	// Read only on lines with non-ASCII bytes, which the word gate always
+	// lets through.
+	{gpuCJKBeforeRE, []string{"\x80"}, nil},
+	{gpuCJKAfterRE, []string{"\x80"}, nil},
 }
 
 // gpuModelWords: every name gpuModel matches holds one of these, in lower
@@ -214,4 +232,16 @@ func fullGPUName(model string) string {
 		rest = " " + strings.ToUpper(rest[:1]) + strings.ToLower(rest[1:])
 	}
 	return series + num + rest
+}
+
+// gpuFailure: the finding is a failure on the GPU itself, a class of its
+// own or an unclassified error that carries a CUDA or library status. A
+// build that runs the GPU through PTX explains only such a failure: an
+// OSError after TensorFlow's PTX warning on an H100 is not one.
+func gpuFailure(f *report.Finding) bool {
+	if f.Class != "other" {
+		return true
+	}
+	_, ok := f.Facts["status"]
+	return ok
 }

@@ -1,9 +1,11 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 func TestExpandGPUNames(t *testing.T) {
@@ -32,6 +34,12 @@ func TestExpandGPUNames(t *testing.T) {
 		"I have 1080 images":             "I have 1080 images",
 		"we use 2080 samples per step":   "we use 2080 samples per step",
 		"Unable to determine the device handle for GPU0000:03:00.0": "Unable to determine the device handle for GPU0000:03:00.0",
+		"I use 3080ti /tensorflow 1.15":                             "I use RTX 3080 Ti /tensorflow 1.15",
+		"我有一个3060和一个4070":                                           "我有一个RTX 3060和一个RTX 4070",
+		"物理机：4090":                                                  "物理机：RTX 4090",
+		"3090으로 업그레이드를 한 후":                                         "RTX 3090으로 업그레이드를 한 후",
+		"训练到第3080步时报错":                                              "训练到第3080步时报错",
+		"3080개의 이미지":                                                "3080개의 이미지",
 	} {
 		if got := expandGPUNames(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
@@ -93,6 +101,74 @@ func TestHandleCreationAndBinaryCompatibility(t *testing.T) {
 		fs := explainText(t, e, c.log)
 		if len(fs) != 1 || fs[0].Class != c.want {
 			t.Errorf("%q: got %+v, want %s", c.log, fs, c.want)
+		}
+	}
+}
+
+// TensorFlow's own statement that it has no binaries for the GPU's
+// compute capability explains a CUDA failure after it
+// (https://github.com/tensorflow/tensorflow/issues/97387: an RTX 5080 and
+// CUDA_ERROR_INVALID_HANDLE), not a Python error of the program's own, and
+// alone (an H100 that JIT-compiles and then trains) it is no failure.
+func TestTensorFlowPTXStatement(t *testing.T) {
+	e := New(kb.MustDefault())
+	warn := "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.\n"
+	fs := explainText(t, e, warn+"\nCUDA_ERROR_INVALID_HANDLE\n")
+	if len(fs) != 1 || fs[0].Class != "no-kernel-image" {
+		t.Fatalf("a CUDA failure after the PTX statement: %+v", fs)
+	}
+	if fs[0].Evidence[0].Line != 1 {
+		t.Errorf("the evidence is not the pasted statement: %+v", fs[0].Evidence)
+	}
+	h100 := strings.Replace(warn, "12.0", "9.0", 1)
+	oserr := "Traceback (most recent call last):\n  File \"serve.py\", line 3, in <module>\n    load()\nOSError: /ckpt does not appear to have a file named config.json.\n"
+	for _, c := range []struct{ log, want string }{
+		{h100 + oserr, "other"},
+		{h100 + "Epoch 1/10\n100/100 [==============================] - 41s 12ms/step - loss: 0.3012\n", ""},
+	} {
+		fs := explainText(t, e, c.log)
+		got := ""
+		for _, f := range fs {
+			if f.Severity >= report.Warning {
+				got = f.Class
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q (%+v)", c.log, got, c.want, fs)
+		}
+	}
+}
+
+// A GPU known only by its printed capability is judged as a named one:
+// llama.cpp's banner for a GB10 (12.1, a name the table lacks) under a
+// stated CUDA 11.8, which compiles up to sm_90, explains the cuBLAS
+// failure; the same banner under CUDA 12.9 does not.
+func TestPrintedCapabilityFeedsArchFacts(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n"
+	banner := "  Device 0: NVIDIA GB10, compute capability 12.1, VMM: yes\n"
+	for _, c := range []struct{ cuda, want string }{{"11.8", "no-kernel-image"}, {"12.9", "cublas-error"}} {
+		fs := explainText(t, e, banner+"Cuda compilation tools, release "+c.cuda+", V"+c.cuda+".89\n"+fail)
+		if len(fs) != 1 || fs[0].Class != c.want {
+			t.Errorf("CUDA %s: got %+v, want %s", c.cuda, fs, c.want)
+		}
+	}
+}
+
+// A bare wheel tag in prose is the build's CUDA: an RTX 4090 (sm_89)
+// under cu117 has no cuFFT kernels
+// (https://github.com/voicepaw/so-vits-svc-fork/issues/200); under cu118
+// it has.
+func TestWheelTagFeedsArchFacts(t *testing.T) {
+	e := New(kb.MustDefault())
+	fail := "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n"
+	for _, c := range []struct{ tag, want string }{{"cu117", "no-kernel-image"}, {"cu118", ""}} {
+		fs := explainText(t, e, "pytorch with "+c.tag+" causing CUFFT_INTERNAL_ERROR on RTX 4090\n"+fail)
+		if len(fs) == 0 {
+			t.Fatalf("%s: no finding", c.tag)
+		}
+		if got := fs[0].Class; (c.want != "" && got != c.want) || (c.want == "" && got == "no-kernel-image") {
+			t.Errorf("%s: got %s", c.tag, got)
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Facts struct {
 	// built with, when no torch build says it (see FromText); a live
 	// machine's facts leave it nil.
 	Toolkit *Toolkit `json:"toolkit,omitempty"`
+	// BuildArchs is what a pasted log's build says about the
+	// architectures it carries (see readArchLine); nil on a live machine.
+	BuildArchs *BuildArchs `json:"build_archs,omitempty"`
 }
 
 // Toolkit is a CUDA version and where it was read: "stated" (the user

@@ -70,7 +70,8 @@ func FromText(lines []string) *Pasted { return fromText(lines, true) }
 // that holds a finding, a directory may hold thousands). A line with other
 // bytes is always read: two non-ASCII letters fold to 's' and 'k'.
 var factWords = []string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
-	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name"}
+	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name",
+	"capability", "comp cap", "(arch=", "minor: ", "cu1", "cu9", "cu8"}
 
 // Past the line's gate, each pattern runs only on a line holding one of
 // the words it needs (lower case; the case-sensitive patterns' words as
@@ -190,6 +191,12 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["stated"] = i
 			}
 		}
+		if stated == "" && !strings.Contains(l, "+cu") {
+			if v, ok := wheelTagCUDA(w); ok {
+				stated = v
+				p.Lines["stated"] = i
+			}
+		}
 		if tensorflow == "" && w.version && w.may(tensorflowWords) {
 			if m := tensorflowRE.FindStringSubmatch(l); m != nil {
 				if rel := m[1] + m[3] + "." + m[2] + m[4]; tensorflowCUDA[rel] != "" {
@@ -210,6 +217,7 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["driver"] = i
 			}
 		}
+		named := len(gpus)
 		// A GPU name holds a number, or is a TITAN.
 		if (w.digit || w.may(titanWords)) && w.may(gpuContextWords) && gpuContextRE.MatchString(l) {
 			l := gpuCountRE.ReplaceAllString(l, " $1")
@@ -228,6 +236,7 @@ func fromText(lines []string, gate bool) *Pasted {
 				}
 			}
 		}
+		gpus = readArchLine(w, i, p, gpus, len(gpus) > named)
 		if m := match(w.has("MiB"), smiMemoryRE, l); m != nil {
 			used, _ := strconv.ParseUint(m[1], 10, 64)
 			total, _ := strconv.ParseUint(m[2], 10, 64)
@@ -237,7 +246,7 @@ func fromText(lines []string, gate bool) *Pasted {
 			}
 		}
 	}
-	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 {
+	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 && p.Facts.BuildArchs == nil {
 		return nil
 	}
 	p.Facts.Toolkit = toolkitOf(torch, stated, tensorflow)
@@ -342,7 +351,7 @@ func cudaKnown(major string) bool {
 }
 
 // pastedChecks are the checks whose facts a paste can hold.
-var pastedChecks = []Check{driverVersionCheck, gpuArchCheck, toolkitArchCheck, gpuMemoryCheck}
+var pastedChecks = []Check{driverVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, gpuMemoryCheck}
 
 // Judge runs the checks that pasted facts can answer and returns their
 // failing findings (errors only); each one's evidence names the pasted
@@ -373,4 +382,5 @@ var evidenceKeys = map[string][]string{
 	"env/gpu-arch":       {"cuda"},
 	"env/toolkit-arch":   {"cuda", "stated", "tensorflow", "torch"},
 	"env/gpu-memory":     {"memory", "gpu"},
+	"env/build-arch":     {"build_archs"},
 }
