@@ -692,7 +692,8 @@ type searchTarget struct {
 }
 
 // walk is search's forward walk from position spos of piece start.
-func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]searchTarget, block marks, found []bool, onGPU bool) {
+// It returns the pieces it reached.
+func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]searchTarget, block marks, found []bool, onGPU bool) []bool {
 	// enter visits a piece from pos on (after it when strict); it returns
 	// whether the walk goes on past it.
 	enter := func(id int32, pos uint32, strict bool) bool {
@@ -750,12 +751,24 @@ func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]se
 		enter(id, 0, false)
 		next(id)
 	}
+	return seen
 }
 
 // Reaches reports whether some path runs from `from` (just after it) to
 // `to` without passing any of blockers.
 func (fl *Flow) Reaches(from, to *Node, blockers []*Node, onGPU bool) bool {
 	return fl.search(from, []*Node{to}, blockers, onGPU)[0]
+}
+
+// LeavesPast reports whether some path runs from `from` (just after it)
+// out of the scope (its end, a return, or a raise no handler of the
+// scope catches) without passing any of blockers.
+func (fl *Flow) LeavesPast(from *Node, blockers []*Node, onGPU bool) bool {
+	start, spos, ok := fl.locate(from)
+	if !ok {
+		return false
+	}
+	return fl.walk(start, spos, true, nil, fl.marks(blockers), nil, onGPU)[fl.exit]
 }
 
 // EveryPathPasses reports whether every path from `from` to `to` passes

@@ -93,6 +93,38 @@ func TestFlowReaches(t *testing.T) {
 	}
 }
 
+func TestFlowLeavesPast(t *testing.T) {
+	cases := []struct {
+		name, src, from string
+		want            bool
+	}{
+		{"no sync", "def f():\n    a()\n    g()\n", "a()", true},
+		{"sync at the end", "def f():\n    a()\n    s()\n", "a()", false},
+		{"early return skips the sync", "def f(c):\n    a()\n    if c:\n        return\n    s()\n", "a()", true},
+		{"sync before the early return too", "def f(c):\n    a()\n    if c:\n        s()\n        return\n    s()\n", "a()", false},
+		{"sync on one branch", "def f(c):\n    a()\n    if c:\n        s()\n", "a()", true},
+		{"sync in finally", "def f():\n    try:\n        a()\n        g()\n    finally:\n        s()\n", "a()", false},
+		{"loop leaves after the last copy", "def f(xs):\n    for x in xs:\n        s()\n        a()\n", "a()", true},
+		{"sync before the copy only", "def f():\n    s()\n    a()\n", "a()", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := flowFile(t, c.src)
+			from := nodeAt(t, f, c.from, 0)
+			fl := f.Flow(f.Scope(from))
+			var blockers []*Node
+			for i := range strings.Count(c.src, "s()") {
+				if s := nodeAt(t, f, "s()", i); fl.Certain(s) {
+					blockers = append(blockers, s)
+				}
+			}
+			if got := fl.LeavesPast(from, blockers, true); got != c.want {
+				t.Errorf("LeavesPast = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 func TestFlowPlaces(t *testing.T) {
 	src := `def f(loader, d):
     d["loss"] = a()

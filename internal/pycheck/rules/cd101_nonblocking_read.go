@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), and from an attribute of self into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), and from an attribute of self into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -225,7 +225,7 @@ func checkPlaceReads(p *pycheck.Pass, call, place *pycheck.Node, what string) {
 // method that reads self.pending before any synchronisation on some path
 // from its entry reads the copy, unless the method that made it waits
 // after the copy (a synchronising call that runs whenever its statement
-// does, after the copy in the source).
+// does, on every path from the copy out of that method).
 func checkOtherMethodReads(p *pycheck.Pass, call *pycheck.Node, line int, place *pycheck.Node, what string) {
 	f := p.File
 	place = pycheck.Unparen(place)
@@ -237,11 +237,12 @@ func checkOtherMethodReads(p *pycheck.Pass, call *pycheck.Node, line int, place 
 	if maker.Type() != "function_definition" || cls == nil || !same(f.Scope(maker), f.Scope(cls)) && !same(pycheck.Ancestor(maker, "class_definition", "function_definition"), cls) {
 		return
 	}
+	// The maker waits for the copy when every path out of it after the
+	// copy (its end, an early return, the loop that makes it ending)
+	// passes a synchronisation.
 	mfl := f.Flow(maker)
-	for _, s := range hostSyncs(f, mfl, copySource(f, call)) {
-		if s.StartByte() > call.EndByte() {
-			return
-		}
+	if !mfl.LeavesPast(call, hostSyncs(f, mfl, copySource(f, call)), true) {
+		return
 	}
 	body := cls.ChildByFieldName("body")
 	if body == nil {

@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`; a LightningModule's `training_step` counts as the loop's body, so a loss kept in `self` there is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -92,12 +92,15 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	}
 	scope := f.Scope(at)
 	loop := enclosingLoop(at, scope)
+	step := false
 	if loop == nil {
-		// A LightningModule's training_step is the body of the trainer's
-		// loop: what it keeps in self outlives the step.
-		if loop = frameworkStep(f, scope); loop == nil || target.Type() == "identifier" {
+		// A step method a framework calls once per batch is the body of
+		// the framework's loop: what it keeps in self, or in a name bound
+		// outside it, outlives the step.
+		if loop = frameworkStep(f, scope); loop == nil {
 			return
 		}
+		step = true
 	}
 	// A module's forward() computes one step: what it sums or collects
 	// over its inputs is returned to be backpropagated by the caller.
@@ -127,7 +130,13 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		base = pycheck.Unparen(base.ChildByFieldName("value"))
 	}
 	fl := f.Flow(scope)
-	if base.Type() == "identifier" {
+	if base.Type() == "identifier" && step {
+		// A step method's own local starts afresh each step; a module's
+		// list (`LOSSES.append(loss)`) does not.
+		if len(fl.Defs(base)) != 0 || how != "append" {
+			return
+		}
+	} else if base.Type() == "identifier" {
 		// Some assignment from before the loop reaches the accumulation.
 		outside := false
 		for _, d := range fl.ReachingDefs(base, base) {
@@ -364,22 +373,41 @@ func returnsGraphFree(f *pycheck.File, call *pycheck.Node) bool {
 	return returns > 0
 }
 
-// frameworkStep returns scope when it is the training_step method of a
-// LightningModule subclass (`class M(L.LightningModule)`,
-// `pl.LightningModule`): the framework calls it once per batch with
-// gradients on and backpropagates what it returns, so it runs as the body
-// of a training loop.
+// frameworkStep returns scope when it is a step method a training
+// framework calls once per batch with gradients on: a LightningModule's
+// training_step, or a transformers-style Trainer subclass's training_step
+// or compute_loss (`class T(Trainer)`, `Seq2SeqTrainer`, `SFTTrainer`).
+// It runs as the body of the framework's training loop.
 func frameworkStep(f *pycheck.File, scope *pycheck.Node) *pycheck.Node {
-	if scope == nil || scope.Type() != "function_definition" || f.Text(scope.ChildByFieldName("name")) != "training_step" {
+	if scope == nil || scope.Type() != "function_definition" {
+		return nil
+	}
+	name := f.Text(scope.ChildByFieldName("name"))
+	if name != "training_step" && name != "compute_loss" {
 		return nil
 	}
 	cls := pycheck.Ancestor(scope, "class_definition")
-	if cls == nil {
+	if cls == nil || !same(pycheck.Ancestor(scope, "class_definition", "function_definition"), cls) {
 		return nil
 	}
 	bases := cls.ChildByFieldName("superclasses")
-	if bases == nil || !strings.Contains(f.Text(bases), "LightningModule") {
+	if bases == nil {
 		return nil
 	}
-	return scope
+	m := f.Model()
+	for _, b := range bases.NamedChildren() {
+		if b.Type() != "identifier" && b.Type() != "attribute" {
+			continue
+		}
+		base := pycheck.LastName(m.Qualified(b))
+		switch {
+		case strings.HasSuffix(base, "LightningModule"):
+			if name == "training_step" {
+				return scope
+			}
+		case strings.HasSuffix(base, "Trainer"):
+			return scope
+		}
+	}
+	return nil
 }

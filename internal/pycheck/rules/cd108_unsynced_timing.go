@@ -17,7 +17,7 @@ var CD108 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "GPU work timed with a host clock and no synchronisation",
-		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU. A `@contextlib.contextmanager` timer that reads the clock around its `yield` with no synchronize after it is reported where a `with` block times GPU work with it and does not synchronise at the block's end.",
+		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU. A `@contextlib.contextmanager` timer that reads the clock around its `yield` with no synchronize after it is reported where a `with` block times GPU work with it and does not synchronise at the block's end; likewise a decorator whose wrapper reads the clock around the call of the function it wraps (`@timed`, `@timed(\"fwd\")`) is reported where it decorates a function that runs GPU work and does not wait for it before returning.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
@@ -60,7 +60,8 @@ func checkCD108(p *pycheck.Pass) {
 	// as CPU work.
 	helpersOnly := !bytes.Contains(f.Src, []byte("cuda"))
 	m := f.Model()
-	managers := map[string]int{} // timing context managers of the file -> line of their second clock read
+	managers := map[string]int{}            // timing context managers of the file -> line of their second clock read
+	decorators := map[timingDecorator]int{} // timing decorators of the file -> line of their second clock read
 	var clocks []*pycheck.Node
 	for _, c := range f.Calls(0, len(f.Src)) {
 		if clockFuncs[m.QualifiedCallee(c)] && len(pycheck.PositionalArgs(c)) == 0 {
@@ -94,7 +95,15 @@ func checkCD108(p *pycheck.Pass) {
 			continue
 		}
 		work, synced := timedWork(f, m, from, end, helpersOnly)
-		if work == nil || synced {
+		if work == nil {
+			// A decorator's wrapper that times the function it wraps: the
+			// decorated functions are the work, checked where applied.
+			if d, ok := wrapperTiming(f, m, from, end); ok {
+				decorators[d] = line(f, end)
+			}
+			continue
+		}
+		if synced {
 			continue
 		}
 		line, _ := f.LineCol(int(start.StartByte()))
@@ -103,6 +112,102 @@ func checkCD108(p *pycheck.Pass) {
 	}
 	if len(managers) > 0 {
 		checkTimedWithBlocks(p, m, managers, helpersOnly)
+	}
+	if len(decorators) > 0 {
+		checkTimedDefinitions(p, m, decorators, helpersOnly)
+	}
+}
+
+// timingDecorator names a decorator of the file whose wrapper reads the
+// clock around the call of the function it wraps: `@name`, or `@name(...)`
+// when factory is set (a function returning the decorator).
+type timingDecorator struct {
+	name    string
+	factory bool
+}
+
+// wrapperTiming: the clock reads bracketing [from, end) sit in a wrapper
+// function nested in a decorator (`def timed(fn): def wrapper(*a, **kw):
+// ...`) and call the decorator's parameter (`fn(*a, **kw)`) with no
+// synchronisation in between; the decorator, or ok=false.
+func wrapperTiming(f *pycheck.File, m *pycheck.Model, from int, end *pycheck.Node) (timingDecorator, bool) {
+	wrapper := f.Scope(end)
+	if wrapper == nil || wrapper.Type() != "function_definition" {
+		return timingDecorator{}, false
+	}
+	deco := f.Scope(wrapper)
+	if deco == nil || deco.Type() != "function_definition" {
+		return timingDecorator{}, false
+	}
+	params := deco.ChildByFieldName("parameters")
+	if params == nil || params.NamedChildCount() == 0 {
+		return timingDecorator{}, false
+	}
+	wrapped := params.NamedChild(0)
+	if wrapped.Type() != "identifier" {
+		return timingDecorator{}, false
+	}
+	calls := false
+	for _, c := range f.Calls(from, int(end.StartByte())) {
+		if pycheck.LastName(m.QualifiedCallee(c)) == "synchronize" || m.CallSyncs(c) {
+			return timingDecorator{}, false
+		}
+		if s := m.Summary(c); s != nil && s.Syncs {
+			return timingDecorator{}, false
+		}
+		if f.Callee(c) == f.Text(wrapped) && same(f.Scope(c), wrapper) {
+			calls = true
+		}
+	}
+	if !calls {
+		return timingDecorator{}, false
+	}
+	d := timingDecorator{name: f.Text(deco.ChildByFieldName("name"))}
+	// def timed(label): def deco(fn): def wrapper(...): applied as
+	// @timed("fwd").
+	if outer := f.Scope(deco); outer != nil && outer.Type() == "function_definition" {
+		d = timingDecorator{name: f.Text(outer.ChildByFieldName("name")), factory: true}
+	}
+	return d, true
+}
+
+// checkTimedDefinitions reports the functions of the file decorated with
+// a timing decorator whose body runs GPU work and does not wait for it
+// before returning (`@timed def infer(x): return model(x.cuda())`).
+func checkTimedDefinitions(p *pycheck.Pass, m *pycheck.Model, decorators map[timingDecorator]int, helpersOnly bool) {
+	f := p.File
+	for d, endLine := range decorators {
+		for _, off := range f.Find("@"+d.name, 0, len(f.Src)) {
+			n := f.NodeAt(off+1, off+1+len(d.name))
+			dec := pycheck.Ancestor(n, "decorator")
+			if dec == nil || int(dec.StartByte()) != off {
+				continue
+			}
+			e := pycheck.Unparen(dec.NamedChild(0))
+			if d.factory {
+				if e == nil || e.Type() != "call" {
+					continue
+				}
+				e = e.ChildByFieldName("function")
+			}
+			if e == nil || e.Type() != "identifier" || f.Text(e) != d.name {
+				continue
+			}
+			def := dec.Parent().ChildByFieldName("definition")
+			if def == nil || def.Type() != "function_definition" {
+				continue
+			}
+			body := def.ChildByFieldName("body")
+			if body == nil {
+				continue
+			}
+			work, synced := timedWorkIn(f, m, int(body.StartByte()), int(body.EndByte()), nil, helpersOnly)
+			if work == nil || synced || m.CallsImported(work) {
+				continue
+			}
+			p.Report(dec, fmt.Sprintf("@%s times %s(), which runs GPU work (%s, line %d), with a host clock it reads again at line %d without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+				d.name, f.Text(def.ChildByFieldName("name")), shorten(f.Callee(work))+"()", line(f, work), endLine))
+		}
 	}
 }
 

@@ -47,8 +47,8 @@ func recallSplit(id string) string {
 var recallFloors = map[string]map[string]float64{
 	"tune": {"all": 1, "CD101": 1, "CD102": 1, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 1, "CD107": 1,
 		"CD108": 1, "CD109": 1, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.90 (39/43) since six more pairs were added; it was 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.90},
+	// test: 0.909 (40/44) since one more pair was added; it was 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
+	"test": {"all": 0.909},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

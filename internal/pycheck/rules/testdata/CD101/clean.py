@@ -234,3 +234,31 @@ def collect_preds_synced(model, batches):
         outs.append(model(x).to("cpu", non_blocking=True))
     torch.cuda.synchronize()
     return [o.argmax(-1).tolist() for o in outs]
+
+
+# Every path out of the making method waits: the early return after its
+# own synchronize, the end after the other.
+class StagedScoresSynced:
+    def stage(self, scores, quick):
+        self.host = scores.to("cpu", non_blocking=True)
+        if quick:
+            torch.cuda.synchronize()
+            return
+        self.scale = 2
+        torch.cuda.synchronize()
+
+    def top(self):
+        return self.host.max().item()
+
+
+# A wait in a finally clause runs on every way out.
+class StagedLabelsFinally:
+    def stage(self, logits, log):
+        try:
+            self.labels = logits.argmax(-1).to("cpu", non_blocking=True)
+            log("staged")
+        finally:
+            torch.cuda.synchronize()
+
+    def as_list(self):
+        return self.labels.tolist()

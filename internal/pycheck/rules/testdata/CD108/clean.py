@@ -1,3 +1,4 @@
+import functools
 import time
 import torch
 
@@ -171,3 +172,45 @@ def timed_read(path):
     with host_stopwatch("read"):
         text = open(path).read()
     return text
+
+
+# A timing decorator that synchronises before each clock read.
+def timed(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        torch.cuda.synchronize()
+        print(f"{fn.__name__}: {time.perf_counter() - t0:.4f}s")
+        return out
+
+    return wrapper
+
+
+@timed
+def encode(model, images):
+    return model(images.cuda(non_blocking=True))
+
+
+# A plain timing decorator on functions that wait for their result (or run
+# on the CPU) before returning.
+def wall(fn):
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        print(fn.__name__, time.perf_counter() - t0)
+        return out
+
+    return wrapper
+
+
+@wall
+def accuracy(model, images, labels):
+    logits = model(images.cuda())
+    return (logits.argmax(-1) == labels.cuda()).float().mean().item()
+
+
+@wall
+def load_split(path):
+    return open(path).read().splitlines()

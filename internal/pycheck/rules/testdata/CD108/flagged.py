@@ -1,3 +1,4 @@
+import functools
 import time
 import torch
 
@@ -85,3 +86,39 @@ def timed_forward(model, x):
     with stopwatch("fwd"):  # want CD108
         y = model(x.to("cuda"))
     return y
+
+
+# A timing decorator: the wrapper reads the clock around the wrapped call
+# and never waits, so every GPU function it decorates is timed at launch.
+def timed(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        print(f"{fn.__name__}: {time.perf_counter() - t0:.4f}s")
+        return out
+
+    return wrapper
+
+
+@timed  # want CD108
+def encode(model, images):
+    return model(images.cuda(non_blocking=True))
+
+
+def labelled(label):
+    def deco(fn):
+        def wrapper(*args, **kwargs):
+            start = time.time()
+            result = fn(*args, **kwargs)
+            LOG[label] = time.time() - start
+            return result
+
+        return wrapper
+
+    return deco
+
+
+@labelled("denoise")  # want CD108
+def denoise(unet, latents, t):
+    return unet(latents.to("cuda"), t)
