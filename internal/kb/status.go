@@ -402,6 +402,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
 		numberedCode(callResultRE, t, line, add)
 	}
+	if strings.Contains(line, "CUresult") {
+		numberedCode(cuResultRE, t, line, add)
+	}
 	if strings.Contains(line, "from cudaGetDeviceCount()") {
 		numberedCode(deviceCountRE, t, line, func(s *Status, text string) {
 			// CUDA failing to start with "out of memory" (WSL, some
