@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.901, top3: 0.939, silent: 0.018, deep: 0.587},
-	Test: {top1: 0.801, top3: 0.861, silent: 0.069, deep: 0.304},
+	Test: {top1: 0.802, top3: 0.864, silent: 0.069, deep: 0.304},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.900, 0.018}, Test: {0.798, 0.072}},
-	"rank-prefix": {Tune: {0.901, 0.018}, Test: {0.801, 0.072}},
-	"hard-wrap":   {Tune: {0.892, 0.024}, Test: {0.796, 0.072}},
-	"word-wrap":   {Tune: {0.876, 0.041}, Test: {0.770, 0.100}},
-	"timestamps":  {Tune: {0.901, 0.018}, Test: {0.801, 0.072}},
-	"crlf":        {Tune: {0.901, 0.018}, Test: {0.801, 0.069}},
-	"progress":    {Tune: {0.900, 0.019}, Test: {0.801, 0.069}},
-	"noise":       {Tune: {0.897, 0.021}, Test: {0.801, 0.072}},
+	"srun-label":  {Tune: {0.901, 0.018}, Test: {0.799, 0.069}},
+	"rank-prefix": {Tune: {0.901, 0.018}, Test: {0.802, 0.069}},
+	"hard-wrap":   {Tune: {0.893, 0.024}, Test: {0.796, 0.071}},
+	"word-wrap":   {Tune: {0.876, 0.041}, Test: {0.771, 0.100}},
+	"timestamps":  {Tune: {0.901, 0.018}, Test: {0.802, 0.069}},
+	"crlf":        {Tune: {0.901, 0.018}, Test: {0.802, 0.069}},
+	"progress":    {Tune: {0.901, 0.018}, Test: {0.802, 0.069}},
+	"noise":       {Tune: {0.897, 0.021}, Test: {0.802, 0.071}},
 	"slurm":       {Tune: {0.903, 0.002}, Test: {0.807, 0.001}},
-	"conda":       {Tune: {0.901, 0.018}, Test: {0.801, 0.069}},
-	"ansi":        {Tune: {0.901, 0.018}, Test: {0.801, 0.069}},
-	"rich":        {Tune: {0.900, 0.019}, Test: {0.798, 0.069}},
-	"ranks":       {Tune: {0.898, 0.018}, Test: {0.804, 0.072}},
-	"compose":     {Tune: {0.898, 0.020}, Test: {0.804, 0.069}},
+	"conda":       {Tune: {0.901, 0.018}, Test: {0.802, 0.069}},
+	"ansi":        {Tune: {0.901, 0.018}, Test: {0.802, 0.069}},
+	"rich":        {Tune: {0.900, 0.019}, Test: {0.799, 0.069}},
+	"ranks":       {Tune: {0.898, 0.018}, Test: {0.805, 0.069}},
+	"compose":     {Tune: {0.898, 0.020}, Test: {0.805, 0.069}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {

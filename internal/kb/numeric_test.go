@@ -59,6 +59,8 @@ func TestStatusContexts(t *testing.T) {
 		{"my_kernel() failed with error unknown error", ""},
 		{"terminate called after throwing an instance of 'thrust::system::system_error' what():  parallel_for failed: out of memory", "cudaErrorMemoryAllocation"},
 		{"thrust version 1.9 out of memory", ""},
+		{"MemoryError: cuMemAlloc failed: out of memory", "cudaErrorMemoryAllocation"},
+		{"MemoryError: buffer_alloc failed: out of memory", ""},
 		{"OptiX Error: Encountered a CUDA error: kernel launch timeout", "cudaErrorLaunchTimeout"},
 		{"cudaSetDevice failed: cudaErrorDeviceAlreadyInUse", "cudaErrorDeviceAlreadyInUse"},
 	}
