@@ -330,10 +330,12 @@ var (
 
 // cudaCallRE is a CUDA runtime or driver API call quoted with its
 // arguments and said to have failed, as C++ check macros print it
-// ("cudaStreamCreate(&m_stream) failed with error unknown error"): it too
+// ("cudaStreamCreate(&m_stream) failed with error unknown error"), or
+// named bare before "failed:" and the driver's message, as PyCUDA raises
+// its errors ("MemoryError: cuMemAlloc failed: out of memory"): it too
 // makes a generic message a CUDA error. A call named in prose
 // ("Unexpected error from cudaGetDeviceCount()") is not such a report.
-var cudaCallRE = lazyre.New(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?\([^()]+\) (?:failed|returned)`)
+var cudaCallRE = lazyre.New(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?(?:\([^()]+\) (?:failed|returned)| failed: )`)
 
 func hasErrorContext(norm string) bool {
 	for _, c := range errorContexts {
@@ -401,6 +403,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	}
 	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
 		numberedCode(callResultRE, t, line, add)
+	}
+	if strings.Contains(line, "CUresult") {
+		numberedCode(cuResultRE, t, line, add)
 	}
 	if strings.Contains(line, "from cudaGetDeviceCount()") {
 		numberedCode(deviceCountRE, t, line, func(s *Status, text string) {
