@@ -214,13 +214,19 @@ func brokenGrams(pat []byte, off int) [][4]byte {
 // word of it on each side. A pattern's leading or trailing space ("Error: ")
 // broken at a line end would join any two lines.
 func innerBreak(pat []byte, at int) bool {
-	return len(bytes.TrimSpace(pat[:at])) >= minSideBytes && len(bytes.TrimSpace(pat[at+1:])) >= minSideBytes
+	a, b := len(bytes.TrimSpace(pat[:at])), len(bytes.TrimSpace(pat[at+1:]))
+	return min(a, b) >= minSideBytes || min(a, b) > 0 && max(a, b) >= minLongSide
 }
 
 // minSideBytes: each side of a broken pattern holds at least this much of
 // it, so that a word or two of ordinary text ending one line and opening
 // the next are not taken for a pattern.
 const minSideBytes = 3
+
+// minLongSide: a side shorter than minSideBytes ("is" / "not in [0, ")
+// is enough when the other holds this much, which ordinary text does not
+// open or end a line with by chance.
+const minLongSide = 10
 
 func (p *Prefilter) buildShort() {
 	minLen := 1 << 30
@@ -406,7 +412,13 @@ func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 // verify checks the patterns whose 4-gram w sits at i. It returns where
 // the match starts, or -1, and the offset of the line end the match
 // crosses, or -1.
+//
+// A paste's filter weighs every pattern at the window and keeps the match
+// that starts first: a pattern broken across the line end before the
+// window ("out of" / "memory") starts a line earlier than one wholly after
+// it ("memory"), and its break must not go unseen.
 func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) (int, int) {
+	best, bestBrk := -1, -1
 	for k := p.start[bucket]; k < p.start[bucket+1]; k++ {
 		e := &p.entries[k]
 		if e.gram != w {
@@ -415,16 +427,22 @@ func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) (int, int)
 		at := i - int(e.off)
 		pat := p.pats[e.pat]
 		if at >= from && e.sameHead(buf, at) && at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
-			return at, -1
+			if !p.reflow {
+				return at, -1
+			}
+			if best < 0 || at < best {
+				best, bestBrk = at, -1
+			}
+			continue
 		}
 		if !p.reflow {
 			continue
 		}
-		if start, end, brk := spanMatch(buf, i, int(e.off), pat, from); brk >= 0 && wholeWords(buf, start, end) && (!e.number || wholeNumber(buf, start, end-start)) {
-			return start, brk
+		if start, end, brk := spanMatch(buf, i, int(e.off), pat, from); brk >= 0 && wholeWords(buf, start, end) && (!e.number || wholeNumber(buf, start, end-start)) && (best < 0 || start < best) {
+			best, bestBrk = start, brk
 		}
 	}
-	return -1, -1
+	return best, bestBrk
 }
 
 // spanMatch matches pat around buf[i:i+4], its window at off, letting

@@ -2,7 +2,6 @@ package logparse
 
 import (
 	"bytes"
-	"hash/fnv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -107,13 +106,12 @@ func detectWrap(buf []byte) wrapping {
 		if w < minWrapWidth || (i+1 < len(ls) && sameShape(line, ls[i+1])) {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write(line)
-		add(exact, w, h.Sum64())
+		h := shapeHash(line)
+		add(exact, w, h)
 		// A program's own wrapped output (printed tensors and lists break
 		// after a comma at 80 columns) is no terminal's cut.
 		if line[len(line)-1] != ',' {
-			add(cuts, w, h.Sum64())
+			add(cuts, w, h)
 		}
 	}
 	if longest < minWrapWidth {
@@ -157,6 +155,21 @@ func detectWrap(buf []byte) wrapping {
 		}
 	}
 	return wrapping{}
+}
+
+// shapeHash hashes a line with its digits set aside: one message repeated
+// with other numbers ("device #105", "device #106") and re-flowed alike
+// ends every copy at one width, which is no terminal's cut; the copies
+// count once as evidence of a width.
+func shapeHash(line []byte) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a
+	for _, c := range line {
+		if c >= '0' && c <= '9' {
+			c = '0'
+		}
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // sameShape: two lines that open alike once digits are set aside, as the

@@ -2,6 +2,7 @@ package logparse
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -299,5 +300,58 @@ func TestPrefilterFindsBrokenPhrase(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// One message repeated with other numbers and re-flowed alike ends every
+// copy at one width: that is no terminal's cut, and joining its pieces
+// without a space ("isinsufficient") would lose the message. Distinct
+// lines cut at one width stay a hard wrap.
+func TestRepeatedReflowedMessageIsNoCut(t *testing.T) {
+	var b strings.Builder
+	for dev := 105; dev < 112; dev++ {
+		fmt.Fprintf(&b, "Failed to initialize CUDA device #%d: CUDA driver version is\ninsufficient for CUDA runtime version\n", dev)
+	}
+	if wr := detectWrap([]byte(b.String())); wr.mode == hardWrap {
+		t.Errorf("repeated re-flowed message read as %+v", wr)
+	}
+	if wr := detectWrap([]byte(cut(wrapTraceback, 80))); wr.mode != hardWrap || wr.width != 80 {
+		t.Errorf("traceback cut at 80 read as %+v", wr)
+	}
+}
+
+// A pattern broken at a space with one short side ("is" / "not in [0, ")
+// is found when the other side is long; two short sides are not.
+func TestPrefilterFindsShortSideBreak(t *testing.T) {
+	pf := NewPrefilter([]string{"is not in [0, ", "to the gpu"})
+	buf := []byte("step 1\nInvalidArgumentError: indices[6,4] = 23624 is\nnot in [0, 23624)\n")
+	cur := pf.Pasted.Cursor(buf)
+	if n := cur.Next(0); n != 7 || len(cur.Breaks) != 1 {
+		t.Errorf("short-side break: line %d, breaks %v", n, cur.Breaks)
+	}
+	buf = []byte("step 1\nthe weights were copied from the host to\nthe gpu memory\n")
+	cur = pf.Pasted.Cursor(buf)
+	if n := cur.Next(0); n != -1 {
+		t.Errorf("two short sides: line %d, breaks %v", n, cur.Breaks)
+	}
+}
+
+// Where a whole pattern on the next line and a pattern broken across the
+// line end share a window, the broken one, which starts first, wins, so
+// its break is joined.
+func TestPrefilterPrefersEarlierBrokenMatch(t *testing.T) {
+	for _, pats := range [][]string{{"out of memory", "memory"}, {"memory", "out of memory"}} {
+		pf := NewPrefilter(pats)
+		buf := []byte("src/storage/./pooled_storage_manager.h:157: cudaMalloc failed: out of\nmemory\n")
+		cur := pf.Pasted.Cursor(buf)
+		if n := cur.Next(0); n != 0 || len(cur.Breaks) != 1 {
+			t.Errorf("%q: line %d, breaks %v", pats, n, cur.Breaks)
+		}
+	}
+	// Look-alike: the whole pattern on one line is found with no break.
+	pf := NewPrefilter([]string{"out of memory", "memory"})
+	cur := pf.Pasted.Cursor([]byte("x\ncudaMalloc failed: out of memory\n"))
+	if n := cur.Next(0); n != 2 || len(cur.Breaks) != 0 {
+		t.Errorf("whole pattern: line %d, breaks %v", n, cur.Breaks)
 	}
 }
