@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.900, top3: 0.939, silent: 0.017, deep: 0.580},
+	Tune: {top1: 0.898, top3: 0.938, silent: 0.017, deep: 0.580},
 	Test: {top1: 0.796, top3: 0.855, silent: 0.076, deep: 0.326},
 }
 
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.900, 0.017}, Test: {0.796, 0.074}},
-	"rank-prefix": {Tune: {0.900, 0.017}, Test: {0.799, 0.074}},
+	"srun-label":  {Tune: {0.898, 0.017}, Test: {0.796, 0.074}},
+	"rank-prefix": {Tune: {0.898, 0.017}, Test: {0.799, 0.074}},
 	"hard-wrap":   {Tune: {0.889, 0.025}, Test: {0.791, 0.079}},
-	"word-wrap":   {Tune: {0.875, 0.040}, Test: {0.765, 0.107}},
-	"timestamps":  {Tune: {0.900, 0.017}, Test: {0.799, 0.074}},
-	"crlf":        {Tune: {0.900, 0.017}, Test: {0.796, 0.076}},
+	"word-wrap":   {Tune: {0.875, 0.039}, Test: {0.765, 0.107}},
+	"timestamps":  {Tune: {0.898, 0.017}, Test: {0.799, 0.074}},
+	"crlf":        {Tune: {0.898, 0.017}, Test: {0.796, 0.076}},
 	"progress":    {Tune: {0.898, 0.018}, Test: {0.796, 0.076}},
 	"noise":       {Tune: {0.895, 0.021}, Test: {0.796, 0.079}},
-	"slurm":       {Tune: {0.901, 0.001}, Test: {0.802, 0.000}},
-	"conda":       {Tune: {0.900, 0.017}, Test: {0.796, 0.076}},
-	"ansi":        {Tune: {0.900, 0.017}, Test: {0.796, 0.076}},
-	"rich":        {Tune: {0.898, 0.019}, Test: {0.793, 0.076}},
+	"slurm":       {Tune: {0.900, 0.001}, Test: {0.802, 0.000}},
+	"conda":       {Tune: {0.898, 0.017}, Test: {0.796, 0.076}},
+	"ansi":        {Tune: {0.898, 0.017}, Test: {0.796, 0.076}},
+	"rich":        {Tune: {0.897, 0.019}, Test: {0.793, 0.076}},
 	"ranks":       {Tune: {0.896, 0.017}, Test: {0.802, 0.074}},
-	"compose":     {Tune: {0.895, 0.021}, Test: {0.799, 0.076}},
+	"compose":     {Tune: {0.896, 0.021}, Test: {0.799, 0.076}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
