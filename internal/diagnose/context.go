@@ -257,16 +257,24 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		if to == nil {
 			continue
 		}
-		facts := map[string]string{}
-		for key, v := range f.Facts {
-			facts[key] = fmt.Sprint(v)
-		}
-		v := kb.Verdict{Class: to, Surface: to, Facts: facts}
-		reclass(f, to.ID)
-		f.Message = v.Message()
-		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
-		f.Remedies = append(v.Remedies(nil), f.Remedies...)
+		f.Message = reroot(f, to, name, lines[at])
 	}
+}
+
+// reroot makes to the root of f on the evidence of line: the class, with
+// the surface kept as the first alternative, the line appended to the
+// evidence, to's remedies before the surface's. It returns to's message,
+// its holes filled from f's facts.
+func reroot(f *report.Finding, to *kb.Class, name string, line logparse.Line) string {
+	facts := map[string]string{}
+	for key, v := range f.Facts {
+		facts[key] = fmt.Sprint(v)
+	}
+	v := kb.Verdict{Class: to, Surface: to, Facts: facts}
+	reclass(f, to.ID)
+	f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: line.N, Text: line.Text})
+	f.Remedies = append(v.Remedies(nil), f.Remedies...)
+	return v.Message()
 }
 
 // cueAlternatives puts first, among each unrefined finding's alternatives,

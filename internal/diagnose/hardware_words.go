@@ -81,14 +81,6 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 		if at < 0 {
 			return
 		}
-		facts := map[string]string{}
-		for key, v := range f.Facts {
-			facts[key] = fmt.Sprint(v)
-		}
-		v := kb.Verdict{Class: hw, Surface: hw, Facts: facts}
-		reclass(f, hw.ID)
-		f.Message = v.Message() + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text)
-		f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: lines[at].N, Text: lines[at].Text})
-		f.Remedies = append(v.Remedies(nil), f.Remedies...)
+		f.Message = reroot(f, hw, name, lines[at]) + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text)
 	}
 }
