@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.908, top3: 0.946, silent: 0.017, deep: 0.599},
-	Test: {top1: 0.804, top3: 0.876, silent: 0.065, deep: 0.308},
+	Test: {top1: 0.804, top3: 0.875, silent: 0.067, deep: 0.308},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.907, 0.018}, Test: {0.804, 0.063}},
-	"rank-prefix": {Tune: {0.908, 0.017}, Test: {0.807, 0.063}},
-	"hard-wrap":   {Tune: {0.898, 0.024}, Test: {0.796, 0.068}},
-	"word-wrap":   {Tune: {0.884, 0.038}, Test: {0.778, 0.091}},
-	"timestamps":  {Tune: {0.908, 0.017}, Test: {0.807, 0.063}},
-	"crlf":        {Tune: {0.908, 0.017}, Test: {0.804, 0.065}},
-	"progress":    {Tune: {0.907, 0.018}, Test: {0.804, 0.065}},
-	"noise":       {Tune: {0.903, 0.021}, Test: {0.807, 0.065}},
+	"srun-label":  {Tune: {0.907, 0.018}, Test: {0.804, 0.064}},
+	"rank-prefix": {Tune: {0.908, 0.017}, Test: {0.806, 0.064}},
+	"hard-wrap":   {Tune: {0.898, 0.024}, Test: {0.796, 0.070}},
+	"word-wrap":   {Tune: {0.884, 0.038}, Test: {0.778, 0.092}},
+	"timestamps":  {Tune: {0.908, 0.017}, Test: {0.806, 0.064}},
+	"crlf":        {Tune: {0.908, 0.017}, Test: {0.804, 0.067}},
+	"progress":    {Tune: {0.907, 0.018}, Test: {0.804, 0.067}},
+	"noise":       {Tune: {0.903, 0.021}, Test: {0.806, 0.067}},
 	"slurm":       {Tune: {0.910, 0.002}, Test: {0.809, 0.001}},
-	"conda":       {Tune: {0.908, 0.017}, Test: {0.804, 0.065}},
-	"ansi":        {Tune: {0.908, 0.017}, Test: {0.804, 0.065}},
-	"rich":        {Tune: {0.906, 0.018}, Test: {0.802, 0.065}},
-	"ranks":       {Tune: {0.906, 0.017}, Test: {0.809, 0.063}},
-	"compose":     {Tune: {0.904, 0.020}, Test: {0.807, 0.065}},
+	"conda":       {Tune: {0.908, 0.017}, Test: {0.804, 0.067}},
+	"ansi":        {Tune: {0.908, 0.017}, Test: {0.804, 0.067}},
+	"rich":        {Tune: {0.907, 0.018}, Test: {0.801, 0.067}},
+	"ranks":       {Tune: {0.906, 0.017}, Test: {0.809, 0.064}},
+	"compose":     {Tune: {0.904, 0.020}, Test: {0.806, 0.067}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
