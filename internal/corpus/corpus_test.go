@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.907, top3: 0.945, silent: 0.017, deep: 0.612},
+	Tune: {top1: 0.907, top3: 0.946, silent: 0.017, deep: 0.609},
 	Test: {top1: 0.806, top3: 0.878, silent: 0.063, deep: 0.332},
 }
 
