@@ -10,6 +10,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/par"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/usercode"
 )
@@ -142,7 +143,7 @@ func (e *Engine) classifyAll(fts []failureText) map[string]classified {
 		}
 	}
 	out := make([]classified, len(todo))
-	parallel(len(todo), func(j int) { out[j] = e.classify(fts[todo[j]].texts) })
+	par.Do(len(todo), func(j int) { out[j] = e.classify(fts[todo[j]].texts) })
 	for j, i := range todo {
 		cache[fts[i].key] = out[j]
 	}

@@ -2,15 +2,13 @@ package diagnose
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/par"
 	"github.com/cudadoctor/cudadoctor/internal/probe"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
@@ -99,7 +97,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		named[p] = idx
 	}
 	read := make([]*sourceFacts, len(all))
-	parallel(len(all), func(i int) {
+	par.Do(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
 		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) {
@@ -167,29 +165,6 @@ func readFacts(lines []logparse.Line) *sourceFacts {
 		sf.judged = sf.pasted.Judge()
 	}
 	return sf
-}
-
-// parallel calls f(0) ... f(n-1), GOMAXPROCS at a time.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // createsHandle: the finding is cuBLAS failing to create its handle

@@ -23,6 +23,7 @@ import (
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
+	"github.com/cudadoctor/cudadoctor/internal/par"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 	"github.com/cudadoctor/cudadoctor/internal/shellquote"
 )
@@ -196,7 +197,7 @@ func (e *Engine) Diagnose(read []*Parsed) []report.Finding {
 		}
 	}
 	fts := make([]failureText, len(fails))
-	parallel(len(fails), func(i int) { fts[i] = textOf(fails[i]) })
+	par.Do(len(fails), func(i int) { fts[i] = textOf(fails[i]) })
 	cache := e.classifyAll(fts)
 	var findings []*built
 	for i, f := range fails {

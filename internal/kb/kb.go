@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+	"github.com/cudadoctor/cudadoctor/internal/par"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -254,7 +254,6 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 	}
 	k := &KB{byID: map[string]*Class{}, rank: map[string]int{}}
 	var prec Precedence
-	var loaded []*Class
 	var statusYAML, rootsYAML []byte
 	var names []string
 	var files [][]byte
@@ -280,12 +279,11 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 			files = append(files, b)
 		}
 	}
-	classes, err := decodeClasses(names, files)
+	loaded, err := decodeClasses(names, files)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range classes {
-		loaded = append(loaded, c)
+	for _, c := range loaded {
 		k.byID[c.ID] = c
 	}
 	for i, id := range prec.Order {
@@ -341,22 +339,7 @@ func Load(fsys fs.FS, dir string) (*KB, error) {
 func decodeClasses(names []string, files [][]byte) ([]*Class, error) {
 	classes := make([]*Class, len(files))
 	errs := make([]error, len(files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				classes[i], errs[i] = decodeClass(names[i], files[i])
-			}
-		}()
-	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	par.Do(len(files), func(i int) { classes[i], errs[i] = decodeClass(names[i], files[i]) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
