@@ -612,6 +612,16 @@ func familyCode(t *statusTable, line string, add func(*Status, string)) {
 // "returned 2" is no CUDA result.
 var callResultRE = lazyre.New(`(?:\b[Cc]u(?:da)?[A-Z]\w*\(.{0,200}?\)\s+returned\s+\(?(\d{1,3})\)?(?:\D|$)|\b[Rr]eturn value (\d{1,3}) from '?[Cc]u(?:da)?[A-Z]\w*\()`)
 
+// cuResultRE is a driver API result printed by its type's name and its
+// number, as wrappers around the virtual-memory and context calls log it
+// when they keep no table of names: "CUresult error  result=2
+// file=csrc/torch_memory_saver.cpp func=cu_mem_create", "CUresult = 700",
+// "CUresult: 2". A CUresult numbers its statuses as the runtime's
+// cudaError_t does since CUDA 10.1 (2 out of memory, 700 illegal address),
+// so the number reads through the runtime's table. The type's name is
+// required: a bare "result=2" is no CUDA status.
+var cuResultRE = lazyre.New(`\bCUresult\b(?:\s+error)?\s*(?:result\s*)?[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)`)
+
 // deviceCountRE is the status PyTorch's device count failed with:
 // "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward
 // compatibility was att" (the number read even where the text after it
