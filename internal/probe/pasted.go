@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,10 +69,11 @@ func FromText(lines []string) *Pasted { return fromText(lines, true) }
 // one; an ASCII line without any of them is passed over without running a
 // dozen case-folding regexps on it (explain reads the facts of every log
 // that holds a finding, a directory may hold thousands). A line with other
-// bytes is always read: two non-ASCII letters fold to 's' and 'k'.
-var factWords = []string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
-	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name",
-	"capability", "comp cap", "(arch=", "minor: ", "cu1", "cu9", "cu8"}
+// bytes is always read: two non-ASCII letters fold to 's' and 'k'. The
+// architecture lines and wheel tags of pasted_arch.go bring their own.
+var factWords = slices.Concat([]string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
+	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name"},
+	archWords, wheelTagWords)
 
 // Past the line's gate, each pattern runs only on a line holding one of
 // the words it needs (lower case; the case-sensitive patterns' words as

@@ -27,8 +27,8 @@ var (
 // version's and read with it.
 var wheelTagRE = lazyre.New(`(?i)(?:^|[\s/=(])cu(1[0-3]\d|[89]\d)\b`)
 
-// wheelTagWords: the words wheelTagRE needs, one of which FromText's
-// first gate also holds.
+// wheelTagWords: the words wheelTagRE needs; FromText's first gate
+// (factWords) holds them too.
 var wheelTagWords = []string{"cu1", "cu9", "cu8"}
 
 // wheelTagCUDA is the CUDA version of a wheel tag on the line ("11.7").
@@ -43,7 +43,8 @@ func wheelTagCUDA(w lineWords) (string, bool) {
 	return cudaTagVersion("cu" + m[1]), true
 }
 
-// archWords gate the two patterns: a line holds one of them (lower case).
+// archWords gate the two patterns: a line holds one of them (lower case);
+// FromText's first gate (factWords) holds them too.
 var archWords = []string{"compute capability", "min comp cap", "(arch=", "minor: "}
 
 // printedCapability is the compute capability a line prints, if any.
