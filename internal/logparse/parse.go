@@ -583,7 +583,7 @@ var (
 	frameRE = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
 	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
 	// and the older "<ipython-input-3-abc> in <module>()" with "----> 5 code".
-	ipyFrameRE = lazyre.New(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.py) in )(?:, in )?(.*)$`)
+	ipyFrameRE = lazyre.New(`^(?:File (.+?\.pyx?):(\d+)|Cell (In\s*\[\d*\]), line (\d+)|(<ipython-input-[^>]*>|\S+\.pyc?) in )(?:, in )?(.*)$`)
 	arrowRE    = lazyre.New(`^-*> ?(\d+)\s?(.*)$`)
 	excRE      = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Traceback|Aborted)|(?:Base)?ExceptionGroup|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)(?::\s?(.*))?$`)
 	collRE     = lazyre.New(`^#(\d+) (.+?) from (.+):(\d+)$`)

@@ -331,6 +331,29 @@ OutOfMemoryError: CUDA out of memory. Tried to allocate 38.15 GiB
 	}
 }
 
+// Python 2 era notebooks print library frames from the compiled files
+// ("module.pyc in cuda(self)"): those are frames too, and a short paste
+// with two long lines is no re-flowed one whose arrow lines are rests.
+func TestIPythonCompiledFrames(t *testing.T) {
+	log := `RuntimeErrorTraceback (most recent call last)
+<ipython-input-19-56b1ce2851dc> in <module>()
+---> 16     net.cuda()
+
+/usr/local/lib/python2.7/dist-packages/torch/nn/modules/module.pyc in cuda(self, device_id)
+--> 147         return self._apply(lambda t: t.cuda(device_id))
+
+RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable
+`
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 {
+		t.Fatalf("events: %s", summarize(evs))
+	}
+	fr := evs[0].Chain[0].Frames
+	if len(fr) != 2 || fr[1].Path != "/usr/local/lib/python2.7/dist-packages/torch/nn/modules/module.pyc" || fr[1].Line != 147 || fr[1].Function != "cuda" || fr[1].Code == "" {
+		t.Errorf("frames: %+v", fr)
+	}
+}
+
 func TestTimestampedLines(t *testing.T) {
 	log := "2024-05-01T10:00:00.123456789Z stderr F Traceback (most recent call last):\n" +
 		"2024-05-01T10:00:00.123456789Z stderr F   File \"/app/train.py\", line 7, in <module>\n" +

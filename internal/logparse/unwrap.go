@@ -278,7 +278,9 @@ func (wr wrapping) continues(line, next []byte) (space, ok bool) {
 		// The printed piece may have lost the space it ended with.
 		return false, w == wr.width
 	case wordWrap:
-		if next[0] == ' ' || next[0] == '\t' {
+		// An indented line, or IPython's arrow at a frame's line ("-->
+		// 147 return ..."), opens a line of its own.
+		if next[0] == ' ' || next[0] == '\t' || arrowRE.Match(next) {
 			return false, false
 		}
 		// On weak evidence only a piece that cannot open a sentence or a
