@@ -298,7 +298,7 @@ var (
 	// TensorFlow's driver wrapper has no name for ("failed call to cuInit:
 	// UNKNOWN ERROR (34)"; CUresult and cudaError_t share these numbers).
 	legacyCodeRE = lazyre.New(`(?i)(?:cuda runtime error \((\d{1,3})\)|THCudaCheck FAIL file=\S+ line=\d+ error=(\d{1,3}))`)
-	modernCodeRE = lazyre.New(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?::?\s+error)?(?:\s+code)?\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\(|\bcall to cu[A-Z]\w*: UNKNOWN ERROR \((\d{1,3})\))`)
+	modernCodeRE = lazyre.New(`(?i)(?:\bcuda(?:\s+driver)?\s+error(?::?\s+error)?(?:\s+code)?\s*[=:]?\s*\(?(?:err(?:_?no|or_?code)?\s*[=:]\s*)?(\d{1,3})\)?(?:\D|$)|\bCudaAPIError: \[(\d{1,3})\]|\bcode=(\d{1,3})\(|\bcall to cu[A-Z]\w*: UNKNOWN ERROR \((\d{1,3})\))`)
 	// hexCodeRE finds a CUDA error printed as a hexadecimal enum value,
 	// as Julia's CUDA.jl does: "CuError(code=CUDA.cudaError_enum(0x000002bc)".
 	hexCodeRE = lazyre.New(`\bcudaError_enum\(0x([0-9a-fA-F]{1,8})\)`)
