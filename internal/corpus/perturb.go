@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 )
 
 // A Perturbation rewrites a report's log the way logs reach us from other
@@ -97,7 +99,7 @@ func rankPrefix(s string, rng *rand.Rand) string {
 	for _, l := range lines(s) {
 		// A line torchrun already prefixed gets only srun's label: no
 		// launcher writes one rank's prefix in front of another's.
-		if rankPrefixed.MatchString(l) {
+		if rankPrefixed(l) {
 			fmt.Fprintf(&b, "%d: %s\n", rank, l)
 			continue
 		}
@@ -106,9 +108,14 @@ func rankPrefix(s string, rng *rand.Rand) string {
 	return b.String()
 }
 
-// rankPrefixed is a line behind torchrun's own prefix, as the logs of
-// multi-rank jobs in the corpus already are.
-var rankPrefixed = regexp.MustCompile(`^\[(?:rank|default)\d+\]:`)
+// rankPrefixed is a line behind a launcher's own bracketed prefix
+// (torchrun's "[rank1]:", mpirun's "[1,0]<stderr>:"), as the logs of
+// multi-rank jobs in the corpus already are; the parser's reading of rank
+// prefixes decides it.
+func rankPrefixed(l string) bool {
+	r, _ := logparse.StripRank(l)
+	return r >= 0 && strings.HasPrefix(strings.TrimSpace(l), "[")
+}
 
 // wrapWidths are terminal widths: the common defaults, and two a resized
 // window or a tmux pane gives.
@@ -319,7 +326,7 @@ func twoRanks(s string, rng *rand.Rand) string {
 	// A log whose lines already carry rank prefixes is interleaved ranks
 	// as it stands; a second copy behind [rank1]: would nest prefixes no
 	// launcher writes.
-	if slices.ContainsFunc(ls, rankPrefixed.MatchString) {
+	if slices.ContainsFunc(ls, rankPrefixed) {
 		return s
 	}
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/oom"
 )
 
@@ -244,10 +245,16 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	return v, true
 }
 
-// raisedLineRE is a Python exception line, bare or behind a launcher's
-// rank prefix ("[rank3]: ", "[default0]:", srun's "3: "): an error the
-// process reported itself, whatever its class.
-var raisedLineRE = lazyre.New(`^\s*(?:\[(?:rank|default)?\d+\]:\s*|\d+: )?(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)`)
+// raisedLineRE is a Python exception line: an error the process reported
+// itself, whatever its class. Lines are read behind a launcher's rank
+// prefix (logparse.StripRank), as the parser reads them.
+var raisedLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)`)
+
+// raisedLine: the line reports an exception of its own.
+func raisedLine(l string) bool {
+	_, rest := logparse.StripRank(l)
+	return raisedLineRE.MatchString(rest)
+}
 
 // firstErrorLine is the index of the first line that reports an error of
 // its own: an exception line or a primary signature's match, other than a
@@ -270,7 +277,7 @@ func firstErrorLine(lines []string, hits []hit) int {
 		}
 	}
 	for i, l := range lines {
-		if !yields[i] && (errs[i] || raisedLineRE.MatchString(l)) {
+		if !yields[i] && (errs[i] || raisedLine(l)) {
 			return i
 		}
 	}
