@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.908, top3: 0.946, silent: 0.017, deep: 0.609},
-	Test: {top1: 0.804, top3: 0.874, silent: 0.066, deep: 0.332},
+	Tune: {top1: 0.908, top3: 0.949, silent: 0.017, deep: 0.609},
+	Test: {top1: 0.804, top3: 0.884, silent: 0.066, deep: 0.332},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {

@@ -19,8 +19,10 @@ type surfaceRoots struct {
 }
 
 // A counted root is offered when it stood behind the class at least
-// minRootCount times and in one report of ten, and at most
-// maxCountedAlternatives of them are.
+// minRootCount times, and at most maxCountedAlternatives of them are. No
+// share is asked of it: a root that stood behind a common surface twice in
+// a hundred is still the likeliest other answer when the surface is
+// wrong, and the top of the list is where a reader looks.
 const (
 	minRootCount           = 2
 	maxCountedAlternatives = 3
@@ -73,19 +75,7 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 	for _, a := range own {
 		settle[a.Class] = a.SettleBy
 	}
-	total := 0
-	for root, n := range counts {
-		if id == "other" && root == "other" {
-			continue
-		}
-		total += n
-	}
-	var ranked []string
-	for _, root := range k.countedRoots(id) {
-		if counts[root]*10 >= total {
-			ranked = append(ranked, root)
-		}
-	}
+	ranked := k.countedRoots(id)
 	if len(ranked) > maxCountedAlternatives {
 		ranked = ranked[:maxCountedAlternatives]
 	}
