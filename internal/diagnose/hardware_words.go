@@ -29,7 +29,13 @@ var hardwareCauseRE = regexp.MustCompile(`(?i)` +
 	`|\b(?:faulty|defective|failing|dying|damaged|broken)\s+(?:gpus?|cards?|graphics cards?|video cards?|risers?|psus?|power suppl(?:y|ies)|vram|hardware)\b` +
 	`|\b(?:gpu|card|riser|psu|power supply)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
 	// "an unstable overclock", "undervolting of my graphics card".
-	`|\bunstable\s+(?:overclock|undervolt|oc\b)|\b(?:my|the)\s+undervolt(?:ing)?\b|\bundervolting\s+(?:of\s+)?(?:my|the)\b`)
+	`|\bunstable\s+(?:overclock|undervolt|oc\b)|\b(?:my|the)\s+undervolt(?:ing)?\b|\bundervolting\s+(?:of\s+)?(?:my|the)\b` +
+	// A clock offset the report states: "+125 MHz core", "+600 memory
+	// clock", "+125 on Core GPU Boost Clock", "core clock: +150"; and
+	// "the cards are overclocked", "Overclock: 100% power".
+	`|\+\s?\d{2,4}\s*(?:MHz\b|(?:on\s+)?(?:core|memory|mem)\b(?:\s+(?:gpu\s+)?(?:boost\s+)?clock\b|\s*(?:[,;)]|$)))` +
+	`|\b(?:core|memory|mem)(?:\s+clock)?\s*(?:offset)?\s*[:=]\s*\+\d{2,4}\b` +
+	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S`)
 
 // hardwareNegatedRE: the words before a statement that deny it.
 var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$`)
@@ -37,7 +43,8 @@ var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\brule
 // hardwareCauseWords let the lines hardwareCauseRE reads reach the parser;
 // every line it matches holds one of them.
 var hardwareCauseWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
-	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt"}
+	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
+	"MHz", " core", " Core", " memory clock", " Memory Clock", "overclocked", "Overclock"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed

@@ -59,6 +59,15 @@ func TestHardwareStated(t *testing.T) {
 		{"this is not a hardware problem", false},
 		{"a hardware-accelerated decoder", false},
 		{"broken pipe", false},
+		{"Overclock: 100% power, +125 MHz core, +600 memory", true},
+		{"All cards are set to 80% power and +600 memory clock (resulting in 4404MHz)", true},
+		{"+125 on Core GPU Boost Clock", true},
+		{"all six cards are overclocked", true},
+		{"With my 1070 I can use -i 17.6 without problem, but I don't overclock.", false},
+		{"the cards are not overclocked", false},
+		{"g++ -O2 -o main main.cpp +50 core files", false},
+		{"GPU clocks: 1590 MHz core, 5001 MHz memory", false},
+		{"CUDA_VISIBLE_DEVICES=0 python train.py --lr 1e-4 --mem 16", false},
 	} {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
