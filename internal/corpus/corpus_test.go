@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.903, top3: 0.944, silent: 0.020, deep: 0.604},
+	Tune: {top1: 0.903, top3: 0.944, silent: 0.019, deep: 0.604},
 	Test: {top1: 0.797, top3: 0.876, silent: 0.075, deep: 0.332},
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
@@ -336,7 +337,32 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 // exception line of any language's usual form, a crash (also as Python's
 // faulthandler on Windows, an IDE's "interrupted by signal 11: SIGSEGV" or a
 // Windows NTSTATUS exit code such as 0xC0000005 words it), a failed check.
-var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: |(?:\bERROR:|\[ERROR\]|\berror:) .*\b(?:CUDA|[Cc]uda|GPU|gpu|cuDNN|cudnn|CUDNN|cuBLAS|cublas|CUBLAS|NCCL|nccl|NVIDIA|[Nn]vidia|nvcc|ptxas)\b`)
+var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: `)
+
+// A log's own error tag ("ERROR:", "[ERROR]", a logger's "ERROR -",
+// "error:") on a line that names the GPU stack, before or after the tag
+// ("[CUDA] ERROR gpu 0: ...", "ERROR: CUDA initialisation failed"), is a
+// failure line too.
+var gpuStackRE = lazyre.New(`\b(?:CUDA|[Cc]uda|GPU|gpu|cuDNN|cudnn|CUDNN|cuBLAS|cublas|CUBLAS|NCCL|nccl|NVIDIA|[Nn]vidia|nvcc|ptxas)\b`)
+
+// errorTagRE finds an ERROR word with what follows it; errorTagged decides
+// whether it is a tag.
+var errorTagRE = lazyre.New(`\bERROR\b(\s*[:\]-])?|\berror:`)
+
+// errorTagged: the line carries an error tag. ERROR is a tag where a colon,
+// a bracket or a logger's dash follows it, or where no prose comes before
+// it (a time stamp, "[CUDA] ERROR gpu 0"); "no ERROR seen" is prose.
+func errorTagged(line string) bool {
+	for _, m := range errorTagRE.FindAllStringSubmatchIndex(line, -1) {
+		if line[m[0]] == 'e' || m[2] >= 0 {
+			return true
+		}
+		if !strings.ContainsFunc(line[:m[0]], unicode.IsLower) {
+			return true
+		}
+	}
+	return false
+}
 
 // cudaWordRE: an exception that is about the GPU stack, or a distributed
 // job's summary of a worker that failed (torchrun's ChildFailedError).
@@ -429,7 +455,7 @@ func torchErrorFix(s string) (string, bool) {
 // fatalLine is the index of the first of texts that reports a failure, or -1.
 func fatalLine(texts []string) int {
 	for i, t := range texts {
-		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) {
+		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) {
 			return i
 		}
 	}

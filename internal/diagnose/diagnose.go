@@ -74,9 +74,9 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 	// Internal Error (...)").
 	"] Error Code ",
 	// A log's own error tag on a line about the GPU stack ("ERROR: CUDA
-	// initialisation failed", "[ERROR] GPU 0 not responding"); fatalLineRE
-	// keeps those that name it.
-	"ERROR: ", "[ERROR]", "error: "}
+	// initialisation failed", "[ERROR] GPU 0 not responding", "[CUDA]
+	// ERROR gpu 0: ..."); fatalLine keeps those that name it.
+	"ERROR: ", "[ERROR]", "ERROR ", "error: "}
 
 // failureTriggers are fatalTriggers and the PyTorch error messages that
 // report a failure even when pasted without their exception line.

@@ -407,3 +407,27 @@ func TestCrashWordings(t *testing.T) {
 		}
 	}
 }
+
+// A log's error tag on a line that names the GPU stack, before or after
+// the tag, is a failure of no known class; ERROR in prose, or a tag on a
+// line about something else, is none.
+func TestErrorTaggedGPULines(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct {
+		log  string
+		fail bool
+	}{
+		{"[CUDA] ERROR gpu 0: kernel watchdog fired, file cuda_extra.cu: 487\n", true},
+		{"[2021-01-01 10:00:00] ERROR CUDA call failed\n", true},
+		{"CUDA ERROR: device kernel crashed\n", true},
+		{"2021-08-18 19:36:36,093 - mmdet - ERROR - GPU 0 stopped responding\n", true},
+		{"nvcc error: cannot find the GPU toolkit\n", true},
+		{"2021-01-01 INFO using GPU 0, no ERROR seen\n", false},
+		{"[2021-01-01 10:00:00] ERROR could not reach the tracking server\n", false},
+		{"ERROR SUMMARY: 0 errors\n", false},
+	} {
+		if fs := explainText(t, e, c.log); (len(fs) > 0) != c.fail {
+			t.Errorf("%q: got %v, want a failure: %v", c.log, fs, c.fail)
+		}
+	}
+}
