@@ -10,7 +10,7 @@ class RotaryEmbedding(nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         seq_len = x.shape[-2]
-        t = torch.arange(seq_len, dtype=torch.float32)
-        freqs = torch.outer(t, self.inv_freq)  # want CD111
+        t = torch.arange(seq_len, dtype=torch.float32)  # want CD111
+        freqs = torch.outer(t, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
         return emb.cos(), emb.sin()
