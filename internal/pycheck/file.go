@@ -326,7 +326,7 @@ func (f *File) precompute() {
 		case pk&kindWith != 0:
 			if nd.FieldName() == "body" {
 				for _, item := range withItems(pn) {
-					nd.ctx = applyContext(nd.ctx, f.Text(item))
+					nd.ctx = f.applyWithItem(nd.ctx, pn, item)
 				}
 			}
 		case pk&kindFunc != 0:
@@ -358,6 +358,60 @@ func applyContext(ctx Context, text string) Context {
 		ctx |= c
 	}
 	return ctx
+}
+
+// applyWithItem applies one item of a with statement. A context manager
+// kept in a variable (`ctx = torch.autocast(...)` ... `with ctx:`) is
+// judged by the value last bound to the name in the same function before
+// the with; a choice between two managers (`torch.autocast(...) if amp
+// else nullcontext()`) turns a context on where either may, but turns
+// gradients off only where both do, since a region that may run with
+// gradients must be checked as one that does.
+func (f *File) applyWithItem(ctx Context, w, item *Node) Context {
+	v := Unparen(item.ChildByFieldName("value"))
+	if v == nil || v.Type() != "identifier" {
+		return applyContext(ctx, f.Text(item))
+	}
+	rhs := f.boundBefore(v, w)
+	if rhs == nil {
+		return ctx
+	}
+	if rhs.Type() != "conditional_expression" || rhs.NamedChildCount() < 3 {
+		return applyContext(ctx, f.Text(rhs))
+	}
+	a, onA := classifyContext(f.Text(rhs.NamedChild(0)))
+	b, onB := classifyContext(f.Text(rhs.NamedChild(2)))
+	switch {
+	case a == CtxNoGrad || b == CtxNoGrad:
+		if a == b && onA && onB {
+			ctx |= CtxNoGrad
+		}
+		return ctx
+	case a != 0 && onA:
+		return ctx | a
+	case b != 0 && onB:
+		return ctx | b
+	}
+	return ctx
+}
+
+// boundBefore is the value last assigned to the name n (`n = value`) in
+// n's function before the statement at, or nil.
+func (f *File) boundBefore(n, at *Node) *Node {
+	scope := n.t.node(n.scope)
+	start := 0
+	if scope != nil {
+		start = int(scope.StartByte())
+	}
+	var val *Node
+	for _, id := range f.Names(f.Text(n), start, int(at.StartByte())) {
+		a := id.Parent()
+		if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("left"), id) || id.scope != n.scope {
+			continue
+		}
+		val = Unparen(a.ChildByFieldName("right"))
+	}
+	return val
 }
 
 func withItems(w *Node) []*Node {

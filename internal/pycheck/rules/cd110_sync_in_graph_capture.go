@@ -78,6 +78,24 @@ func checkCD110(p *pycheck.Pass) {
 			regions = append(regions, region{w, int(body.StartByte()), int(body.EndByte())})
 		}
 	}
+	// with capture: where capture = torch.cuda.graph(g) was bound before.
+	for _, off := range f.Find("with", 0, len(f.Src)) {
+		w := f.NodeAt(off, off+len("with"))
+		if w != nil && w.Type() != "with_statement" {
+			w = w.Parent()
+		}
+		if w == nil || w.Type() != "with_statement" || int(w.StartByte()) != off || done[w.StartByte()] {
+			continue
+		}
+		body := w.ChildByFieldName("body")
+		if body == nil {
+			continue
+		}
+		if inner := f.NodeAt(int(body.StartByte()), int(body.StartByte())+1); inner != nil && f.ContextOf(inner)&pycheck.CtxGraphCapture != 0 {
+			done[w.StartByte()] = true
+			regions = append(regions, region{w, int(body.StartByte()), int(body.EndByte())})
+		}
+	}
 	// g.capture_begin() ... g.capture_end() in one function.
 	for _, b := range f.CallsAt("capture_begin(", 0, len(f.Src)) {
 		scope := f.Scope(b)
@@ -160,6 +178,18 @@ func checkCD110(p *pycheck.Pass) {
 // (a tensor computed inside the capture).
 func capturedValue(f *pycheck.File, n *pycheck.Node, start int) bool {
 	n = pycheck.Unparen(n)
+	// int(out.gt(0).sum()): a method chain on a captured tensor.
+	for n.Type() == "call" || n.Type() == "subscript" {
+		if n.Type() == "subscript" {
+			n = pycheck.Unparen(n.ChildByFieldName("value"))
+			continue
+		}
+		fn := n.ChildByFieldName("function")
+		if fn == nil || fn.Type() != "attribute" {
+			return false
+		}
+		n = pycheck.Unparen(fn.ChildByFieldName("object"))
+	}
 	if n.Type() != "identifier" {
 		return false
 	}

@@ -153,6 +153,10 @@ var sameDeviceWrappers = map[string]bool{"torch.triu": true, "torch.tril": true,
 var keepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true, "view": true,
 	"reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true}
 
+// reducesInPlace are reductions whose result stays on the tensor's device.
+var reducesInPlace = map[string]bool{"sum": true, "mean": true, "cumsum": true, "prod": true, "clone": true, "contiguous": true,
+	"flatten": true, "squeeze": true, "permute": true}
+
 // submodules are the attributes a class assigns nn.* layers to in its
 // methods (self.lstm = nn.LSTM(...)): their weights live with the model.
 func submodules(f *pycheck.File, cls *pycheck.Node) map[string]bool {
@@ -211,6 +215,15 @@ func moved(f *pycheck.File, call *pycheck.Node) bool {
 // combinedUse is the expression that mixes n with other tensors, or nil.
 func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pycheck.Node {
 	cur := upParen(n)
+	// mask.unsqueeze(-1), mask.sum(1): a method that keeps the device
+	// leaves the value on the CPU.
+	for {
+		mname, c := methodCallOn(f, cur)
+		if c == nil || !keepsDevice[mname] && !reducesInPlace[mname] {
+			break
+		}
+		cur = upParen(c)
+	}
 	// Indexing keeps the device: pos[None] is still on the CPU.
 	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
 		cur = upParen(p)

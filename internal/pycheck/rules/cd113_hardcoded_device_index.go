@@ -17,7 +17,7 @@ var CD113 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Hard-coded CUDA device index",
-		Summary:  "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs. Not reported where only enough GPUs run it (pytest parameters, a skip decorator on the GPU count, an `if` on `device_count()`), nor for a device value a test hands to the code under test without placing anything on it.",
+		Summary:  "A device index above 0 is written into the code (`\"cuda:3\"`, `.cuda(1)`, `torch.device(\"cuda\", 1)` or `torch.device(type=\"cuda\", index=1)`, `torch.cuda.set_device(2)`); it fails on machines with fewer visible GPUs. Not reported where only enough GPUs run it (pytest parameters, a skip decorator on the GPU count, an `if` on `device_count()`), nor for a device value a test hands to the code under test without placing anything on it.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Device indices count the GPUs visible to the process (after CUDA_VISIBLE_DEVICES). A
 literal index above 0 fails with "CUDA error: invalid device ordinal" on any machine
@@ -33,7 +33,7 @@ CUDA_VISIBLE_DEVICES, or use "cuda" (the current device).`},
 			"https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-semantics (device indices are relative to the visible devices)",
 		},
 	},
-	Anchors: []string{"cuda:", ".cuda(", "set_device(", `device("cuda",`, `device('cuda',`},
+	Anchors: []string{"cuda:", ".cuda(", "set_device(", `device("cuda",`, `device('cuda',`, "index="},
 	Check:   checkCD113,
 }
 
@@ -70,6 +70,12 @@ func checkCD113(p *pycheck.Pass) {
 	for _, call := range f.CallsAt("device(", 0, len(f.Src)) {
 		// torch.device("cuda", 1): the index as its own argument.
 		args := pycheck.PositionalArgs(call)
+		// torch.device(type="cuda", index=1) spells both as keywords.
+		for i, kw := range []string{"type", "index"} {
+			if v := f.Keyword(call, kw); v != nil && len(args) == i {
+				args = append(args, v)
+			}
+		}
 		if len(args) != 2 || args[1].Type() != "integer" || f.Model().QualifiedCallee(call) != "torch.device" {
 			continue
 		}

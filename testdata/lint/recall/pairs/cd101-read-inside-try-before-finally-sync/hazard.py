@@ -1,0 +1,11 @@
+import torch
+
+
+def export_embeddings(encoder, batch, out_path: str) -> None:
+    stream = torch.cuda.current_stream()
+    try:
+        emb = encoder(batch).to("cpu", non_blocking=True)
+        with open(out_path, "wb") as fh:
+            fh.write(emb.numpy().tobytes())  # want CD101
+    finally:
+        stream.synchronize()

@@ -1,0 +1,11 @@
+import torch
+
+
+def prefetch(batch_cpu: torch.Tensor):
+    pinned = batch_cpu.pin_memory()
+    copy_stream = torch.cuda.Stream()
+    ctx = torch.cuda.stream(copy_stream)
+    with ctx:
+        gpu = pinned.to("cuda", non_blocking=True)
+    pinned.zero_()  # want CD102
+    return gpu, copy_stream

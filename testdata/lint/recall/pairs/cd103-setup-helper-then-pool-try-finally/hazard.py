@@ -1,0 +1,22 @@
+import multiprocessing as mp
+
+import torch
+
+
+def load_model(path: str) -> torch.nn.Module:
+    model = torch.jit.load(path)
+    return model.cuda().eval()
+
+
+def score(item: str) -> float:
+    return float(len(item))
+
+
+def main(path: str, items: list[str]) -> list[float]:
+    model = load_model(path)
+    pool = mp.Pool(processes=4)  # want CD103
+    try:
+        return pool.map(score, items)
+    finally:
+        pool.close()
+        del model

@@ -1,0 +1,13 @@
+import contextlib
+
+import torch
+
+
+def train_step(model, batch, optimizer, use_amp: bool):
+    amp_ctx = torch.cuda.amp.autocast(enabled=use_amp)  # want CD104
+    with amp_ctx:
+        loss = model(**batch).loss
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.detach()

@@ -1,0 +1,13 @@
+import contextlib
+
+import torch
+import torch.nn.functional as F
+
+
+def step(net, x, y, use_amp: bool):
+    ctx = torch.autocast("cuda", dtype=torch.float16) if use_amp else contextlib.nullcontext()
+    with ctx:
+        logits = net(x)
+    p = torch.sigmoid(logits.float())
+    loss = F.binary_cross_entropy(p, y)
+    return loss

@@ -1,0 +1,22 @@
+import time
+
+import lightning as L
+import torch
+
+
+class BatchTimer(L.Callback):
+    def __init__(self) -> None:
+        self._start = 0.0
+        self.times: list[float] = []
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        self._start = time.perf_counter()
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        elapsed = time.perf_counter() - self._start
+        self.times.append(elapsed)
+        pl_module.log("batch_time", elapsed)
