@@ -91,6 +91,14 @@ var tfjaxTemplates = []struct {
 	// tensorflow/core/kernels/cudnn_rnn_ops.cc (TF 1.x-2.x).
 	{"tf cudnn rnn", "tensorflow.python.framework.errors_impl.InternalError: Failed to call ThenRnnForward with model config: [rnn_mode, rnn_input_mode, rnn_direction_mode]: 2, 0, 0 , [num_layers, input_size, num_units, dir_count, max_seq_length, batch_size, cell_num_units]: [1, 64, 64, 1, 100, 32, 64] [Op:CudnnRNN]\n", "cudnn-error"},
 	// tensorflow/core/kernels/fused_batch_norm_op.cc (TF 1.x-2.x).
+	// tensorflow/core/kernels/pooling_ops_common.cc (TF 1.x-2.x; "cudnn PoolForward" in TF 1.0-1.4):
+	// the cuDNN pooling call's status as the op's error.
+	{"tf dnn pool forward", "tensorflow.python.framework.errors_impl.InternalError: dnn PoolForward launch failed [Op:MaxPool]\n", "cudnn-error"},
+	{"tf1 cudnn pool backward", "InternalError (see above for traceback): cudnn PoolBackward launch failed\n\t [[Node: gradients/pool1_grad/MaxPoolGrad = MaxPoolGrad[T=DT_FLOAT]()]]\n", "cudnn-error"},
+	// xla/service/gpu/conv_algorithm_picker.cc (TF XLA, jaxlib 0.2-0.4): the autotuner refused every engine.
+	{"xla conv all algorithms", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: All algorithms tried for %cudnn-conv = (f32[1,64,64,32]{2,1,3,0}, u8[0]{0}) custom-call(f32[1,64,64,3]{2,1,3,0} %p0, f32[3,3,3,32]{1,0,2,3} %p1), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, custom_call_target=\"__cudnn$convForward\" failed. Falling back to default algorithm.  Per-algorithm errors:\n", "cudnn-error"},
+	// glog CHECK_EQ around a cuDNN/cuBLAS call (Caffe, TF 1.x contrib kernels): the failing status is the number, not the SUCCESS name.
+	{"glog cudnn check", "F0501 10:00:00.000000  1234 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR\n*** Check failure stack trace: ***\n", "cudnn-error"},
 	{"tf cudnn launch failure", "tensorflow.python.framework.errors_impl.InternalError: cuDNN launch failure : input shape ([32,64,56,56]) [Op:FusedBatchNormV3]\n", "cudnn-error"},
 	// xla/service/gpu/gpu_conv_algorithm_picker.cc (jaxlib 0.3-0.4).
 	{"xla dnn init", "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.\n", "cudnn-error"},
@@ -148,6 +156,10 @@ var tfjaxTemplates = []struct {
 	{"tf sync illegal", "2018-03-01 12:00:00.123456: E tensorflow/stream_executor/cuda/cuda_driver.cc:1110] could not synchronize on CUDA context: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered :: *** Begin stack trace ***\n\ttensorflow::CurrentStackTrace()\n\t*** End stack trace ***\n", "illegal-address"},
 	{"tf0 sync illegal instruction", "E c:\\tf_jenkins\\home\\workspace\\release-win\\device\\gpu\\os\\windows\\tensorflow\\stream_executor\\cuda\\cuda_driver.cc:1110] could not synchronize on CUDA context: CUDA_ERROR_ILLEGAL_INSTRUCTION :: No stack trace available\n", "illegal-address"},
 	// tensorflow/stream_executor/cuda/cuda_event.cc (TF 1.x) / gpu_event.cc, then gpu_event_mgr.cc.
+	// tensorflow/core/common_runtime/gpu/gpu_event_mgr.cc (TF 1.x-2.x; device_event_mgr.cc in TF 2.12+):
+	// the fatal line alone, the polling error above it cut off.
+	{"tf event status alone", "2021-05-11 01:07:22.182286: F tensorflow/core/common_runtime/gpu/gpu_event_mgr.cc:220] Unexpected Event status: 1\nAborted (core dumped)\n", "illegal-address"},
+	{"tf event status absl", "F0301 12:00:00.123456   12345 device_event_mgr.cc:223] Unexpected Event status: 1\n", "illegal-address"},
 	{"tf event polling", "2018-03-01 12:00:00.123456: E tensorflow/stream_executor/cuda/cuda_event.cc:49] Error polling for event status: failed to query event: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n2018-03-01 12:00:00.123500: F tensorflow/core/common_runtime/gpu/gpu_event_mgr.cc:208] Unexpected Event status: 1\n", "illegal-address"},
 	// tensorflow/stream_executor/cuda/cuda_event.cc (TF 2.x), then common_runtime/device/device_event_mgr.cc.
 	{"tf2 event polling illegal", "2022-01-01 12:00:00.123456: E tensorflow/stream_executor/cuda/cuda_event.cc:29] Error polling for event status: failed to query event: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n2022-01-01 12:00:00.123500: F tensorflow/core/common_runtime/device/device_event_mgr.cc:221] Unexpected Event status: 1\nAborted (core dumped)\n", "illegal-address"},

@@ -95,6 +95,10 @@ func TestStatusNameSpellings(t *testing.T) {
 		{"Check failed: status == CUSOLVER_STATUS_SUCCESS (7 vs. 0)", "CUSOLVER_STATUS_INTERNAL_ERROR"},
 		{"Check failed: status == CURAND_STATUS_SUCCESS (102 vs. 0)", "CURAND_STATUS_ALLOCATION_FAILED"},
 		{"Check failed: status == CUFFT_SUCCESS (99 vs. 0)", ""},
+		{"F0831 12:39:16.699000  1090 hl_cuda_device.cc:530] Check failed: cudaSuccess == cudaStat (0 vs. 35) Cuda Error: CUDA driver version is insufficient for CUDA runtime version", "cudaErrorInsufficientDriver"},
+		{"Check failed: cudaSuccess == cudaStreamCreateWithFlags(&stream_, 0x01) (0 vs. 2) no error.", "cudaErrorMemoryAllocation"},
+		{"Check failed: CUBLAS_STATUS_SUCCESS == status (0 vs. 13)", "CUBLAS_STATUS_EXECUTION_FAILED"},
+		{"Check failed: cudaSuccess == err (0 vs. 0)", ""},
 		{"CUDA error: Some Words here", ""},
 		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}

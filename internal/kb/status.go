@@ -395,7 +395,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, "cudaError_enum(0x") {
 		hexCode(t, line, add)
 	}
-	if strings.Contains(line, " vs. 0)") {
+	if strings.Contains(line, " vs. 0)") || strings.Contains(line, " (0 vs. ") {
 		checkCode(t, line, add)
 	}
 	if strings.Contains(line, " error(") {
@@ -551,7 +551,10 @@ func numberedCode(re *lazyre.Regexp, t *statusTable, line string, add func(*Stat
 // glog's CHECK_EQ prints it (Caffe, MXNet): "Check failed: error ==
 // cudaSuccess (2 vs. 0)", "result == ncclSuccess (1 vs. 0)", and for the
 // math libraries "(cufftPlanMany(...)) == CUFFT_SUCCESS (2 vs. 0)".
-var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_SUCCESS|CUFFT_SUCCESS) \((\d{1,4}) vs\. 0\)`)
+// The success value stands on either side of a glog CHECK_EQ, whose values
+// follow in the same order: "error == cudaSuccess (2 vs. 0)", and
+// "cudaSuccess == cudaStat (0 vs. 35)" (PaddlePaddle's hl_cuda_device.cc).
+var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_SUCCESS|CUFFT_SUCCESS)(?: \((\d{1,4}) vs\. 0\)| == .{1,200}? \(0 vs\. (\d{1,4})\))`)
 
 // checkCode reads the failed result's number. A CUDA number is taken only
 // where the numbering before CUDA 10.1 and after it agree (both name the
@@ -562,7 +565,7 @@ func checkCode(t *statusTable, line string, add func(*Status, string)) {
 	if m == nil {
 		return
 	}
-	n, _ := strconv.Atoi(m[2])
+	n, _ := strconv.Atoi(m[2] + m[3])
 	var s *Status
 	switch m[1] {
 	case "cudaSuccess", "CUDA_SUCCESS":
