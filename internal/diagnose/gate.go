@@ -292,8 +292,10 @@ func gate(bs []*built) []*built {
 		t := b.fail.src.track
 		last := evidenceEnd(b)
 		if b.class != nil && b.class.ID == "nonfinite" && !b.verdict.Notice() && rootException(b.fail) == nil {
-			if _, _, ok := t.lossRecovered(last, b.fail.rank); ok {
-				continue // a non-finite step the run got over (loss-scale warm-up)
+			if at, text, ok := t.lossRecovered(last, b.fail.rank); ok {
+				softenRecovered(b, at, text) // a non-finite step the run got over
+				out = append(out, b)
+				continue
 			}
 		}
 		if b.f.Severity >= report.Warning {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
 // The re-run advice names the launcher the log shows: srun --label's "N: "
@@ -58,9 +59,12 @@ func TestOtherTasksLossDoesNotClearNaN(t *testing.T) {
 	if len(fs) != 1 || fs[0].Class != "nonfinite" {
 		t.Fatalf("findings: %+v", fs)
 	}
-	// The task's own loss going on finite after it is a step it got over.
-	if fs := explainText(t, e, log+"1: step 13 loss 0.66\n"); len(fs) != 0 {
-		t.Errorf("task 1's finite loss after its warning: %d findings, want none", len(fs))
+	// The task's own loss going on finite after it is a step it got over:
+	// what is left is information, not a failure.
+	for _, f := range explainText(t, e, log+"1: step 13 loss 0.66\n") {
+		if f.Severity >= report.Warning || !strings.Contains(f.Message, "did not stop the run") {
+			t.Errorf("task 1's finite loss after its warning: %s %q, want information that the run went on", f.Severity, f.Message)
+		}
 	}
 }
 
