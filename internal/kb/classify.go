@@ -235,8 +235,20 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 		v.Evidence = append(v.Evidence, i)
 	}
 	sort.Ints(v.Evidence)
-	if v.Class == v.Surface && !v.Notice() {
+	switch {
+	case v.Notice():
+	case v.Class == v.Surface:
 		v.Alternatives = k.alternativesFor(v.Class)
+	default:
+		// A refinement reads the facts beside the message; when they
+		// misled it, the message's own class is the answer, so it comes
+		// first among the others.
+		v.Alternatives = []Alternative{{Class: v.Surface.ID, SettleBy: "the facts that moved the verdict away from what the message states do not hold on the machine that failed"}}
+		for _, a := range k.alternativesFor(v.Class) {
+			if a.Class != v.Surface.ID {
+				v.Alternatives = append(v.Alternatives, a)
+			}
+		}
 	}
 	v.Async = v.Class.Async
 	if v.Class == v.Surface && v.Signature.Async != nil {
