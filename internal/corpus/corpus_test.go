@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.911, top3: 0.947, silent: 0.017, deep: 0.609},
-	Test: {top1: 0.808, top3: 0.878, silent: 0.060, deep: 0.332},
+	Test: {top1: 0.809, top3: 0.878, silent: 0.060, deep: 0.332},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,19 +100,19 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.910, 0.017}, Test: {0.808, 0.058}},
+	"srun-label":  {Tune: {0.910, 0.017}, Test: {0.809, 0.058}},
 	"rank-prefix": {Tune: {0.911, 0.017}, Test: {0.811, 0.058}},
-	"hard-wrap":   {Tune: {0.900, 0.024}, Test: {0.803, 0.060}},
+	"hard-wrap":   {Tune: {0.900, 0.024}, Test: {0.804, 0.060}},
 	"word-wrap":   {Tune: {0.888, 0.036}, Test: {0.784, 0.085}},
 	"timestamps":  {Tune: {0.911, 0.017}, Test: {0.811, 0.058}},
-	"crlf":        {Tune: {0.911, 0.017}, Test: {0.808, 0.060}},
-	"progress":    {Tune: {0.910, 0.017}, Test: {0.808, 0.060}},
-	"noise":       {Tune: {0.906, 0.021}, Test: {0.811, 0.060}},
-	"slurm":       {Tune: {0.913, 0.002}, Test: {0.813, 0.001}},
-	"conda":       {Tune: {0.911, 0.017}, Test: {0.808, 0.060}},
-	"ansi":        {Tune: {0.911, 0.017}, Test: {0.808, 0.060}},
-	"rich":        {Tune: {0.909, 0.018}, Test: {0.806, 0.060}},
-	"ranks":       {Tune: {0.909, 0.017}, Test: {0.813, 0.058}},
+	"crlf":        {Tune: {0.911, 0.017}, Test: {0.809, 0.060}},
+	"progress":    {Tune: {0.910, 0.017}, Test: {0.809, 0.060}},
+	"noise":       {Tune: {0.907, 0.020}, Test: {0.811, 0.060}},
+	"slurm":       {Tune: {0.913, 0.002}, Test: {0.814, 0.001}},
+	"conda":       {Tune: {0.911, 0.017}, Test: {0.809, 0.060}},
+	"ansi":        {Tune: {0.911, 0.017}, Test: {0.809, 0.060}},
+	"rich":        {Tune: {0.910, 0.018}, Test: {0.806, 0.060}},
+	"ranks":       {Tune: {0.909, 0.017}, Test: {0.814, 0.058}},
 	"compose":     {Tune: {0.907, 0.020}, Test: {0.811, 0.060}},
 }
 
