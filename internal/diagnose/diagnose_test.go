@@ -315,7 +315,7 @@ func TestUnclassifiedFailureKeepsItsAdvice(t *testing.T) {
 		{"CUDA error encountered at: /work/cpp/src/bitmask/null_mask.cu:93: 801 cudaErrorNotSupported operation not supported.\n", "cudaErrorNotSupported", "cudadoctor env"},
 		{"cuLaunchKernel: CUDA_ERROR_KEY_ROTATION\n", "CUDA_ERROR_KEY_ROTATION", "cudadoctor env"},
 		// A log's own error tag on a line about the GPU stack.
-		{"2024-05-01 12:00:01 [ERROR] CUDA initialization failed on node gpu-17\n", "CUDA initialization failed", "cudadoctor env"},
+		{"2024-05-01 12:00:01 [ERROR] CUDA stream pool exhausted on node gpu-17\n", "CUDA stream pool exhausted", "cudadoctor env"},
 		{"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n    f()\nValueError: the widget is not frobnicated\n", "ValueError: the widget", "cudadoctor env"},
 		// A paste cut off after its last frame: the traceback says
 		// something raised, the deepest frame is quoted, and the first
