@@ -208,7 +208,26 @@ func (e *Engine) Diagnose(read []*Parsed) []report.Finding {
 	findings = gate(findings)
 	findings = e.reconcileTorchrun(findings, sums)
 	out := e.arrange(findings, sums, cmd, len(all))
-	return applyContext(e.KB, all, out)
+	out = applyContext(e.KB, all, out)
+	settleAlternatives(e.KB, out)
+	return out
+}
+
+// settleAlternatives says, for each alternative of each finding, what
+// would tell it apart from the finding's class, once the class and its
+// alternatives are final.
+func settleAlternatives(k *kb.KB, fs []report.Finding) {
+	for i := range fs {
+		f := &fs[i]
+		for _, alt := range f.Alternatives {
+			if s := k.SettleBy(f.Class, alt); s != "" {
+				if f.SettleBy == nil {
+					f.SettleBy = map[string]string{}
+				}
+				f.SettleBy[alt] = s
+			}
+		}
+	}
 }
 
 var rankNameRE = lazyre.New(`(?i)rank[_-]?(\d+)`)

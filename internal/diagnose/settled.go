@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+	"github.com/cudadoctor/cudadoctor/internal/oom"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )
 
@@ -65,6 +66,15 @@ func evidenceSettles(f *report.Finding, live map[int]bool) (bool, string) {
 		}
 		if all {
 			return true, "the ranks that missed the barrier are seen alive afterwards"
+		}
+	}
+	if f.Class == "oom" {
+		facts := make(map[string]string, len(f.Facts))
+		for k, v := range f.Facts {
+			facts[k] = fmt.Sprint(v)
+		}
+		if m, ok := oom.FromFacts(facts); ok && m.RequestExceedsCapacity() {
+			return true, "the one request is larger than the whole card"
 		}
 	}
 	if _, ok := f.Facts["oom_kill_events"]; ok && f.Class == "host-killed" {

@@ -53,6 +53,22 @@ func TestAlternativesFollowTheEvidence(t *testing.T) {
 	}
 }
 
+// One request larger than the whole card leaves nothing to weigh: no
+// fragmentation or other tenant explains it. A full card keeps its
+// alternative, with what tells it apart.
+func TestOversizedRequestSettles(t *testing.T) {
+	e := New(kb.MustDefault())
+	huge := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 122.07 GiB. GPU 0 has a total capacity of 79.18 GiB of which 78.41 GiB is free. Including non-PyTorch memory, this process has 776.00 MiB memory in use. Of the allocated memory 256.03 MiB is allocated by PyTorch, and 1.97 MiB is reserved by PyTorch but unallocated.\n"
+	if fs := explainText(t, e, huge); len(fs) != 1 || fs[0].Class != "oom" || len(fs[0].Alternatives) != 0 {
+		t.Errorf("oversized request: %+v", fs)
+	}
+	full := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.18 GiB of which 1.41 GiB is free. Including non-PyTorch memory, this process has 77.70 GiB memory in use. Of the allocated memory 76.03 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.\n"
+	fs := explainText(t, e, full)
+	if len(fs) != 1 || fs[0].Class != "oom" || !slices.Contains(fs[0].Alternatives, "oom-fragmentation") || fs[0].SettleBy["oom-fragmentation"] == "" {
+		t.Errorf("full card: %+v", fs)
+	}
+}
+
 func TestEvidenceSettles(t *testing.T) {
 	tests := []struct {
 		name   string

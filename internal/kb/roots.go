@@ -56,6 +56,21 @@ func (k *KB) alternativesFor(c *Class) []Alternative {
 	return k.countedAlternatives(c.ID, c.Alternatives)
 }
 
+// SettleBy is what tells root alt apart from a verdict of class id, as
+// the class's own alternatives say it; "" when they do not name alt.
+func (k *KB) SettleBy(id, alt string) string {
+	c, ok := k.byID[id]
+	if !ok {
+		return ""
+	}
+	for _, a := range c.Alternatives {
+		if a.Class == alt {
+			return a.SettleBy
+		}
+	}
+	return ""
+}
+
 // OtherAlternatives are the roots the corpus most often found behind a
 // failure of no class (a bare segfault, a status that names no class).
 // Their shares are of the failures that had a root of some class: the

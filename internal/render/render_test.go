@@ -18,7 +18,7 @@ func sample() *report.Report {
 	r := report.New("explain", "0.1.0")
 	r.Rules = []report.RuleDoc{{ID: "device-assert-index", Kind: report.KindClass, Title: "Index out of range", Severity: report.Error, Summary: "An index tensor holds out-of-range values.", Sections: []report.DocSection{{Title: "What to do", Body: "- check the vocabulary size"}}, References: []string{"https://docs.pytorch.org/docs/stable/generated/torch.nn.Embedding.html"}}}
 	r.Findings = []report.Finding{{
-		Rule: "device-assert-index", Class: "device-assert-index", Alternatives: []string{"illegal-address"}, Severity: report.Error,
+		Rule: "device-assert-index", Class: "device-assert-index", Alternatives: []string{"illegal-address"}, SettleBy: map[string]string{"illegal-address": "compute-sanitizer names an out-of-bounds access instead of an assert"}, Severity: report.Error,
 		Message:  "an index passed to an embedding lookup is out of range",
 		Location: &report.Location{Path: "train.log", Line: 912},
 		Origin:   &report.Location{Path: "train.py", Line: 4, Function: "<module>", Code: "hidden = emb(tokens)"},

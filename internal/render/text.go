@@ -140,6 +140,11 @@ func WriteFinding(tw *Printer, st Styler, f *report.Finding, opts Options) {
 	}
 	if len(f.Alternatives) > 0 {
 		tw.Printf("  could also be: %s\n", strings.Join(f.Alternatives, ", "))
+		for _, alt := range f.Alternatives {
+			if s := f.SettleBy[alt]; s != "" {
+				tw.Printf("    %s: %s\n", alt, s)
+			}
+		}
 	}
 	for _, rel := range f.Related {
 		where := rel.Location.String()

@@ -108,10 +108,14 @@ type Finding struct {
 	// Class is the taxonomy class of the root cause as best established.
 	Class string `json:"class,omitempty"`
 	// Alternatives are other plausible root classes, most likely first.
-	Alternatives []string  `json:"alternatives"`
-	Severity     Severity  `json:"severity"`
-	Message      string    `json:"message"`
-	Location     *Location `json:"location,omitempty"`
+	Alternatives []string `json:"alternatives"`
+	// SettleBy says, for an alternative class, what would tell it apart
+	// from Class; only alternatives with something specific to say have
+	// an entry.
+	SettleBy map[string]string `json:"settle_by,omitempty"`
+	Severity Severity          `json:"severity"`
+	Message  string            `json:"message"`
+	Location *Location         `json:"location,omitempty"`
 	// Origin is the user-code frame believed to cause the failure.
 	Origin *Location `json:"origin,omitempty"`
 	// Reported is where the traceback pointed, when it differs from Origin.
