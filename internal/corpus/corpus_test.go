@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.910, top3: 0.947, silent: 0.017, deep: 0.609},
-	Test: {top1: 0.807, top3: 0.875, silent: 0.064, deep: 0.350},
+	Test: {top1: 0.808, top3: 0.876, silent: 0.064, deep: 0.350},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.909, 0.018}, Test: {0.807, 0.062}},
-	"rank-prefix": {Tune: {0.910, 0.017}, Test: {0.810, 0.062}},
-	"hard-wrap":   {Tune: {0.900, 0.024}, Test: {0.802, 0.064}},
-	"word-wrap":   {Tune: {0.886, 0.038}, Test: {0.783, 0.088}},
-	"timestamps":  {Tune: {0.910, 0.017}, Test: {0.810, 0.062}},
-	"crlf":        {Tune: {0.910, 0.017}, Test: {0.807, 0.064}},
-	"progress":    {Tune: {0.909, 0.018}, Test: {0.807, 0.064}},
-	"noise":       {Tune: {0.905, 0.021}, Test: {0.810, 0.064}},
-	"slurm":       {Tune: {0.912, 0.002}, Test: {0.812, 0.001}},
-	"conda":       {Tune: {0.910, 0.017}, Test: {0.807, 0.064}},
-	"ansi":        {Tune: {0.910, 0.017}, Test: {0.807, 0.064}},
-	"rich":        {Tune: {0.909, 0.018}, Test: {0.805, 0.064}},
-	"ranks":       {Tune: {0.908, 0.017}, Test: {0.812, 0.062}},
-	"compose":     {Tune: {0.906, 0.020}, Test: {0.810, 0.064}},
+	"srun-label":  {Tune: {0.910, 0.017}, Test: {0.808, 0.061}},
+	"rank-prefix": {Tune: {0.910, 0.017}, Test: {0.811, 0.061}},
+	"hard-wrap":   {Tune: {0.900, 0.024}, Test: {0.803, 0.064}},
+	"word-wrap":   {Tune: {0.885, 0.039}, Test: {0.784, 0.088}},
+	"timestamps":  {Tune: {0.910, 0.017}, Test: {0.811, 0.061}},
+	"crlf":        {Tune: {0.910, 0.017}, Test: {0.808, 0.064}},
+	"progress":    {Tune: {0.910, 0.017}, Test: {0.808, 0.064}},
+	"noise":       {Tune: {0.906, 0.021}, Test: {0.811, 0.064}},
+	"slurm":       {Tune: {0.912, 0.002}, Test: {0.813, 0.001}},
+	"conda":       {Tune: {0.910, 0.017}, Test: {0.808, 0.064}},
+	"ansi":        {Tune: {0.910, 0.017}, Test: {0.808, 0.064}},
+	"rich":        {Tune: {0.909, 0.018}, Test: {0.806, 0.064}},
+	"ranks":       {Tune: {0.908, 0.017}, Test: {0.813, 0.061}},
+	"compose":     {Tune: {0.906, 0.020}, Test: {0.811, 0.064}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {

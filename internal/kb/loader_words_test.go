@@ -21,6 +21,7 @@ func TestLoaderAndEngineWordings(t *testing.T) {
 		{"[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: Serialization (Serialization assertion stdVersionRead == serializationVersion failed.Version tag does not match. Note: Current Version: 213, Serialized Engine Version: 232)", "library-mismatch"},
 		{`engine.cpp:1104: bool nvinfer1::rt::Engine::deserialize(const void*, std::size_t, nvinfer1::IGpuAllocator&, nvinfer1::IPluginFactory*): Assertion ` + "`" + `size >= bsize && "Mismatch between allocated memory size and expected size of serialized engine."' failed.`, "library-mismatch"},
 		{"ERROR: The engine plan file is not compatible with this version of TensorRT, expecting library version 8.2.1 got 8.2.3, please rebuild.", "library-mismatch"},
+		{`[E:onnxruntime:Default, provider_bridge_ort.cc:2369 onnxruntime::TryGetProviderInfo_CUDA] provider_bridge_ort.cc:1962 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : Error loading "C:\\venv\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll" which depends on "cudnn64_9.dll" which is missing. (Error 126: "The specified module could not be found.")`, "library-mismatch"},
 		{"ptxas /tmp/tmpxft_00001af0-6_sm90_q64n32.ptx, line 10531; error   : Instruction 'tensormap.replace' not supported on .target 'sm_120'", "no-kernel-image"},
 		{"ptxas /tmp/x.ptx, line 77; error   : Feature '.bf16' requires .target sm_80 or higher", "no-kernel-image"},
 		// Look-alikes: success lines, model files, the driver library,
