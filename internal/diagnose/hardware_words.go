@@ -44,7 +44,7 @@ var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\brule
 // every line it matches holds one of them.
 var hardwareCauseWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
-	"MHz", " core", " Core", " memory clock", " Memory Clock", "overclocked", "Overclock"}
+	"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9", "overclocked", "Overclock"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed

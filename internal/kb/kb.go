@@ -428,10 +428,17 @@ func (c *Class) compile() error {
 				return fmt.Errorf("signature %s: unknown fact parser %q", s.ID, s.Parse)
 			}
 		}
+		// One keyword rare enough to pre-filter is required; a common word
+		// beside it ("CUDA" with "nitiali") only narrows what passes.
+		rare := false
 		for _, kw := range s.Keywords {
-			if len(kw) < 3 || genericKeywords[strings.ToLower(kw)] {
-				return fmt.Errorf("signature %s: keyword %q is too common to pre-filter lines", s.ID, kw)
+			if len(kw) < 3 {
+				return fmt.Errorf("signature %s: keyword %q is too short to pre-filter lines", s.ID, kw)
 			}
+			rare = rare || !genericKeywords[strings.ToLower(kw)]
+		}
+		if len(s.Keywords) > 0 && !rare {
+			return fmt.Errorf("signature %s: keywords %q are too common to pre-filter lines", s.ID, s.Keywords)
 		}
 	}
 	for i := range c.Cues {
