@@ -69,11 +69,7 @@ func evidenceSettles(f *report.Finding, live map[int]bool) (bool, string) {
 		}
 	}
 	if f.Class == "oom" {
-		facts := make(map[string]string, len(f.Facts))
-		for k, v := range f.Facts {
-			facts[k] = fmt.Sprint(v)
-		}
-		if m, ok := oom.FromFacts(facts); ok && m.RequestExceedsCapacity() {
+		if m, ok := oom.FromFacts(factStrings(f.Facts)); ok && m.RequestExceedsCapacity() {
 			return true, "the one request is larger than the whole card"
 		}
 	}

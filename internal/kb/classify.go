@@ -243,7 +243,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 		// A refinement reads the facts beside the message; when they
 		// misled it, the message's own class is the answer, so it comes
 		// first among the others.
-		v.Alternatives = []Alternative{{Class: v.Surface.ID, SettleBy: "the facts that moved the verdict away from what the message states do not hold on the machine that failed"}}
+		v.Alternatives = []Alternative{{Class: v.Surface.ID}}
 		for _, a := range k.alternativesFor(v.Class) {
 			if a.Class != v.Surface.ID {
 				v.Alternatives = append(v.Alternatives, a)

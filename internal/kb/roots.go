@@ -28,9 +28,6 @@ const (
 	maxCountedAlternatives = 3
 )
 
-// settleByDefault says what tells a root apart when its class file does not.
-const settleByDefault = "run `cudadoctor env` on the machine that failed, and compare its verdicts with this log"
-
 func loadRoots(b []byte, known func(string) bool) (map[string]map[string]int, error) {
 	var r surfaceRoots
 	if err := yaml.UnmarshalWithOptions(b, &r, yaml.Strict()); err != nil {
@@ -73,10 +70,9 @@ func (k *KB) SettleBy(id, alt string) string {
 
 // OtherAlternatives are the roots the corpus most often found behind a
 // failure of no class (a bare segfault, a status that names no class).
-// Their shares are of the failures that had a root of some class: the
-// engine offers them only for crashes, statuses and GPU exceptions, never
-// for the user's own ValueError, so the count of "other" behind "other"
-// (mostly such errors) says nothing of how often a crash hides a class.
+// The engine offers them only for crashes, statuses and GPU exceptions,
+// never for the user's own ValueError; "other" behind "other" (mostly
+// such errors) is never one of them.
 func (k *KB) OtherAlternatives() []Alternative {
 	return k.countedAlternatives("other", nil)
 }
@@ -97,11 +93,7 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 	var out []Alternative
 	seen := map[string]bool{}
 	for _, r := range ranked {
-		s := settle[r]
-		if s == "" {
-			s = settleByDefault
-		}
-		out = append(out, Alternative{Class: r, SettleBy: s})
+		out = append(out, Alternative{Class: r, SettleBy: settle[r]})
 		seen[r] = true
 	}
 	for _, a := range own {
