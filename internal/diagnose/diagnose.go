@@ -82,12 +82,19 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 // report a failure even when pasted without their exception line.
 var failureTriggers = slices.Concat(fatalTriggers, torchErrorTemplates)
 
+// triggers are the texts besides the signatures' anchors that let a line
+// reach the parser. Each is at least minTrigger bytes long, which keeps
+// the prefilter's stride (see TestTriggersAreLong).
+func triggers(k *kb.KB) []string {
+	return slices.Concat(logparse.Triggers(), commandTriggers, k.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, k.ContextWords(), k.CueWords(), hardwareCauseWords)
+}
+
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
 		as, reqs := anchorSet(e.KB)
-		rest := slices.Concat(logparse.Triggers(), commandTriggers, e.KB.StatusAnchors(), failureTriggers, contextTriggers, gpuWordTriggers, e.KB.ContextWords(), e.KB.CueWords(), hardwareCauseWords)
+		rest := triggers(e.KB)
 		pats := slices.Concat(as, rest)
-		e.pf = logparse.NewPrefilter(pats)
+		e.pf = logparse.NewPrefilter(pats, hardwareOffsetWords...)
 		// A text that is both a signature's anchor and a trigger of its
 		// own ("CUDA error", which the status layer reads with any number
 		// after it) keeps the prefilter's first index, the anchor's: it

@@ -41,10 +41,15 @@ var hardwareCauseRE = regexp.MustCompile(`(?i)` +
 var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$`)
 
 // hardwareCauseWords let the lines hardwareCauseRE reads reach the parser;
-// every line it matches holds one of them.
+// every line it matches holds one of them or of hardwareOffsetWords.
 var hardwareCauseWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
-	"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9", "overclocked", "Overclock"}
+	"overclocked", "Overclock"}
+
+// hardwareOffsetWords find a clock offset a person states ("+125 MHz core",
+// "core clock: +150"). They are too short to sample a long log for, so
+// only pastes are searched for them (logparse.NewPrefilter's prose).
+var hardwareOffsetWords = []string{"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed

@@ -302,7 +302,11 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 		scan = pf.Pasted
 	}
 	cur := scan.Cursor(buf)
-	var out []int
+	var out, ids []int
+	// Outside pastes no line is joined to another, so Accept judges each
+	// line as it is found: a long log whose every step line holds an
+	// anchor ("grad_norm") then keeps no list of the lines it refuses.
+	acceptNow := pf.Accept != nil && scan == pf
 	for pos := 0; pos < len(buf); {
 		n := cur.Next(pos)
 		if n < 0 {
@@ -313,6 +317,11 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 			e = len(buf) - n
 		}
 		pos = n + e + 1
+		if acceptNow {
+			if ids = pf.LinePatterns(buf[n:n+e], ids); !pf.Accept(buf[n:n+e], ids) {
+				continue
+			}
+		}
 		out = append(out, n)
 	}
 	if len(cur.Breaks) > 0 {
@@ -330,8 +339,7 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 			out = slices.DeleteFunc(out, func(n int) bool { return n > 0 && buf[n-1] != '\n' })
 		}
 	}
-	if pf.Accept != nil {
-		var ids []int
+	if pf.Accept != nil && !acceptNow {
 		out = slices.DeleteFunc(out, func(n int) bool {
 			e := bytes.IndexByte(buf[n:], '\n')
 			if e < 0 {

@@ -3,6 +3,7 @@ package logparse
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"sort"
 )
 
@@ -107,10 +108,13 @@ const hashBits = 20
 const minSampled = 4
 
 // NewPrefilter builds the filter, and its twin for pastes, once for a
-// pattern set.
-func NewPrefilter(patterns []string) *Prefilter {
+// pattern set. Prose patterns, numbered after patterns, are searched in
+// pastes only: words a person writes about the failure ("+150 MHz core
+// clock") are too short to sample a long log for, and a log that long was
+// written by a program, which does not state them.
+func NewPrefilter(patterns []string, prose ...string) *Prefilter {
 	p := newPrefilter(patterns, false)
-	p.Pasted = newPrefilter(patterns, true)
+	p.Pasted = newPrefilter(slices.Concat(patterns, prose), true)
 	return p
 }
 
