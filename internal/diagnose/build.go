@@ -337,7 +337,7 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 // exception line of any language's usual form, a crash (also as Python's
 // faulthandler on Windows, an IDE's "interrupted by signal 11: SIGSEGV" or a
 // Windows NTSTATUS exit code such as 0xC0000005 words it), a failed check.
-var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: `)
+var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: |\b[Aa]ssertion [\x60'"].{1,300}?['"\x60] failed\b|: F (?:tensorflow|external|third_party|xla)/\S+:\d+\] `)
 
 // A log's own error tag ("ERROR:", "[ERROR]", a logger's "ERROR -",
 // "error:") on a line that names the GPU stack, before or after the tag

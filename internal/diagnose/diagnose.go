@@ -76,7 +76,16 @@ var fatalTriggers = []string{"Error: ", "Exception: ", "Segmentation fault", "co
 	// A log's own error tag on a line about the GPU stack ("ERROR: CUDA
 	// initialisation failed", "[ERROR] GPU 0 not responding", "[CUDA]
 	// ERROR gpu 0: ..."); fatalLine keeps those that name it.
-	"ERROR: ", "[ERROR]", "ERROR ", "error: "}
+	"ERROR: ", "[ERROR]", "ERROR ", "error: ",
+	// A host-side assertion in C or C++ code ("python: op.cpp:42: void
+	// run(): Assertion `status == CUBLAS_STATUS_SUCCESS' failed.", "Faiss
+	// assertion 'err == cudaSuccess' failed in ..."); device asserts are
+	// the parser's.
+	"Assertion '", "assertion '", "assertion `",
+	// TensorFlow's and XLA's fatal log line ("2019-03-01 12:00:01.123456:
+	// F tensorflow/core/common_runtime/gpu/gpu_util.cc:339] GPU->CPU
+	// Memcpy failed"), which aborts the process right after.
+	": F tensorflow/", ": F external/", ": F third_party/", ": F xla/"}
 
 // failureTriggers are fatalTriggers and the PyTorch error messages that
 // report a failure even when pasted without their exception line.

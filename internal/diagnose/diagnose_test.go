@@ -431,3 +431,103 @@ func TestErrorTaggedGPULines(t *testing.T) {
 		}
 	}
 }
+
+// Failures of no class in other programs' words are never silent, and the
+// finding quotes the line that reports them: a host-side assertion, a
+// TensorFlow fatal log line (not the "Aborted" after it). Their look-alikes
+// (an assertion that passed, an info line) stay quiet.
+func TestHostAssertionsAndFatalLogLines(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct {
+		log, quote string
+	}{
+		{"Faiss assertion 'err == cudaSuccess' failed in faiss::gpu::StackDeviceMemory::Stack::Stack(int, size_t) at utils/StackDeviceMemory.cpp:33\nAborted (core dumped)\n", "Faiss assertion"},
+		{"python: /src/op.cpp:42: void run(): Assertion `status == CUBLAS_STATUS_SUCCESS' failed.\nAborted (core dumped)\n", "Assertion `status"},
+		{"2019-03-01 12:00:00.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1511] Adding visible gpu devices: 0\n" +
+			"2019-03-01 12:00:01.123456: F tensorflow/core/common_runtime/gpu/gpu_util.cc:339] GPU->CPU Memcpy failed\nAborted (core dumped)\n", "GPU->CPU Memcpy failed"},
+		{"all checks passed: assertion 'x > 0' held\n", ""},
+		{"2019-03-01 12:00:00.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1511] Adding visible gpu devices: 0\n", ""},
+	} {
+		fs := explainText(t, e, c.log)
+		switch {
+		case c.quote == "" && len(fs) > 0:
+			t.Errorf("%q: want no finding, got %v", c.log, fs[0].Message)
+		case c.quote != "" && (len(fs) == 0 || !strings.Contains(fs[0].Evidence[0].Text, c.quote)):
+			t.Errorf("%q: want a finding quoting %q, got %+v", c.log, c.quote, fs)
+		}
+	}
+}
+
+// A paste that starts below its traceback's header is still a traceback:
+// cut at both ends it gets the cut-off finding; with its exception line it
+// is classified by it (here a cuDNN load failure, the line as deep as the
+// frames after a blank line); a raise statement printed over several lines
+// is read whole when the error line itself is missing.
+func TestTracebackWithoutHeader(t *testing.T) {
+	e := New(kb.MustDefault())
+	cut := `  File "/app/modules/processing.py", line 486, in process_images
+    res = process_images_inner(p)
+  File "/app/modules/processing.py", line 632, in process_images_inner
+    samples = p.sample(c)
+`
+	fs := explainText(t, e, cut)
+	if len(fs) == 0 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, "ends before its error line") {
+		t.Fatalf("cut traceback: %+v", fs)
+	}
+	withError := `    File "/env/lib/python3.9/site-packages/paddle/fluid/framework.py", line 2781, in __init__
+      for frame in traceback.extract_stack():
+
+    PreconditionNotMetError: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.
+`
+	if fs := explainText(t, e, withError); len(fs) == 0 || fs[0].Class != "library-mismatch" {
+		t.Errorf("traceback with its error line: %+v", fs)
+	}
+	raise := `  File "/env/lib/python3.13/site-packages/vllm/v1/core/kv_cache_utils.py", line 699, in check_enough_kv_cache_memory
+    raise ValueError("No available memory for the cache blocks. "
+                     "Try increasing ` + "`gpu_memory_utilization`" + ` when "
+                     "initializing the engine.")
+`
+	if fs := explainText(t, e, raise); len(fs) == 0 || fs[0].Class != "oom" {
+		t.Errorf("multi-line raise: %+v", fs)
+	}
+}
+
+// torchrun's summary with no error of the worker's own in the input (the
+// summary pasted alone, or cut before its entries) is a failure: the
+// finding names the rank and exit code it reports.
+func TestChildFailedAlone(t *testing.T) {
+	e := New(kb.MustDefault())
+	log := `torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2025-02-05_01:02:51
+  host      : node1
+  rank      : 3 (local_rank: 3)
+  exitcode  : 1 (pid: 907695)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+`
+	fs := explainText(t, e, log)
+	if len(fs) != 1 || fs[0].Class != "other" || !strings.Contains(fs[0].Message, "rank 3 exited with code 1") {
+		t.Fatalf("findings: %+v", fs)
+	}
+	// With @record, the summary carries the worker's traceback: that is
+	// the diagnosis, on the summary's rank.
+	recorded := strings.Replace(log, "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
+		"  traceback : Traceback (most recent call last):\n    File \"train.py\", line 20, in main\n      y = model(x)\n"+
+			"  torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.10 GiB of which 1.00 GiB is free.\n", 1)
+	if fs := explainText(t, e, recorded); len(fs) != 1 || fs[0].Class != "oom" || fs[0].Rank == nil || *fs[0].Rank != 3 {
+		t.Errorf("summary with the worker's traceback: %+v", fs)
+	}
+	cut := strings.SplitAfter(log, "<NO_OTHER_FAILURES>\n")[0]
+	if fs := explainText(t, e, cut); len(fs) != 1 || !strings.Contains(fs[0].Message, "a worker failed") {
+		t.Errorf("cut summary: %+v", fs)
+	}
+}

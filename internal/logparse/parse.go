@@ -45,6 +45,8 @@ func Triggers() []string {
 		"=========",
 		"Some NCCL operations have failed",
 		"Exception ignored in",
+		// A frame line: a paste may start a traceback below its header.
+		frameMark,
 	}, ownTriggers...)
 }
 
@@ -587,6 +589,15 @@ func (p *parser) newEvent(k Kind, l pline) Event {
 	return Event{Kind: k, Source: p.src, Rank: l.Rank, Line: l.N, EndLine: l.N, Level: l.Level, Time: l.TS, Count: 1}
 }
 
+// isChildFailed: the line is torchrun's exception line.
+func isChildFailed(msg string) bool {
+	m := excRE.FindStringSubmatch(strings.TrimSpace(msg))
+	return m != nil && strings.HasSuffix(m[1], "ChildFailedError")
+}
+
+// frameMark is the fixed text of every Python frame line.
+const frameMark = `", line `
+
 var (
 	frameRE = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$`)
 	// IPython / Jupyter frames: "File ~/x/y.py:1501, in f(self)", "Cell In[3], line 5",
@@ -621,6 +632,21 @@ func (p *parser) start(l pline) {
 	case strings.HasSuffix(strings.TrimSpace(msg), "RemoteTraceback:"):
 		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, state: tbRemote}
 		p.blocks[l.Rank] = tb
+	case strings.Contains(msg, frameMark) && frameRE.MatchString(msg):
+		// Frames with no header above them: a paste that begins inside a
+		// traceback ("  File ".../call_queue.py", line 56, in f"). Python
+		// prints frames only for a traceback, so it is one, cut at its top.
+		tb := &tbBlock{ev: p.newEvent(KindTraceback, l), lastN: l.N, indent: max(indentOf(msg)-2, 0)}
+		tb.chain = append(tb.chain, Exception{})
+		p.blocks[l.Rank] = tb
+		tb.feed(p, l)
+	case strings.Contains(msg, "ChildFailedError") && isChildFailed(msg):
+		// torchrun's exception line pasted without the traceback above
+		// it: its summary follows, as after a traceback (tbBlock.feed).
+		sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N}
+		sb.ev.Summary = &Summary{}
+		sb.ev.Lines = []Line{{l.N, strings.TrimSpace(msg)}}
+		p.blocks[l.Rank] = sb
 	case strings.HasPrefix(msg, "Exception raised from "):
 		ev := p.newEvent(KindCppTrace, l)
 		ev.Lines = []Line{{l.N, msg}}

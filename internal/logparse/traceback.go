@@ -41,7 +41,12 @@ type tbBlock struct {
 	// says nothing of the block's depth; the frames do: the exception
 	// line sits left of them.
 	frameIndent int
+	// codeN is the last line that was the last frame's code.
+	codeN int
 }
+
+// maxCode bounds a frame's statement joined from its lines.
+const maxCode = 400
 
 func (b *tbBlock) inherits() bool { return false }
 func (b *tbBlock) last() int      { return b.lastN }
@@ -98,6 +103,9 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			}
 			break
 		}
+		// An exception line after a blank line may sit as deep as the
+		// frames: a paste indented as a whole, cut above its header.
+		afterBlank := b.blanks > 0
 		b.blanks = 0
 		if m := arrowRE.FindStringSubmatch(msg); m != nil {
 			// IPython marks the frame's line with an arrow.
@@ -116,13 +124,23 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		if strings.HasPrefix(trim, "-----") {
 			break
 		}
-		if in := indentOf(msg); in > b.indent && !(in < b.frameIndent-1 && excRE.MatchString(trim)) {
+		if in := indentOf(msg); in > b.indent && !((in < b.frameIndent-1 || afterBlank && in == b.frameIndent-1) && excRE.MatchString(trim)) {
 			e := b.cur()
 			if caretRE.MatchString(msg) || strings.HasPrefix(trim, "[Previous line repeated") {
 				break
 			}
-			if n := len(e.Frames); n > 0 && !b.ipython && e.Frames[n-1].Code == "" && e.Frames[n-1].LogLine == l.N-1 {
-				e.Frames[n-1].Code = trim
+			if n := len(e.Frames); n > 0 && !b.ipython {
+				switch f := &e.Frames[n-1]; {
+				case f.Code == "" && f.LogLine == b.lastN:
+					f.Code = trim
+					b.codeN = l.N
+				case f.Code != "" && b.codeN == b.lastN && len(f.Code) < maxCode:
+					// Python 3.11+ prints a statement's every line: a
+					// raise whose message spans three lines is the only
+					// copy of it when the paste stops before the error.
+					f.Code += " " + trim
+					b.codeN = l.N
+				}
 			}
 			break
 		}
@@ -465,9 +483,11 @@ func (b *summaryBlock) flush() {
 
 func (b *summaryBlock) finish(p *parser) {
 	b.flush()
-	if len(b.ev.Summary.Failures) == 0 {
+	if len(b.ev.Summary.Failures) == 0 && len(b.ev.Lines) == 0 {
 		return
 	}
+	// A ChildFailedError whose summary was cut before its entries is
+	// still torchrun's word that a worker failed.
 	for _, f := range b.ev.Summary.Failures {
 		if !f.Root {
 			continue
