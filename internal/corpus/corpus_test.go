@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.911, top3: 0.953, silent: 0.016, deep: 0.603},
-	Test: {top1: 0.804, top3: 0.879, silent: 0.071, deep: 0.350},
+	Tune: {top1: 0.912, top3: 0.954, silent: 0.016, deep: 0.600},
+	Test: {top1: 0.806, top3: 0.880, silent: 0.071, deep: 0.350},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
