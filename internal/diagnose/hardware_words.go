@@ -35,16 +35,19 @@ var hardwareCauseRE = regexp.MustCompile(`(?i)` +
 	// "the cards are overclocked", "Overclock: 100% power".
 	`|\+\s?\d{2,4}\s*(?:MHz\b|(?:on\s+)?(?:core|memory|mem)\b(?:\s+(?:gpu\s+)?(?:boost\s+)?clock\b|\s*(?:[,;)]|$)))` +
 	`|\b(?:core|memory|mem)(?:\s+clock)?\s*(?:offset)?\s*[:=]\s*\+\d{2,4}\b` +
-	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S`)
+	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S` +
+	// The same statements in Chinese: the graphics card is broken or
+	// faulty ("显卡坏了", "把我显卡给跑坏"), a hardware problem ("硬件问题").
+	`|显卡[^。，,.!?！？\n没不无]{0,6}?(?:坏|故障|出问题|有问题)|硬件(?:问题|故障)`)
 
 // hardwareNegatedRE: the words before a statement that deny it.
-var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$`)
+var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
 
 // hardwareCauseWords let the lines hardwareCauseRE reads reach the parser;
 // every line it matches holds one of them or of hardwareOffsetWords.
 var hardwareCauseWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
-	"overclocked", "Overclock"}
+	"overclocked", "Overclock", "显卡", "硬件"}
 
 // hardwareOffsetWords find a clock offset a person states ("+125 MHz core",
 // "core clock: +150"). They are too short to sample a long log for, so

@@ -68,6 +68,13 @@ func TestHardwareStated(t *testing.T) {
 		{"g++ -O2 -o main main.cpp +50 core files", false},
 		{"GPU clocks: 1590 MHz core, 5001 MHz memory", false},
 		{"CUDA_VISIBLE_DEVICES=0 python train.py --lr 1e-4 --mem 16", false},
+		{"2080ti 魔改的22g 跑起来后会报错 重启机器才行 我感觉把我显卡给跑坏咯", true},
+		{"换了张显卡没问题了，应该就是显卡出问题了。", true},
+		{"这应该是硬件问题", true},
+		{"我觉得不是显卡坏了，换了驱动就好了", false},
+		{"使用一张3090显卡，参数设置如下", false},
+		{"显卡一直在16度的空调房", false},
+		{"测试过了，显卡没有问题", false},
 	} {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
