@@ -43,16 +43,16 @@ var hardwareCauseRE = regexp.MustCompile(`(?i)` +
 // hardwareNegatedRE: the words before a statement that deny it.
 var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
 
-// hardwareCauseWords let the lines hardwareCauseRE reads reach the parser;
-// every line it matches holds one of them or of hardwareOffsetWords.
-var hardwareCauseWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
+// hardwareWords let the lines hardwareCauseRE reads reach the parser;
+// every line it matches holds one of them. They are a person's words about
+// the machine ("a faulty card", "+125 MHz core", "显卡坏了"), which only a
+// paste holds, and several are short or common in program output: only
+// pastes are searched for them (logparse.NewPrefilter's prose), so the scan
+// of a long log stays as fast as its other triggers allow.
+var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
-	"overclocked", "Overclock", "显卡", "硬件"}
-
-// hardwareOffsetWords find a clock offset a person states ("+125 MHz core",
-// "core clock: +150"). They are too short to sample a long log for, so
-// only pastes are searched for them (logparse.NewPrefilter's prose).
-var hardwareOffsetWords = []string{"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
+	"overclocked", "Overclock", "显卡", "硬件",
+	"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed

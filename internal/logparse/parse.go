@@ -347,7 +347,7 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 			if e < 0 {
 				e = len(buf) - n
 			}
-			ids = pf.LinePatterns(buf[n:n+e], ids)
+			ids = scan.LinePatterns(buf[n:n+e], ids)
 			return !pf.Accept(buf[n:n+e], ids)
 		})
 	}
