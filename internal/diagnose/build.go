@@ -231,6 +231,9 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 			msg := "an error that is not a known CUDA or PyTorch failure: "
 			if torchMsg = holdsTorchTemplate(r.text); torchMsg {
 				msg = "a PyTorch error of no CUDA failure class: "
+				if fix, _ := torchErrorFix(r.text); fix == hostRAMFix {
+					msg = "the machine's RAM ran out, not the GPU's memory: "
+				}
 			}
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
 				Message: msg + leadingWords(r.text, 24)}
@@ -337,7 +340,7 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 // exception line of any language's usual form, a crash (also as Python's
 // faulthandler on Windows, an IDE's "interrupted by signal 11: SIGSEGV" or a
 // Windows NTSTATUS exit code such as 0xC0000005 words it), a failed check.
-var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: |\b[Aa]ssertion [\x60'"].{1,300}?['"\x60] failed\b|: F (?:tensorflow|external|third_party|xla)/\S+:\d+\] `)
+var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?_?[A-Z]\w*(?:Error|Exception)(?::|$)|Segmentation fault|core dumped|Fatal Python error|terminate called after throwing|\bCheck failed: |panicked at |\b(?:FATAL|Fatal error|fatal error): |\bTest (?:CUDA|NCCL) failure \S+:\d+|Windows fatal exception: |interrupted by signal \d+: SIG[A-Z]+|exit code -?\d+ \(0x[Cc]0000[0-9A-Fa-f]{3}\)|\] Error Code \d+: |\b[Aa]ssertion [\x60'"].{1,300}?['"\x60] failed\b|: F (?:tensorflow|external|third_party|xla)/\S+:\d+\] `)
 
 // A log's own error tag ("ERROR:", "[ERROR]", a logger's "ERROR -",
 // "error:") on a line that names the GPU stack, before or after the tag
@@ -399,6 +402,14 @@ func (e *Engine) statusLine(texts []string) (int, *kb.Status) {
 // Each text is the wording of the PyTorch source file named beside it,
 // long enough that no progress or warning line holds it.
 var torchErrors = []struct{ text, fix string }{
+	// c10/core/impl/alloc_cpu.cpp: the host, not the GPU, is out of
+	// memory ("DefaultCPUAllocator: not enough memory: you tried to
+	// allocate N bytes", before 1.10 "can't allocate memory ... Error code
+	// 12"); NumPy's own wording of the same ("Unable to allocate 3.5 GiB
+	// for an array with shape ...").
+	{"DefaultCPUAllocator: not enough memory", hostRAMFix},
+	{"DefaultCPUAllocator: can't allocate memory", hostRAMFix},
+	{"for an array with shape", hostRAMFix},
 	// torch/csrc/distributed/c10d/reducer.cpp: DDP found parameters that
 	// took no part in the loss, or a parameter's gradient ready twice.
 	{"Expected to have finished reduction in the prior iteration",
@@ -441,6 +452,10 @@ var torchErrorTemplates = func() []string {
 	}
 	return out
 }()
+
+// hostRAMFix is the fix for a failure of the machine's RAM, which the GPU's
+// memory settings do not touch.
+const hostRAMFix = "The machine's RAM ran out, not the GPU's memory: lower the DataLoader's num_workers and prefetch_factor, load the dataset lazily instead of into memory, load checkpoints with map_location straight to the GPU or with mmap=True, and check free -h and the job's memory limit (cgroup, Slurm --mem)."
 
 // torchErrorFix is the fix for the PyTorch error whose text s holds.
 func torchErrorFix(s string) (string, bool) {

@@ -78,3 +78,19 @@ Training finished.
 		}
 	}
 }
+
+// The host running out of RAM, in PyTorch's and NumPy's words, is said to
+// be the machine's memory, with the fix for that, whatever wraps the line.
+func TestHostRAMFailures(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []string{
+		"Extend: RuntimeError: [enforce fail at alloc_cpu.cpp:73] . DefaultCPUAllocator: not enough memory: you tried to allocate 1073741824 bytes.\n",
+		"RuntimeError: [enforce fail at CPUAllocator.cpp:64] . DefaultCPUAllocator: can't allocate memory: you tried to allocate 2147483648 bytes. Error code 12 (Cannot allocate memory)\n",
+		"    x = np.zeros((100000, 100000))\nnumpy.core._exceptions._ArrayMemoryError: Unable to allocate 74.5 GiB for an array with shape (100000, 100000) and data type float64\n",
+	} {
+		out := explainText(t, e, c)
+		if len(out) != 1 || out[0].Class != "other" || !strings.Contains(out[0].Message, "RAM ran out") || len(out[0].Remedies) != 1 || out[0].Remedies[0] != hostRAMFix {
+			t.Errorf("%q: got %+v", c, out)
+		}
+	}
+}
