@@ -20,16 +20,24 @@ func anchors(k *kb.KB) []string {
 }
 
 // sigReq is what a line must hold, beyond its anchor, to possibly match a
-// signature: every keyword (exact) and every case-insensitive literal at
-// the top of its regex ("cuda" in "(?i)cuda error 214").
+// signature: a spelling of every keyword (exact; see kb's KeywordSpellings)
+// and every case-insensitive literal at the top of its regex ("cuda" in
+// "(?i)cuda error 214").
 type sigReq struct {
-	keywords []string
+	keywords [][]string
 	fold     [][]byte
 }
 
 func (r *sigReq) holds(line []byte) bool {
-	for _, kw := range r.keywords {
-		if !bytes.Contains(line, []byte(kw)) {
+	for _, group := range r.keywords {
+		found := false
+		for _, kw := range group {
+			if bytes.Contains(line, []byte(kw)) {
+				found = true
+				break
+			}
+		}
+		if !found {
 			return false
 		}
 	}
@@ -61,14 +69,17 @@ func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 	var reqs [][]sigReq
 	index := map[string]int{}
 	for _, c := range k.Classes {
-		for _, s := range c.Signatures {
+		for i := range c.Signatures {
+			s := &c.Signatures[i]
+			// The best keyword stands in the anchors with all its
+			// spellings (they share its length).
 			best := []string{""}
-			var kws []string
-			for _, kw := range s.Keywords {
-				kw = trimmedSet([]string{kw})[0]
-				kws = append(kws, kw)
-				if len(kw) > len(best[0]) {
-					best = []string{kw}
+			var kws [][]string
+			for _, group := range s.KeywordSpellings() {
+				group = trimmedSet(group)
+				kws = append(kws, group)
+				if len(group[0]) > len(best[0]) {
+					best = group
 				}
 			}
 			if set := trimmedSet(requiredSet(s.Regex)); len(set) > 0 && minLen(set) > len(best[0]) {

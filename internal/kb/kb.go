@@ -89,7 +89,9 @@ type Signature struct {
 
 	re         *regexp.Regexp
 	requiresRE *regexp.Regexp
-	unlessRE   *regexp.Regexp
+	// spellings are the keywords' spellings (KeywordSpellings).
+	spellings [][]string
+	unlessRE  *regexp.Regexp
 }
 
 // Refinement turns a finding of this class into a more specific root class
@@ -407,6 +409,7 @@ func (c *Class) compile() error {
 			return fmt.Errorf("signature %s: %w", s.ID, err)
 		}
 		s.re = re
+		s.spellings = keywordSpellings(s)
 		if s.Repeats < 0 || s.Repeats > 0 && s.Strength != Primary {
 			return fmt.Errorf("signature %s: repeats must be positive, and only a primary signature repeats", s.ID)
 		}
@@ -535,10 +538,8 @@ func (k *KB) Matches(line string) []Match {
 }
 
 func (s *Signature) match(line string) (Match, bool) {
-	for _, kw := range s.Keywords {
-		if !strings.Contains(line, kw) {
-			return Match{}, false
-		}
+	if !s.holdsKeywords(line) {
+		return Match{}, false
 	}
 	return s.matchRegex(line)
 }
@@ -580,9 +581,11 @@ func (r *Refinement) EvidenceMatches(line string) bool {
 func (k *KB) Keywords() []string {
 	set := map[string]bool{}
 	for _, c := range k.Classes {
-		for _, s := range c.Signatures {
-			for _, kw := range s.Keywords {
-				set[kw] = true
+		for i := range c.Signatures {
+			for _, group := range c.Signatures[i].KeywordSpellings() {
+				for _, kw := range group {
+					set[kw] = true
+				}
 			}
 		}
 	}

@@ -22,11 +22,12 @@ type kwIndex struct {
 	short []kwText
 }
 
-// sigRef is one signature in Matches' order, with its keywords' ids.
+// sigRef is one signature in Matches' order, with its keywords' ids: per
+// keyword, the ids of its spellings (KeywordSpellings).
 type sigRef struct {
 	class *Class
 	sig   *Signature
-	kw    []int
+	kw    [][]int
 }
 
 type kwText struct {
@@ -43,22 +44,26 @@ func newKWIndex(classes []*Class) *kwIndex {
 		for i := range c.Signatures {
 			s := &c.Signatures[i]
 			r := sigRef{class: c, sig: s}
-			for _, kw := range s.Keywords {
-				id, ok := ids[kw]
-				if !ok {
-					id = len(ids)
-					ids[kw] = id
-					t := kwText{id, kw}
-					if len(kw) < 4 {
-						ix.short = append(ix.short, t)
-					} else {
-						w := binary.LittleEndian.Uint32([]byte(kw[:4]))
-						h := kwHash(w)
-						ix.bits[h>>6] |= 1 << (h & 63)
-						ix.heads[w] = append(ix.heads[w], t)
+			for _, group := range s.KeywordSpellings() {
+				var alt []int
+				for _, kw := range group {
+					id, ok := ids[kw]
+					if !ok {
+						id = len(ids)
+						ids[kw] = id
+						t := kwText{id, kw}
+						if len(kw) < 4 {
+							ix.short = append(ix.short, t)
+						} else {
+							w := binary.LittleEndian.Uint32([]byte(kw[:4]))
+							h := kwHash(w)
+							ix.bits[h>>6] |= 1 << (h & 63)
+							ix.heads[w] = append(ix.heads[w], t)
+						}
 					}
+					alt = append(alt, id)
 				}
-				r.kw = append(r.kw, id)
+				r.kw = append(r.kw, alt)
 			}
 			ix.sigs = append(ix.sigs, r)
 		}
@@ -89,10 +94,17 @@ func (ix *kwIndex) scan(line string, present []uint64) {
 	}
 }
 
-// holds: every keyword of r is marked in present.
+// holds: a spelling of every keyword of r is marked in present.
 func (r *sigRef) holds(present []uint64) bool {
-	for _, id := range r.kw {
-		if present[id>>6]&(1<<(id&63)) == 0 {
+	for _, alt := range r.kw {
+		found := false
+		for _, id := range alt {
+			if present[id>>6]&(1<<(id&63)) != 0 {
+				found = true
+				break
+			}
+		}
+		if !found {
 			return false
 		}
 	}
