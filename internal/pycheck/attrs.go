@@ -292,10 +292,36 @@ func (m *Model) classValues(cls *Node, attr string) []*Node {
 		if as := a.Parent(); as != nil && as.Type() == "assignment" && a.FieldName() == "left" {
 			if v := as.ChildByFieldName("right"); v != nil {
 				out = append(out, v)
+				// self.dtype = dtype, a parameter with a default: the
+				// default is what the attribute holds unless told otherwise.
+				if d := m.paramDefault(f.Scope(a), Unparen(v)); d != nil {
+					out = append(out, d)
+				}
 			}
 		}
 	}
 	return out
+}
+
+// paramDefault is the default value of the parameter of fn that v names,
+// or nil.
+func (m *Model) paramDefault(fn, v *Node) *Node {
+	if fn == nil || v == nil || fn.Type() != "function_definition" || v.Type() != "identifier" {
+		return nil
+	}
+	ps := fn.ChildByFieldName("parameters")
+	if ps == nil {
+		return nil
+	}
+	for _, p := range ps.NamedChildren() {
+		if p.Type() != "default_parameter" && p.Type() != "typed_default_parameter" {
+			continue
+		}
+		if n := p.ChildByFieldName("name"); n != nil && m.f.Text(n) == m.f.Text(v) {
+			return p.ChildByFieldName("value")
+		}
+	}
+	return nil
 }
 
 // fieldDefault reads a class-level default: the value a field() or

@@ -53,6 +53,13 @@ def g():
     t = T(3, "cuda")
     return t.device
 `, "t.device", []string{`"cuda"`}},
+		{"parameter default behind self.x = param", `
+class H:
+    def __init__(self, dtype=torch.float16):
+        self.dtype = dtype
+    def go(self, x):
+        return x.to(self.dtype)
+`, "self.dtype", []string{"dtype", "torch.float16"}},
 		{"class not of this file", `
 def g(x):
     return x.buf

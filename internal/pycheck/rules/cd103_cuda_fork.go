@@ -17,7 +17,7 @@ var CD103 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "CUDA used in a forked subprocess",
-		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised (in the same function, at import time, or by a helper of the file or the project called before it that puts data on the GPU).",
+		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses (also on a Dataset made in another method and kept in self, as a data module's `setup()` does) worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised (in the same function, at import time, or by a helper of the file or the project called before it that puts data on the GPU).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
 first CUDA call in the child raises "Cannot re-initialize CUDA in forked subprocess. To
@@ -258,6 +258,15 @@ func loaderOf(f *pycheck.File, loaders []*pycheck.Node, cls string) (loader, cto
 		if ds.Type() == "identifier" {
 			if rhs := reachingValue(f, ds); rhs != nil {
 				ds = pycheck.Unparen(rhs)
+			}
+		}
+		// self.train_set made in another method (a data module's setup()).
+		if ds.Type() == "attribute" {
+			for _, v := range f.Model().AttrValues(ds) {
+				if strings.Contains(f.Text(v), cls+"(") {
+					ds = pycheck.Unparen(v)
+					break
+				}
 			}
 		}
 		if strings.Contains(f.Text(ds), cls+"(") {
