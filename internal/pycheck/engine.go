@@ -53,9 +53,11 @@ type Stats struct {
 }
 
 // mentionsGPU is the cheapest filter: a file that never names torch or cuda
-// cannot hold any hazard these rules know.
+// cannot hold any hazard these rules know, unless it is written for
+// Lightning (a callback importing only `lightning` runs in the trainer's
+// GPU steps).
 func mentionsGPU(src []byte) bool {
-	return bytes.Contains(src, []byte("torch")) || bytes.Contains(src, []byte("cuda"))
+	return bytes.Contains(src, []byte("torch")) || bytes.Contains(src, []byte("cuda")) || bytes.Contains(src, []byte("lightning"))
 }
 
 // MaxNesting bounds the syntax tree depth the rules look at. CPython gives up

@@ -32,6 +32,8 @@ type Model struct {
 	// Built on first use: most files only need the imports.
 	fns  map[string]*FuncSummary
 	defs []*Node
+	// classes are the file's classes by name (the first of a name).
+	classes map[string]*Node
 	// flows are the control-flow graphs built so far, by scope node.
 	flows map[int32]*Flow
 }
@@ -91,7 +93,7 @@ var SyncCalls = map[string]bool{"item": true, "tolist": true, "numpy": true, "cp
 	"elapsed_time": true, "wait": true, "all_reduce": true, "barrier": true}
 
 func buildModel(f *File) *Model {
-	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, path: f.Path, key: moduleKey(f.Path),
+	m := &Model{f: f, aliases: map[string]string{}, syncNames: map[string]bool{}, classes: map[string]*Node{}, path: f.Path, key: moduleKey(f.Path),
 		proj: f.project}
 	m.isPackage = isPackageInit(f.Path)
 	t := f.Tree
@@ -125,6 +127,10 @@ func buildModel(f *File) *Model {
 			}
 		case "function_definition":
 			defs = append(defs, n)
+		case "class_definition":
+			if cn := f.Text(n.ChildByFieldName("name")); m.classes[cn] == nil {
+				m.classes[cn] = n
+			}
 		case "assignment":
 			assigns = append(assigns, n)
 		}
@@ -412,7 +418,7 @@ func (m *Model) release() {
 	for _, s := range m.fns {
 		s.Node = nil
 	}
-	m.f, m.defs, m.flows = nil, nil, nil
+	m.f, m.defs, m.flows, m.classes = nil, nil, nil, nil
 }
 
 // isNonBlockingD2H: e is a non_blocking copy to the CPU, or a name in scope
@@ -540,6 +546,23 @@ func (m *Model) QualifiedCallee(call *Node) string {
 func (m *Model) Alias(name string) (string, bool) {
 	q, ok := m.aliases[name]
 	return q, ok
+}
+
+// LocalNames lists the bare names the file imported or aliased as one of
+// qualified (`from torch import sigmoid as gate` gives gate for
+// torch.sigmoid), sorted so that findings come in a stable order.
+func (m *Model) LocalNames(qualified ...string) []string {
+	var out []string
+	for local, q := range m.aliases {
+		for _, want := range qualified {
+			if q == want && local != want {
+				out = append(out, local)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Summary is the summary of the function a call reaches, when it is a

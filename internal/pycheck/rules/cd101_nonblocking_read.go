@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), and from an attribute of self into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), into the field of an object of a class of the file it is handed to (a dataclass, NamedTuple or plain class: `Out(loss=copy)`, also returned from a helper and read as `res.loss` by its caller), and from an attribute of self (or a container kept in one, `self.cache[key] = copy`) into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -162,6 +162,11 @@ func hostBufferVia(f *pycheck.File, place *pycheck.Node, depth int) bool {
 			}
 		}
 	}
+	for _, v := range f.Model().AttrValues(place) {
+		if containsAny(f.Compact(v), hostMarks) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -187,11 +192,79 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 		checkPlaceReads(p, call, lst, f.Text(lst)+", a list holding "+what)
 		return
 	}
+	if ctor, attr := f.Model().ConstructedField(upParen(call)); ctor != nil {
+		checkFieldReads(p, call, ctor, attr, what)
+		return
+	}
 	place := assignedPlace(f, call)
 	if place == nil {
+		// self.cache[key] = copy: the container kept in self holds it
+		// for the class's other methods.
+		if c := upParen(call); c.FieldName() == "right" && c.Parent().Type() == "assignment" {
+			if l := pycheck.Unparen(c.Parent().ChildByFieldName("left")); l != nil && l.Type() == "subscript" {
+				if v := pycheck.Unparen(l.ChildByFieldName("value")); v != nil && v.Type() == "attribute" && pycheck.IsPlace(v) {
+					line, _ := f.LineCol(int(call.StartByte()))
+					checkOtherMethodReads(p, call, line, v, f.Text(v)+", a container holding "+what)
+				}
+			}
+		}
 		return
 	}
 	checkPlaceReads(p, call, place, f.Text(place)+", "+what)
+}
+
+// checkFieldReads follows a copy handed to a constructor of the file's
+// class (a dataclass, NamedTuple or plain class keeping it in attr) to
+// the reads of that attribute: of the object made (`out = Out(loss=copy)`,
+// then out.loss), or of what the callers of the function returning it
+// bind (`return Out(loss=copy)`; `res = step(...)`, then res.loss), when
+// that function does not synchronise after the copy.
+func checkFieldReads(p *pycheck.Pass, call, ctor *pycheck.Node, attr, what string) {
+	f := p.File
+	what = fmt.Sprintf("field %s holding %s", attr, what)
+	if obj := assignedPlace(f, ctor); obj != nil && obj.Type() == "identifier" {
+		if n := attrAfter(f, ctor, f.Text(obj)+"."+attr); n != nil {
+			checkPlaceReads(p, call, n, f.Text(n)+", "+what)
+		}
+		return
+	}
+	ret := upParen(ctor).Parent()
+	maker := f.Scope(ctor)
+	if ret == nil || ret.Type() != "return_statement" || maker.Type() != "function_definition" {
+		return
+	}
+	mfl := f.Flow(maker)
+	if !mfl.LeavesPast(call, hostSyncs(f, mfl, copySource(f, call)), true) {
+		return
+	}
+	name := f.Text(maker.ChildByFieldName("name"))
+	for _, c := range f.CallsAt(name+"(", 0, len(f.Src)) {
+		if f.Callee(c) != name {
+			continue
+		}
+		if obj := assignedPlace(f, c); obj != nil && obj.Type() == "identifier" {
+			if n := attrAfter(f, c, f.Text(obj)+"."+attr); n != nil {
+				line, _ := f.LineCol(int(call.StartByte()))
+				checkPlaceReadsAt(p, c, line, n, f.Text(n)+", "+what+" "+name+"() returns", 3)
+			}
+		}
+	}
+}
+
+// attrAfter is the first attribute node spelling dotted after n in n's
+// scope, or nil.
+func attrAfter(f *pycheck.File, n *pycheck.Node, dotted string) *pycheck.Node {
+	scope := f.Scope(n)
+	for _, off := range f.Find(dotted, int(n.EndByte()), int(scope.EndByte())) {
+		if end := off + len(dotted); end < len(f.Src) && pycheck.IsIdentByte(f.Src[end]) || off > 0 && pycheck.IsIdentByte(f.Src[off-1]) {
+			continue
+		}
+		a := f.NodeAt(off, off+len(dotted))
+		if a != nil && a.Type() == "attribute" && int(a.StartByte()) == off && int(a.EndByte()) == off+len(dotted) && same(f.Scope(a), scope) {
+			return a
+		}
+	}
+	return nil
 }
 
 // appendedTo is the list place e is appended to (`outs.append(e)`), or nil.

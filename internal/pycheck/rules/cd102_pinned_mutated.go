@@ -17,7 +17,7 @@ var CD102 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Pinned source of a non_blocking copy modified before synchronising",
-		Summary:  "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) (also through another name for it: `buf = pinned`) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
+		Summary:  "A pinned CPU tensor is copied to the GPU with `non_blocking=True` and then written (`copy_`, `fill_`, `zero_`, another in-place op, slice assignment, `+=`) (also through another name for it: `buf = pinned`, a slice of it, or a field holding it: a dataclass or attrs field, `self.buf` pinned in another method, a constructor's argument) on some path of the function's control flow with no synchronisation on it: later in the function, or in the loop's next pass before the copy (a buffer made anew in each pass is another buffer).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A non_blocking host-to-device copy from pinned memory is a DMA transfer queued on the
 stream: the call returns before the bytes are read. Writing the source afterwards races
@@ -56,6 +56,12 @@ func checkCD102(p *pycheck.Pass) {
 		case "copy_":
 			if args := pycheck.PositionalArgs(call); len(args) > 0 {
 				src = pycheck.Unparen(args[0])
+			}
+		}
+		// buf[:n].to(...): a slice is a view of the buffer it is cut from.
+		if src != nil && src.Type() == "subscript" {
+			if v := pycheck.Unparen(src.ChildByFieldName("value")); v != nil && pycheck.IsPlace(v) {
+				src = v
 			}
 		}
 		if src == nil || !pycheck.IsPlace(src) {
@@ -132,6 +138,13 @@ func pinnedVia(f *pycheck.File, scope, place *pycheck.Node, depth int) bool {
 	}
 	for _, n := range placeOccurrences(f, nil, place, int(region.StartByte()), int(region.EndByte())) {
 		if placeRebound(n) && isPinned(n.Parent().ChildByFieldName("right")) {
+			return true
+		}
+	}
+	// A field of an object (a dataclass or attrs field, a constructor's
+	// argument, self.x set in another method).
+	for _, v := range f.Model().AttrValues(place) {
+		if isPinned(v) {
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ var CD103 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "CUDA used in a forked subprocess",
-		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised (in the same function, at import time, or by a helper of the file or the project called before it that puts data on the GPU).",
+		Summary:  "A Dataset's `__getitem__`/`__iter__` creates or moves tensors to CUDA (also on a device kept in `self.device` that the Dataset was constructed with) while a DataLoader in the file uses (also on a Dataset made in another method and kept in self, as a data module's `setup()` does), or the DataLoader's `collate_fn` (a function of the file, also bound with `functools.partial` to a CUDA device) puts batches on CUDA in those workers worker processes started by fork, or a fork-based `multiprocessing` Pool/Process starts after CUDA was initialised (in the same function, at import time, or by a helper of the file or the project called before it that puts data on the GPU).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA cannot be used in a child created by fork() once the parent initialised it: the
 first CUDA call in the child raises "Cannot re-initialize CUDA in forked subprocess. To
@@ -79,6 +79,27 @@ func checkCD103(p *pycheck.Pass) {
 							f.Text(cls.ChildByFieldName("name")), strings.TrimPrefix(m, "def "), lline))
 					}
 				}
+			}
+		}
+	}
+	// Part 1b: a collate_fn of the file that puts batches on CUDA runs in
+	// the same fork workers.
+	if !spawnGlobal {
+		for _, call := range f.CallsAt("DataLoader(", 0, len(f.Src)) {
+			if !forkingLoader(f, call) {
+				continue
+			}
+			fn, bound := collateFunc(f, f.Keyword(call, "collate_fn"))
+			if fn == nil {
+				continue
+			}
+			lline, _ := f.LineCol(int(call.StartByte()))
+			uses := cudaUses(f, int(fn.StartByte()), int(fn.EndByte()))
+			uses = append(uses, boundDeviceUses(f, fn, bound)...)
+			sortNodes(uses)
+			if len(uses) > 0 {
+				p.Report(uses[0], fmt.Sprintf("collate function %s() puts tensors on CUDA, but the DataLoader at line %d runs it in fork workers: \"Cannot re-initialize CUDA in forked subprocess\"",
+					f.Text(fn.ChildByFieldName("name")), lline))
 			}
 		}
 	}
@@ -260,6 +281,15 @@ func loaderOf(f *pycheck.File, loaders []*pycheck.Node, cls string) (loader, cto
 				ds = pycheck.Unparen(rhs)
 			}
 		}
+		// self.train_set made in another method (a data module's setup()).
+		if ds.Type() == "attribute" {
+			for _, v := range f.Model().AttrValues(ds) {
+				if strings.Contains(f.Text(v), cls+"(") {
+					ds = pycheck.Unparen(v)
+					break
+				}
+			}
+		}
 		if strings.Contains(f.Text(ds), cls+"(") {
 			if ds.Type() != "call" || pycheck.LastName(f.Callee(ds)) != cls {
 				ds = nil
@@ -342,4 +372,66 @@ func ctorArgFor(f *pycheck.File, cls, ctor *pycheck.Node, attr string) *pycheck.
 		return nil
 	}
 	return nil
+}
+
+// collateFunc is the function of this file a DataLoader's collate_fn
+// names, directly, through a name bound to it, or through
+// functools.partial (whose call is returned as bound, for the arguments
+// it fixes).
+func collateFunc(f *pycheck.File, arg *pycheck.Node) (fn, bound *pycheck.Node) {
+	arg = pycheck.Unparen(arg)
+	for range 2 {
+		if arg == nil || arg.Type() != "identifier" {
+			break
+		}
+		v := reachingValue(f, arg)
+		if v == nil {
+			break
+		}
+		arg = pycheck.Unparen(v)
+	}
+	if arg != nil && arg.Type() == "call" && pycheck.LastName(f.Model().QualifiedCallee(arg)) == "partial" {
+		bound = arg
+		if args := pycheck.PositionalArgs(arg); len(args) > 0 {
+			arg = pycheck.Unparen(args[0])
+		} else {
+			arg = nil
+		}
+	}
+	if arg == nil || arg.Type() != "identifier" {
+		return nil, nil
+	}
+	name := f.Text(arg)
+	for _, off := range f.Find("def "+name+"(", 0, len(f.Src)) {
+		d := f.NodeAt(off, off+len("def "+name))
+		if d != nil && d.Type() == "function_definition" && f.Text(d.ChildByFieldName("name")) == name {
+			return d, bound
+		}
+	}
+	return nil, nil
+}
+
+// boundDeviceUses are the calls of fn that put tensors on a device
+// parameter (`.to(device)`, `device=device`) that partial call bound fixes
+// to a CUDA device.
+func boundDeviceUses(f *pycheck.File, fn, bound *pycheck.Node) []*pycheck.Node {
+	if bound == nil {
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, c := range f.Calls(int(fn.StartByte()), int(fn.EndByte())) {
+		dev := f.Keyword(c, "device")
+		if dev == nil && pycheck.LastName(f.Callee(c)) == "to" {
+			if args := pycheck.PositionalArgs(c); len(args) > 0 {
+				dev = args[0]
+			}
+		}
+		if dev = pycheck.Unparen(dev); dev == nil || dev.Type() != "identifier" {
+			continue
+		}
+		if v := f.Keyword(bound, f.Text(dev)); v != nil && strings.Contains(f.Text(v), "cuda") {
+			out = append(out, c)
+		}
+	}
+	return out
 }

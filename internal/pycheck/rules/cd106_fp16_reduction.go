@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -81,6 +81,26 @@ func checkCD106(p *pycheck.Pass) {
 			m := pycheck.LastName(f.Callee(call))
 			if (m == "to" || m == "type") && receiver(call) != nil && len(f.Callee(call)) > 0 {
 				convs = append(convs, call)
+			}
+		}
+	}
+	// x.to(self.dtype): an attribute that holds float16 (set from a
+	// parameter defaulting to it, a dataclass field, a constructor's
+	// argument).
+	for _, needle := range []string{".to(", ".type("} {
+		for _, c := range f.CallsAt(needle, 0, len(f.Src)) {
+			arg := f.Keyword(c, "dtype")
+			if args := pycheck.PositionalArgs(c); arg == nil && len(args) > 0 {
+				arg = args[0]
+			}
+			if arg = pycheck.Unparen(arg); arg == nil || arg.Type() != "attribute" {
+				continue
+			}
+			for _, v := range f.Model().AttrValues(arg) {
+				if namesFloat16(f.Compact(v)) || strings.Contains(f.Compact(v), "torch.half") {
+					convs = append(convs, c)
+					break
+				}
 			}
 		}
 	}

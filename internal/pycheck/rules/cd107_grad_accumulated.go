@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -44,12 +44,16 @@ total += loss.detach() (or float(loss)).`},
 
 func checkCD107(p *pycheck.Pass) {
 	f := p.File
+	var keepers []keeper
 	for _, call := range f.CallsAt(".append(", 0, len(f.Src)) {
 		args := pycheck.PositionalArgs(call)
 		if len(args) != 1 {
 			continue
 		}
 		checkAccumulation(p, call, receiver(call), args[0], "append")
+		if k, ok := keeperAt(f, receiver(call), args[0]); ok {
+			keepers = append(keepers, k)
+		}
 	}
 	for _, off := range f.Find("+=", 0, len(f.Src)) {
 		n := f.NodeAt(off, off+2)
@@ -57,6 +61,26 @@ func checkCD107(p *pycheck.Pass) {
 			continue
 		}
 		checkAccumulation(p, n, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+=")
+		if k, ok := keeperAt(f, n.ChildByFieldName("left"), n.ChildByFieldName("right")); ok {
+			keepers = append(keepers, k)
+		}
+	}
+	// meter.update(loss): a method of the file's class that keeps what it
+	// is given in self accumulates it for the caller.
+	for _, k := range keepers {
+		for _, call := range f.CallsAt("."+k.method+"(", 0, len(f.Src)) {
+			recv := pycheck.Unparen(receiver(call))
+			if recv == nil || recv.Type() != "identifier" || !instanceOf(f, f.Model(), recv, k.class) {
+				continue
+			}
+			arg := f.Keyword(call, k.param)
+			if args := pycheck.PositionalArgs(call); arg == nil && k.index < len(args) {
+				arg = args[k.index]
+			}
+			if arg != nil {
+				checkAccumulation(p, call, recv, arg, k.method+"()")
+			}
+		}
 	}
 	// total = total + loss (or loss + total): += written out.
 	for _, off := range f.Find("+", 0, len(f.Src)) {
@@ -226,10 +250,13 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	}
 	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
 	switch how {
+	case "append":
 	case "+=":
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
 	case "+":
 		msg = fmt.Sprintf("%s = %s + %s chains the autograd graph of every iteration into %s", tt, tt, name, tt)
+	default: // a keeper method
+		msg = fmt.Sprintf("%s.%s keeps %s in the object, and with it the autograd graph of every iteration", tt, strings.TrimSuffix(how, "()")+"("+name+")", name)
 	}
 	p.Report(at, msg+"; memory grows until CUDA runs out", fmt.Sprintf("accumulate %s.item() (or %s.detach()) instead", name, name))
 }
@@ -410,4 +437,66 @@ func frameworkStep(f *pycheck.File, scope *pycheck.Node) *pycheck.Node {
 		}
 	}
 	return nil
+}
+
+// keeper is a method of a class of the file that keeps one of its
+// parameters in self across calls (`def update(self, val, n=1): self.sum
+// += val * n`, `self.values.append(v)`).
+type keeper struct {
+	class, method, param string
+	index                int // among the positional arguments of a call on an instance
+}
+
+// keeperAt: target (an attribute of self) accumulates value, made of a
+// parameter of the method it is in.
+func keeperAt(f *pycheck.File, target, value *pycheck.Node) (keeper, bool) {
+	target = pycheck.Unparen(target)
+	for target != nil && target.Type() == "subscript" {
+		target = pycheck.Unparen(target.ChildByFieldName("value"))
+	}
+	if target == nil || value == nil || target.Type() != "attribute" || f.Text(target.ChildByFieldName("object")) != "self" {
+		return keeper{}, false
+	}
+	// The value is the parameter, or it scaled (`val * n`, `v / k`).
+	var ids []string
+	v := pycheck.Unparen(value)
+	switch v.Type() {
+	case "identifier":
+		ids = append(ids, f.Text(v))
+	case "binary_operator":
+		if op := f.Text(v.ChildByFieldName("operator")); op == "*" || op == "/" {
+			for _, side := range []string{"left", "right"} {
+				if s := pycheck.Unparen(v.ChildByFieldName(side)); s != nil && s.Type() == "identifier" {
+					ids = append(ids, f.Text(s))
+				}
+			}
+		}
+	}
+	fn := f.Scope(target)
+	cls := pycheck.Ancestor(fn, "class_definition")
+	if len(ids) == 0 || fn.Type() != "function_definition" || cls == nil || !same(pycheck.Ancestor(fn, "class_definition", "function_definition"), cls) {
+		return keeper{}, false
+	}
+	params := fn.ChildByFieldName("parameters")
+	if params == nil {
+		return keeper{}, false
+	}
+	for i, prm := range params.NamedChildren() {
+		name := prm
+		if prm.Type() != "identifier" {
+			name = prm.ChildByFieldName("name")
+			if name == nil && prm.NamedChildCount() > 0 {
+				name = prm.NamedChild(0)
+			}
+		}
+		if name == nil || name.Type() != "identifier" {
+			break
+		}
+		for _, id := range ids {
+			if i > 0 && f.Text(name) == id {
+				return keeper{class: f.Text(cls.ChildByFieldName("name")), method: f.Text(fn.ChildByFieldName("name")), param: id, index: i - 1}, true
+			}
+		}
+	}
+	return keeper{}, false
 }

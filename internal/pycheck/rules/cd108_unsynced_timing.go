@@ -17,7 +17,7 @@ var CD108 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "GPU work timed with a host clock and no synchronisation",
-		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU. A `@contextlib.contextmanager` timer that reads the clock around its `yield` with no synchronize after it is reported where a `with` block times GPU work with it and does not synchronise at the block's end; likewise a decorator whose wrapper reads the clock around the call of the function it wraps (`@timed`, `@timed(\"fwd\")`) is reported where it decorates a function that runs GPU work and does not wait for it before returning.",
+		Summary:  "`time.time()`/`time.perf_counter()` is read before and after CUDA work, with no `torch.cuda.synchronize()` (or CUDA event timing) before the second read: the synchronize must run on every path of the control flow from the work to the second read (one on a single branch, or one a `break` or `continue` skips, leaves the timing open), while a call that waits incidentally (`.item()`, a result read back) counts where some path passes it. The clock may be imported under another name (`from time import perf_counter as clock`); the work and the synchronisation may sit in helpers of this file or imported from another module of the project, whose summaries say whether they run CUDA work or wait for the GPU. A `@contextlib.contextmanager` timer that reads the clock around its `yield` with no synchronize after it is reported where a `with` block times GPU work with it and does not synchronise at the block's end; likewise a decorator whose wrapper reads the clock around the call of the function it wraps (`@timed`, `@timed(\"fwd\")`) is reported where it decorates a function that runs GPU work and does not wait for it before returning. A timer class that reads the clock into an attribute in one method and subtracts it in another with no wait in between is reported where it times GPU work: `start()`/`stop()` called on an instance around GPU work, `__enter__`/`__exit__` around a `with` block that runs it, or hooks called around each step (Lightning's batch hooks, forward pre- and post-hooks it registers).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `CUDA kernels run asynchronously: a PyTorch call returns once the kernel is queued.
 The host clock read right after measures how long it took to queue the work, not to
@@ -37,8 +37,10 @@ both for you.`},
 		},
 	},
 	Anchors: []string{"time.time", "perf_counter", "monotonic", "import time", "default_timer"},
-	// Without CUDA in the file there is nothing asynchronous to time.
-	AlsoAnchors: []string{"cuda"},
+	// Without CUDA in the file there is nothing asynchronous to time,
+	// unless a training framework's batch hooks are timed (the batches run
+	// where the trainer puts them).
+	AlsoAnchors: []string{"cuda", "_batch_end("},
 	Follows:     func(s *pycheck.FuncSummary) bool { return s.RunsCUDA },
 	Check:       checkCD108,
 }
@@ -68,8 +70,15 @@ func checkCD108(p *pycheck.Pass) {
 			clocks = append(clocks, c)
 		}
 	}
+	var splits []splitTimer
 	for _, end := range clocks {
 		start, carried := clockStart(f, m, end)
+		if start == nil {
+			if st, ok := splitTimerAt(f, m, end); ok {
+				splits = append(splits, st)
+			}
+			continue
+		}
 		// t = time.time(); t - t: the start is the end itself.
 		if start == nil || start.EndByte() > end.StartByte() {
 			continue
@@ -112,6 +121,9 @@ func checkCD108(p *pycheck.Pass) {
 	}
 	if len(managers) > 0 {
 		checkTimedWithBlocks(p, m, managers, helpersOnly)
+	}
+	for _, st := range splits {
+		checkSplitTimer(p, m, st, helpersOnly)
 	}
 	if len(decorators) > 0 {
 		checkTimedDefinitions(p, m, decorators, helpersOnly)
@@ -447,4 +459,186 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// splitTimer is a timer class of the file that reads the clock into an
+// attribute in one method (start) and subtracts it in another (stop):
+// a Stopwatch's start()/stop(), a context manager's __enter__/__exit__,
+// a framework's hook pair.
+type splitTimer struct {
+	cls, start, stop *pycheck.Node // the class and its two methods
+	end              *pycheck.Node // the second clock read, in stop
+}
+
+// frameworkHookPairs are method pairs a framework calls around the GPU
+// work of a step: Lightning's batch hooks (callbacks and modules alike).
+var frameworkHookPairs = map[[2]string]bool{
+	{"on_train_batch_start", "on_train_batch_end"}:           true,
+	{"on_validation_batch_start", "on_validation_batch_end"}: true,
+	{"on_test_batch_start", "on_test_batch_end"}:             true,
+	{"on_predict_batch_start", "on_predict_batch_end"}:       true,
+	{"on_before_backward", "on_after_backward"}:              true,
+}
+
+// splitTimerAt: end is `clock() - self.t0` in a method, and self.t0 holds
+// a clock read made in another method of the same class.
+func splitTimerAt(f *pycheck.File, m *pycheck.Model, end *pycheck.Node) (splitTimer, bool) {
+	p := upParen(end).Parent()
+	if p == nil || p.Type() != "binary_operator" || f.Text(p.ChildByFieldName("operator")) != "-" || !same(pycheck.Unparen(p.ChildByFieldName("left")), end) {
+		return splitTimer{}, false
+	}
+	start := pycheck.Unparen(p.ChildByFieldName("right"))
+	stop := f.Scope(end)
+	cls := pycheck.Ancestor(stop, "class_definition")
+	if start == nil || start.Type() != "attribute" || f.Text(start.ChildByFieldName("object")) != "self" ||
+		stop.Type() != "function_definition" || cls == nil || !same(pycheck.Ancestor(stop, "class_definition", "function_definition"), cls) {
+		return splitTimer{}, false
+	}
+	for _, v := range m.AttrValues(start) {
+		v = pycheck.Unparen(v)
+		if v.Type() != "call" || !clockFuncs[m.QualifiedCallee(v)] {
+			continue
+		}
+		if begin := f.Scope(v); begin.Type() == "function_definition" && !same(begin, stop) && same(pycheck.Ancestor(begin, "class_definition", "function_definition"), cls) {
+			return splitTimer{cls: cls, start: begin, stop: stop, end: end}, true
+		}
+	}
+	return splitTimer{}, false
+}
+
+// checkSplitTimer reports a timer class that does not wait for the GPU
+// in its stop method before the clock, where it times GPU work: hooks a
+// framework calls around each step or the model's forward (the pair is a
+// framework's, or registered as forward pre- and post-hooks), a with
+// block around GPU work (__enter__/__exit__), or GPU work between calls
+// of start and stop on an instance.
+func checkSplitTimer(p *pycheck.Pass, m *pycheck.Model, st splitTimer, helpersOnly bool) {
+	f := p.File
+	body := st.stop.ChildByFieldName("body")
+	if body == nil {
+		return
+	}
+	for _, c := range f.Calls(int(body.StartByte()), int(st.end.StartByte())) {
+		if pycheck.LastName(m.QualifiedCallee(c)) == "synchronize" || m.CallSyncs(c) {
+			return
+		}
+	}
+	startName, stopName := f.Text(st.start.ChildByFieldName("name")), f.Text(st.stop.ChildByFieldName("name"))
+	clsName := f.Text(st.cls.ChildByFieldName("name"))
+	if frameworkHookPairs[[2]string{startName, stopName}] || registeredHook(f, st.cls, "register_forward_pre_hook", startName) && registeredHook(f, st.cls, "register_forward_hook", stopName) {
+		p.Report(st.end, fmt.Sprintf("%s measures the GPU work between %s() and %s() without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+			f.Callee(st.end), startName, stopName))
+		return
+	}
+	if startName == "__enter__" && stopName == "__exit__" {
+		for _, off := range f.Find("with ", 0, len(f.Src)) {
+			w := f.NodeAt(off, off+len("with"))
+			for w != nil && w.Type() != "with_statement" && int(w.StartByte()) == off {
+				w = w.Parent()
+			}
+			if w == nil || w.Type() != "with_statement" || int(w.StartByte()) != off {
+				continue
+			}
+			for _, item := range withItemValues(w) {
+				if !instanceOf(f, m, item, clsName) {
+					continue
+				}
+				wb := w.ChildByFieldName("body")
+				if wb == nil {
+					continue
+				}
+				work, synced := timedWorkIn(f, m, int(wb.StartByte()), int(wb.EndByte()), nil, helpersOnly)
+				if work == nil || synced || m.CallsImported(work) {
+					continue
+				}
+				p.Report(item, fmt.Sprintf("%s times GPU work (%s, line %d) with a host clock its __exit__ reads at line %d without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+					clsName, shorten(f.Callee(work))+"()", line(f, work), line(f, st.end)))
+			}
+		}
+		return
+	}
+	for _, stop := range f.CallsAt("."+stopName+"(", 0, len(f.Src)) {
+		recv := pycheck.Unparen(receiver(stop))
+		if recv == nil || recv.Type() != "identifier" || !instanceOf(f, m, recv, clsName) {
+			continue
+		}
+		// The start call on the same instance that reaches this stop.
+		var begin *pycheck.Node
+		for _, c := range f.CallsAt(f.Text(recv)+"."+startName+"(", int(f.Scope(stop).StartByte()), int(stop.StartByte())) {
+			if f.Callee(c) == f.Text(recv)+"."+startName && same(f.Scope(c), f.Scope(stop)) {
+				begin = c
+			}
+		}
+		if begin == nil {
+			continue
+		}
+		work, synced := timedWorkIn(f, m, int(begin.EndByte()), int(stop.StartByte()), stop, helpersOnly)
+		if work == nil || synced {
+			continue
+		}
+		p.Report(stop, fmt.Sprintf("%s.%s() measures GPU work (%s, line %d) started at %s() (line %d) without torch.cuda.synchronize(): it times the kernel launches, not the kernels",
+			f.Text(recv), stopName, shorten(f.Callee(work))+"()", line(f, work), startName, line(f, begin)))
+	}
+}
+
+// registeredHook: the class registers its method name with reg
+// (`module.register_forward_hook(self.after)`).
+func registeredHook(f *pycheck.File, cls *pycheck.Node, reg, method string) bool {
+	for _, c := range f.CallsAt("."+reg+"(", int(cls.StartByte()), int(cls.EndByte())) {
+		if args := pycheck.PositionalArgs(c); len(args) > 0 && f.Compact(args[0]) == "self."+method {
+			return true
+		}
+	}
+	return false
+}
+
+// withItemValues are the context managers of a with statement.
+func withItemValues(w *pycheck.Node) []*pycheck.Node {
+	var out []*pycheck.Node
+	for _, n := range w.NamedChildren() {
+		if n.Type() != "with_clause" {
+			continue
+		}
+		for _, item := range n.NamedChildren() {
+			if item.Type() != "with_item" {
+				continue
+			}
+			v := pycheck.Unparen(item.ChildByFieldName("value"))
+			if v != nil && v.Type() == "as_pattern" {
+				v = pycheck.Unparen(v.NamedChild(0))
+			}
+			if v != nil {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// instanceOf: e is `Cls(...)` or a name bound to one.
+func instanceOf(f *pycheck.File, m *pycheck.Model, e *pycheck.Node, cls string) bool {
+	if e.Type() == "call" {
+		return f.Callee(e) == cls
+	}
+	if e.Type() != "identifier" {
+		return false
+	}
+	for _, v := range reachingValues(f, e) {
+		if v = pycheck.Unparen(v); v != nil && v.Type() == "call" && f.Callee(v) == cls {
+			return true
+		}
+	}
+	return false
+}
+
+// reachingValues are the values of the assignments of a name that reach
+// its use.
+func reachingValues(f *pycheck.File, use *pycheck.Node) []*pycheck.Node {
+	var out []*pycheck.Node
+	for _, d := range f.Flow(f.Scope(use)).ReachingDefs(use, use) {
+		if v := defValue(d); v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -36,7 +36,9 @@ torch.no_grad() the write is fine.`},
 			"https://docs.pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd (in-place ops on saved tensors are detected by version counters and raise)",
 		},
 	},
-	Anchors: []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt(", "Sigmoid(", "Tanh(", "Softmax(", "ReLU("},
+	// "import sigmoid as ...": the function under another name.
+	Anchors: []string{"sigmoid(", "tanh(", "exp(", "softmax(", "relu(", "sqrt(", "Sigmoid(", "Tanh(", "Softmax(", "ReLU(",
+		"sigmoid as ", "tanh as ", "exp as ", "softmax as ", "relu as ", "sqrt as "},
 	// gradsInPlay needs one of these in the function.
 	AlsoAnchors: []string{"def forward", "loss", "train", "requires_grad", ".backward(", "autograd.grad("},
 	Check:       checkCD109,
@@ -65,6 +67,15 @@ func checkCD109(p *pycheck.Pass) {
 				continue
 			}
 			checkSavedOutput(p, call, name)
+		}
+		// Imported under its own or another name: from torch import sigmoid as gate.
+		for _, local := range f.Model().LocalNames("torch."+name, "torch.nn.functional."+name) {
+			for _, call := range f.CallsAt(local+"(", 0, len(f.Src)) {
+				if f.Callee(call) == local && !seen[call.StartByte()] {
+					seen[call.StartByte()] = true
+					checkSavedOutput(p, call, name)
+				}
+			}
 		}
 	}
 	// Module forms: self.act = nn.Sigmoid() ... out = self.act(h)

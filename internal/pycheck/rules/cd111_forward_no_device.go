@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`) and the result is combined with other tensors: it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`) and the result is combined with other tensors (arithmetic, `torch.cat`, `matmul`, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -44,6 +44,12 @@ var factories = []string{"zeros", "ones", "randn", "rand", "arange", "empty", "f
 // combiners are functions whose tensor arguments must share a device.
 var combiners = map[string]bool{"cat": true, "stack": true, "where": true, "matmul": true, "bmm": true, "mm": true, "einsum": true,
 	"add": true, "mul": true, "sub": true, "div": true, "maximum": true, "minimum": true, "masked_fill": true, "gather": true, "bucketize": true}
+
+// pairCombiners combine two tensors that must share a device; positional
+// tables are often built from two CPU tensors with them, so they count
+// only with an operand that is the module's own (a buffer or parameter in
+// self) or the forward's input.
+var pairCombiners = map[string]bool{"outer": true, "ger": true, "kron": true, "dot": true, "inner": true, "cdist": true, "atan2": true, "hypot": true}
 
 func checkCD111(p *pycheck.Pass) {
 	f := p.File
@@ -254,6 +260,13 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 		if combiners[pycheck.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
 			return call
 		}
+		if pairCombiners[pycheck.LastName(callee)] && strings.HasPrefix(callee, "torch.") {
+			for _, a := range pycheck.PositionalArgs(call) {
+				if a = pycheck.Unparen(a); !same(a, cur) && moduleOrInput(f, a) {
+					return call
+				}
+			}
+		}
 		// self.lstm(x, (h0, c0)), self.pos(positions): a layer of the model.
 		if modules[callee] {
 			return call
@@ -290,4 +303,26 @@ func scalarShape(f *pycheck.File, call *pycheck.Node) bool {
 func onSelf(f *pycheck.File, call *pycheck.Node) bool {
 	r := receiver(call)
 	return r != nil && r.Type() == "identifier" && f.Text(r) == "self"
+}
+
+// moduleOrInput: e is an attribute of self (a buffer or parameter of the
+// module) or a parameter of the function it is in (an input).
+func moduleOrInput(f *pycheck.File, e *pycheck.Node) bool {
+	switch e.Type() {
+	case "attribute":
+		return f.Text(e.ChildByFieldName("object")) == "self"
+	case "identifier":
+		fn := f.Scope(e)
+		if fn.Type() != "function_definition" {
+			return false
+		}
+		for _, d := range f.Flow(fn).ReachingDefs(e, e) {
+			if pycheck.Ancestor(d, "parameters") == nil {
+				return false
+			}
+		}
+		ps := fn.ChildByFieldName("parameters")
+		return ps != nil && len(f.Names(f.Text(e), int(ps.StartByte()), int(ps.EndByte()))) > 0
+	}
+	return false
 }
