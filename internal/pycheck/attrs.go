@@ -202,23 +202,32 @@ func (m *Model) AttrValues(place *Node) []*Node {
 	}
 	for _, ctor := range m.constructors(obj) {
 		cls := m.Class(f.Text(ctor.ChildByFieldName("function")))
-		params, attrs := m.ctorParams(cls)
-		given := false
-		for i, a := range attrs {
-			if a != attr {
-				continue
-			}
-			if v := f.Keyword(ctor, params[i]); v != nil {
-				out, given = append(out, v), true
-			} else if pos := PositionalArgs(ctor); i < len(pos) {
-				out, given = append(out, pos[i]), true
-			}
-		}
-		if !given {
+		if v := m.CtorArg(cls, ctor, attr); v != nil {
+			out = append(out, v)
+		} else {
 			out = append(out, m.classValues(cls, attr)...)
 		}
 	}
 	return out
+}
+
+// CtorArg is the argument, by keyword or position, that the call ctor
+// constructing class cls gives for what the new object keeps in its
+// attribute attr, or nil.
+func (m *Model) CtorArg(cls, ctor *Node, attr string) *Node {
+	params, attrs := m.ctorParams(cls)
+	for i, a := range attrs {
+		if a != attr {
+			continue
+		}
+		if v := m.f.Keyword(ctor, params[i]); v != nil {
+			return v
+		}
+		if pos := PositionalArgs(ctor); i < len(pos) {
+			return pos[i]
+		}
+	}
+	return nil
 }
 
 // constructors lists the calls constructing a class of this file that

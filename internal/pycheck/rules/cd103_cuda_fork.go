@@ -310,68 +310,27 @@ func ctorDeviceUses(f *pycheck.File, cls, fn, ctor *pycheck.Node) []*pycheck.Nod
 	}
 	var out []*pycheck.Node
 	for _, c := range f.Calls(int(fn.StartByte()), int(fn.EndByte())) {
-		dev := f.Keyword(c, "device")
-		if dev == nil && pycheck.LastName(f.Callee(c)) == "to" {
-			if args := pycheck.PositionalArgs(c); len(args) > 0 {
-				dev = args[0]
-			}
-		}
-		dev = pycheck.Unparen(dev)
+		dev := deviceOperand(f, c)
 		if dev == nil || dev.Type() != "attribute" || f.Text(dev.ChildByFieldName("object")) != "self" {
 			continue
 		}
-		if arg := ctorArgFor(f, cls, ctor, f.Text(dev)); arg != nil && strings.Contains(f.Text(arg), "cuda") {
+		if arg := f.Model().CtorArg(cls, ctor, f.Text(dev.ChildByFieldName("attribute"))); arg != nil && strings.Contains(f.Text(arg), "cuda") {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// ctorArgFor is the argument of the constructor call ctor that __init__
-// stores in attribute attr (`self.device = device`), or nil.
-func ctorArgFor(f *pycheck.File, cls, ctor *pycheck.Node, attr string) *pycheck.Node {
-	for _, off := range f.Find("def __init__", int(cls.StartByte()), int(cls.EndByte())) {
-		init := f.NodeAt(off, off+len("def __init__"))
-		if init == nil || init.Type() != "function_definition" || !same(pycheck.Ancestor(init, "class_definition"), cls) {
-			continue
+// deviceOperand is the device a call puts tensors on: its device= keyword,
+// or the first argument of .to(...); nil when it names none.
+func deviceOperand(f *pycheck.File, c *pycheck.Node) *pycheck.Node {
+	dev := f.Keyword(c, "device")
+	if dev == nil && pycheck.LastName(f.Callee(c)) == "to" {
+		if args := pycheck.PositionalArgs(c); len(args) > 0 {
+			dev = args[0]
 		}
-		var param string
-		for _, off := range f.Find(attr, int(init.StartByte()), int(init.EndByte())) {
-			n := f.NodeAt(off, off+len(attr))
-			if n == nil || n.Type() != "attribute" || !placeRebound(n) {
-				continue
-			}
-			if v := pycheck.Unparen(defValue(n)); v != nil && v.Type() == "identifier" {
-				param = f.Text(v)
-			}
-		}
-		if param == "" {
-			return nil
-		}
-		if kw := f.Keyword(ctor, param); kw != nil {
-			return kw
-		}
-		params := init.ChildByFieldName("parameters")
-		if params == nil {
-			return nil
-		}
-		// The position of param among the parameters after self.
-		for i, p := range params.NamedChildren() {
-			name := p
-			if p.Type() != "identifier" {
-				name = p.NamedChild(0)
-			}
-			if name == nil || f.Text(name) != param {
-				continue
-			}
-			if args := pycheck.PositionalArgs(ctor); i >= 1 && i-1 < len(args) {
-				return args[i-1]
-			}
-			break
-		}
-		return nil
 	}
-	return nil
+	return pycheck.Unparen(dev)
 }
 
 // collateFunc is the function of this file a DataLoader's collate_fn
@@ -420,13 +379,8 @@ func boundDeviceUses(f *pycheck.File, fn, bound *pycheck.Node) []*pycheck.Node {
 	}
 	var out []*pycheck.Node
 	for _, c := range f.Calls(int(fn.StartByte()), int(fn.EndByte())) {
-		dev := f.Keyword(c, "device")
-		if dev == nil && pycheck.LastName(f.Callee(c)) == "to" {
-			if args := pycheck.PositionalArgs(c); len(args) > 0 {
-				dev = args[0]
-			}
-		}
-		if dev = pycheck.Unparen(dev); dev == nil || dev.Type() != "identifier" {
+		dev := deviceOperand(f, c)
+		if dev == nil || dev.Type() != "identifier" {
 			continue
 		}
 		if v := f.Keyword(bound, f.Text(dev)); v != nil && strings.Contains(f.Text(v), "cuda") {
