@@ -24,6 +24,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind says what a Value holds.
@@ -1103,10 +1104,23 @@ func parseTextInt(line []byte) (Value, bool) {
 }
 
 func truncate(b []byte) string {
+	more := ""
 	if len(b) > 60 {
-		return string(b[:60]) + "..."
+		b, more = b[:60], "..."
 	}
-	return string(b)
+	// A name taken from the pickle may hold any byte: an error stays one
+	// line of plain text, whatever the file says.
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&sb, "\\x%02x", b[0])
+		} else {
+			sb.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return sb.String() + more
 }
 
 // memo holds one entry per memoized object, which for a snapshot means tens

@@ -134,6 +134,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"truncated", string(sample[:len(sample)/2]), "truncated"},
 		{"truncated in a string", string(sample[:40]), "truncated"},
 		{"class", string(global), "refers to Python class collections.OrderedDict"},
+		// STACK_GLOBAL takes its names from strings, which may hold a
+		// line break (found by FuzzDecode): the error names it escaped.
+		{"class with a line break", "\x80\x04\x8c\x03a\nb\x8c\x01x\x93.", `Python class a\x0ab.x;`},
 		{"reduce", "\x80\x02N)R.", "REDUCE"},
 		{"build", "\x80\x02}b.", "builds Python objects"},
 		{"persistent id", "\x80\x02X\x01\x00\x00\x00aQ.", "persistent"},
