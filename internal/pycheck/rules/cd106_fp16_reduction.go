@@ -126,17 +126,15 @@ func checkCD106(p *pycheck.Pass) {
 		name := assignedName(v)
 		if name == nil {
 			// self.x16 = x.half() in one method, self.x16.exp() in another.
-			if pl := assignedPlace(f, c); pl != nil && pl.Type() == "attribute" && strings.HasPrefix(f.Text(pl), "self.") {
-				if cls := pycheck.Ancestor(pl, "class_definition"); cls != nil {
-					line, _ := f.LineCol(int(c.StartByte()))
-					for _, use := range placeOccurrences(f, nil, pl, int(cls.StartByte()), int(cls.EndByte())) {
-						if placeRebound(use) || f.ContextOf(use)&pycheck.CtxAutocast != 0 {
-							continue
-						}
-						if n, what := overflowUse(f, use); n != nil {
-							p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
-							break
-						}
+			if pl := assignedPlace(f, c); pl != nil {
+				line, _ := f.LineCol(int(c.StartByte()))
+				for _, use := range f.Model().AttrReads(pl) {
+					if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
+						continue
+					}
+					if n, what := overflowUse(f, use); n != nil {
+						p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
+						break
 					}
 				}
 			}
