@@ -40,7 +40,7 @@ converting by hand.`},
 }
 
 var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "exp": true, "norm": true, "var": true, "std": true,
-	"cumsum": true, "cumprod": true, "square": true}
+	"cumsum": true, "cumprod": true, "square": true, "vector_norm": true, "matrix_norm": true}
 
 func checkCD106(p *pycheck.Pass) {
 	f := p.File
@@ -93,7 +93,17 @@ func checkCD106(p *pycheck.Pass) {
 			if args := pycheck.PositionalArgs(c); arg == nil && len(args) > 0 {
 				arg = args[0]
 			}
-			if arg = pycheck.Unparen(arg); arg == nil || arg.Type() != "attribute" {
+			if arg = pycheck.Unparen(arg); arg == nil {
+				continue
+			}
+			// from torch import float16 as f16 ... x.to(f16)
+			if arg.Type() == "identifier" {
+				if q := f.Model().Qualified(arg); q == "torch.float16" || q == "torch.half" {
+					convs = append(convs, c)
+				}
+				continue
+			}
+			if arg.Type() != "attribute" {
 				continue
 			}
 			for _, v := range f.Model().AttrValues(arg) {
