@@ -173,39 +173,123 @@ func upParenNode(n *Node) *Node {
 	return n
 }
 
-// AttrValues lists the expressions an attribute place may hold:
-//   - self.x in a method: each `self.x = v` in the class's methods and
-//     the class-level default of x;
-//   - obj.x, where obj is bound to `Cls(...)` of a class of this file
-//     (or to what a function of the file returns, `return Cls(...)`): the
-//     argument given for x, and the class's own values for x.
+// AttrValues lists the expressions a place that is not a plain name
+// (`self.x`, `self.bufs.host`, `obj.x`, `self.bufs["a"]`) may hold:
+//   - rooted at self in a method: each assignment to the same place in
+//     the class's methods (`self.x = v`, with the default of the
+//     parameter v names), and for self.x the class-level default of x;
+//   - otherwise: each assignment to the same place in the scope it is
+//     used in, and for obj.x, where obj is bound to `Cls(...)` of a class
+//     of this file (or to what a function of the file returns,
+//     `return Cls(...)`): the argument given for x, else the class's own
+//     values for x.
 //
 // A default made by a factory (`field(default_factory=lambda: v)`,
 // `attrs.field(factory=...)`) or given as `default=v` is read as v.
 func (m *Model) AttrValues(place *Node) []*Node {
 	f := m.f
 	place = Unparen(place)
-	if place == nil || place.Type() != "attribute" {
+	if place == nil || place.Type() != "attribute" && place.Type() != "subscript" || !IsPlace(place) {
 		return nil
 	}
-	obj := Unparen(place.ChildByFieldName("object"))
-	attr := f.Text(place.ChildByFieldName("attribute"))
-	if obj == nil || obj.Type() != "identifier" {
-		return nil
-	}
-	var out []*Node
-	if f.Text(obj) == "self" {
-		if cls := Ancestor(place, "class_definition"); cls != nil {
-			out = append(out, m.classValues(cls, attr)...)
+	if cls := selfClass(f, place); cls != nil {
+		if obj := Unparen(place.ChildByFieldName("object")); place.Type() == "attribute" && obj.Type() == "identifier" {
+			return m.classValues(cls, f.Text(place.ChildByFieldName("attribute")))
 		}
+		return m.assignedValues(f.Text(place), place.Type(), cls)
+	}
+	out := m.assignedValues(f.Text(place), place.Type(), f.Scope(place))
+	obj := Unparen(place.ChildByFieldName("object"))
+	if place.Type() != "attribute" || obj == nil || obj.Type() != "identifier" {
 		return out
 	}
+	attr := f.Text(place.ChildByFieldName("attribute"))
 	for _, ctor := range m.constructors(obj) {
 		cls := m.Class(f.Text(ctor.ChildByFieldName("function")))
 		if v := m.CtorArg(cls, ctor, attr); v != nil {
 			out = append(out, v)
 		} else {
 			out = append(out, m.classValues(cls, attr)...)
+		}
+	}
+	return out
+}
+
+// AttrReads lists where the class of a method reads a place rooted at
+// self (`self.x16` set in one method, used in another): each spelling of
+// it in the class that is not a plain assignment's target, in source
+// order. Other places give nil.
+func (m *Model) AttrReads(place *Node) []*Node {
+	place = Unparen(place)
+	cls := selfClass(m.f, place)
+	if cls == nil {
+		return nil
+	}
+	var out []*Node
+	for _, n := range m.spellings(m.f.Text(place), place.Type(), cls) {
+		if !assignedTo(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// selfClass is the class whose method holds place when place is rooted
+// at self (self.x, self.a.b, self.bufs[0]), else nil.
+func selfClass(f *File, place *Node) *Node {
+	root := place
+	for root != nil && (root.Type() == "attribute" || root.Type() == "subscript") {
+		if root.Type() == "attribute" {
+			root = Unparen(root.ChildByFieldName("object"))
+		} else {
+			root = Unparen(root.ChildByFieldName("value"))
+		}
+	}
+	if root == nil || root == place || root.Type() != "identifier" || f.Text(root) != "self" {
+		return nil
+	}
+	return Ancestor(place, "class_definition")
+}
+
+// spellings lists the nodes of type typ in region that spell text.
+func (m *Model) spellings(text, typ string, region *Node) []*Node {
+	f := m.f
+	var out []*Node
+	for _, off := range f.Find(text, int(region.StartByte()), int(region.EndByte())) {
+		if end := off + len(text); end < len(f.Src) && IsIdentByte(f.Src[end]) || off > 0 && (IsIdentByte(f.Src[off-1]) || f.Src[off-1] == '.') {
+			continue
+		}
+		n := f.NodeAt(off, off+len(text))
+		if n == nil || n.Type() != typ || int(n.StartByte()) != off || int(n.EndByte()) != off+len(text) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// assignedTo: n is the target of a plain assignment.
+func assignedTo(n *Node) bool {
+	p := n.Parent()
+	return p != nil && p.Type() == "assignment" && n.FieldName() == "left"
+}
+
+// assignedValues lists the values of the plain assignments in region to
+// the place spelled text (of node type typ), each with the default of the parameter it names
+// (`self.dtype = dtype`, dtype=torch.float16: the default is what the
+// attribute holds unless told otherwise).
+func (m *Model) assignedValues(text, typ string, region *Node) []*Node {
+	f := m.f
+	var out []*Node
+	for _, a := range m.spellings(text, typ, region) {
+		if !assignedTo(a) {
+			continue
+		}
+		if v := a.Parent().ChildByFieldName("right"); v != nil {
+			out = append(out, v)
+			if d := m.paramDefault(f.Scope(a), Unparen(v)); d != nil {
+				out = append(out, d)
+			}
 		}
 	}
 	return out
@@ -282,34 +366,13 @@ func (m *Model) constructors(obj *Node) []*Node {
 // classValues lists what a class puts in its attribute attr: the values
 // of `self.attr = v` in its methods and the class-level default.
 func (m *Model) classValues(cls *Node, attr string) []*Node {
-	f := m.f
 	var out []*Node
 	for _, fd := range m.classFields(cls) {
 		if fd.name == attr && fd.value != nil {
 			out = append(out, m.fieldDefault(fd.value))
 		}
 	}
-	needle := "self." + attr
-	for _, off := range f.Find(needle, int(cls.StartByte()), int(cls.EndByte())) {
-		if end := off + len(needle); end < len(f.Src) && IsIdentByte(f.Src[end]) {
-			continue
-		}
-		a := f.NodeAt(off, off+len(needle))
-		if a == nil || a.Type() != "attribute" || int(a.StartByte()) != off {
-			continue
-		}
-		if as := a.Parent(); as != nil && as.Type() == "assignment" && a.FieldName() == "left" {
-			if v := as.ChildByFieldName("right"); v != nil {
-				out = append(out, v)
-				// self.dtype = dtype, a parameter with a default: the
-				// default is what the attribute holds unless told otherwise.
-				if d := m.paramDefault(f.Scope(a), Unparen(v)); d != nil {
-					out = append(out, d)
-				}
-			}
-		}
-	}
-	return out
+	return append(out, m.assignedValues("self."+attr, "attribute", cls)...)
 }
 
 // paramDefault is the default value of the parameter of fn that v names,

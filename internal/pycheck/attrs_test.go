@@ -1,6 +1,7 @@
 package pycheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,18 @@ class H:
     def go(self, x):
         return x.to(self.dtype)
 `, "self.dtype", []string{"dtype", "torch.float16"}},
+		{"nested place rooted at self", `
+class R:
+    def setup(self):
+        self.bufs.host = torch.empty(4).pin_memory()
+    def step(self):
+        self.bufs.host.zero_()
+`, "self.bufs.host", []string{"torch.empty(4).pin_memory()"}},
+		{"assigned in the function using it", `
+def g(ns):
+    ns.buf = torch.zeros(2, device="cpu")
+    return ns.buf
+`, "ns.buf", []string{`torch.zeros(2, device="cpu")`}},
 		{"class not of this file", `
 def g(x):
     return x.buf
@@ -77,6 +90,29 @@ def g(x):
 				t.Errorf("AttrValues(%s) = %q, want %q", c.place, got, c.want)
 			}
 		})
+	}
+}
+
+func TestAttrReads(t *testing.T) {
+	src := `
+class M:
+    def a(self, x):
+        self.h = x.half()
+        self.hx = 1
+    def b(self):
+        return self.h.sum() + self.hx
+`
+	f := flowFile(t, src)
+	var got []string
+	for _, n := range f.Model().AttrReads(nodeAt(t, f, "self.h", 0)) {
+		line, _ := f.LineCol(int(n.StartByte()))
+		got = append(got, fmt.Sprintf("%s@%d", f.Text(n), line))
+	}
+	if want := "self.h@7"; strings.Join(got, ",") != want {
+		t.Errorf("AttrReads(self.h) = %v, want %s", got, want)
+	}
+	if r := f.Model().AttrReads(nodeAt(t, f, "x", 0)); r != nil {
+		t.Errorf("AttrReads of a plain name = %v, want nil", r)
 	}
 }
 

@@ -148,20 +148,6 @@ func hostBufferVia(f *pycheck.File, place *pycheck.Node, depth int) bool {
 		}
 		return false
 	}
-	var scopes []*pycheck.Node
-	scopes = append(scopes, f.Scope(place))
-	if place.Type() == "attribute" {
-		if cls := pycheck.Ancestor(place, "class_definition"); cls != nil {
-			scopes = append(scopes, cls)
-		}
-	}
-	for _, sc := range scopes {
-		for _, n := range placeOccurrences(f, nil, place, int(sc.StartByte()), int(sc.EndByte())) {
-			if placeRebound(n) && containsAny(f.Compact(n.Parent().ChildByFieldName("right")), hostMarks) {
-				return true
-			}
-		}
-	}
 	for _, v := range f.Model().AttrValues(place) {
 		if containsAny(f.Compact(v), hostMarks) {
 			return true

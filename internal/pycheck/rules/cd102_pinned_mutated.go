@@ -104,7 +104,8 @@ func checkCD102(p *pycheck.Pass) {
 }
 
 // pinnedPlace reports whether place may hold pinned memory where it is
-// copied from (an assignment that pins reaches there), or (self.x) pinned anywhere in its class.
+// copied from (an assignment that pins reaches there), or, for a place
+// that is not a plain name, pinned wherever the model says it is set.
 func pinnedPlace(f *pycheck.File, scope, place *pycheck.Node) bool {
 	return pinnedVia(f, scope, place, 3)
 }
@@ -130,19 +131,8 @@ func pinnedVia(f *pycheck.File, scope, place *pycheck.Node, depth int) bool {
 		}
 		return false
 	}
-	region := scope
-	if place.Type() == "attribute" && strings.HasPrefix(f.Text(place), "self.") {
-		if cls := pycheck.Ancestor(place, "class_definition"); cls != nil {
-			region = cls
-		}
-	}
-	for _, n := range placeOccurrences(f, nil, place, int(region.StartByte()), int(region.EndByte())) {
-		if placeRebound(n) && isPinned(n.Parent().ChildByFieldName("right")) {
-			return true
-		}
-	}
-	// A field of an object (a dataclass or attrs field, a constructor's
-	// argument, self.x set in another method).
+	// Assigned in this function, or a field of an object (self.x set in
+	// any method, a dataclass or attrs field, a constructor's argument).
 	for _, v := range f.Model().AttrValues(place) {
 		if isPinned(v) {
 			return true

@@ -40,7 +40,7 @@ converting by hand.`},
 }
 
 var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "exp": true, "norm": true, "var": true, "std": true,
-	"cumsum": true, "cumprod": true, "square": true}
+	"cumsum": true, "cumprod": true, "square": true, "vector_norm": true, "matrix_norm": true}
 
 func checkCD106(p *pycheck.Pass) {
 	f := p.File
@@ -93,7 +93,17 @@ func checkCD106(p *pycheck.Pass) {
 			if args := pycheck.PositionalArgs(c); arg == nil && len(args) > 0 {
 				arg = args[0]
 			}
-			if arg = pycheck.Unparen(arg); arg == nil || arg.Type() != "attribute" {
+			if arg = pycheck.Unparen(arg); arg == nil {
+				continue
+			}
+			// from torch import float16 as f16 ... x.to(f16)
+			if arg.Type() == "identifier" {
+				if q := f.Model().Qualified(arg); q == "torch.float16" || q == "torch.half" {
+					convs = append(convs, c)
+				}
+				continue
+			}
+			if arg.Type() != "attribute" {
 				continue
 			}
 			for _, v := range f.Model().AttrValues(arg) {
@@ -126,17 +136,15 @@ func checkCD106(p *pycheck.Pass) {
 		name := assignedName(v)
 		if name == nil {
 			// self.x16 = x.half() in one method, self.x16.exp() in another.
-			if pl := assignedPlace(f, c); pl != nil && pl.Type() == "attribute" && strings.HasPrefix(f.Text(pl), "self.") {
-				if cls := pycheck.Ancestor(pl, "class_definition"); cls != nil {
-					line, _ := f.LineCol(int(c.StartByte()))
-					for _, use := range placeOccurrences(f, nil, pl, int(cls.StartByte()), int(cls.EndByte())) {
-						if placeRebound(use) || f.ContextOf(use)&pycheck.CtxAutocast != 0 {
-							continue
-						}
-						if n, what := overflowUse(f, use); n != nil {
-							p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
-							break
-						}
+			if pl := assignedPlace(f, c); pl != nil {
+				line, _ := f.LineCol(int(c.StartByte()))
+				for _, use := range f.Model().AttrReads(pl) {
+					if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
+						continue
+					}
+					if n, what := overflowUse(f, use); n != nil {
+						p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
+						break
 					}
 				}
 			}

@@ -36,7 +36,7 @@ total += loss.detach() (or float(loss)).`},
 			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
 		},
 	},
-	Anchors: []string{".append(", "+"},
+	Anchors: []string{".append(", "+", ".add_(", ".extend("},
 	// The accumulated value must be a loss or something back-propagated.
 	AlsoAnchors: []string{"loss", "backward("},
 	Check:       checkCD107,
@@ -60,9 +60,30 @@ func checkCD107(p *pycheck.Pass) {
 		if n == nil || n.Type() != "augmented_assignment" {
 			continue
 		}
+		// history += [loss]: an append written as a list's +=.
+		if r := pycheck.Unparen(n.ChildByFieldName("right")); r != nil && (r.Type() == "list" || r.Type() == "tuple") && r.NamedChildCount() == 1 {
+			checkAccumulation(p, n, n.ChildByFieldName("left"), r.NamedChild(0), "append")
+			continue
+		}
 		checkAccumulation(p, n, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+=")
 		if k, ok := keeperAt(f, n.ChildByFieldName("left"), n.ChildByFieldName("right")); ok {
 			keepers = append(keepers, k)
+		}
+	}
+	// total.add_(loss): += as a method; log.extend([loss]): an append.
+	for _, m := range []string{"add_", "extend"} {
+		for _, call := range f.CallsAt("."+m+"(", 0, len(f.Src)) {
+			args := pycheck.PositionalArgs(call)
+			if len(args) != 1 {
+				continue
+			}
+			if m == "add_" {
+				checkAccumulation(p, call, receiver(call), args[0], "+=")
+				continue
+			}
+			if v := pycheck.Unparen(args[0]); v != nil && (v.Type() == "list" || v.Type() == "tuple") && v.NamedChildCount() == 1 {
+				checkAccumulation(p, call, receiver(call), v.NamedChild(0), "append")
+			}
 		}
 	}
 	// meter.update(loss): a method of the file's class that keeps what it

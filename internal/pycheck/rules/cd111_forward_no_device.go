@@ -110,7 +110,7 @@ func checkCD111(p *pycheck.Pass) {
 						continue
 					}
 				}
-				if mname, c := methodCallOn(f, up); c != nil && keepsDevice[mname] {
+				if mname, c := methodCallOn(f, up); c != nil && (keepsDevice[mname] || mname == "to" && !movesDevice(f, mname, c)) {
 					val = c
 					continue
 				}
@@ -131,7 +131,7 @@ func checkCD111(p *pycheck.Pass) {
 			for _, use := range usesAfter(f, name) {
 				// b.to(x.device) moves a copy; b itself moves only where the
 				// copy is bound to it again, which ends the uses above.
-				if m, c := methodCallOn(f, use); c != nil && (m == "to" || m == "cuda" || m == "type_as") {
+				if m, c := methodCallOn(f, use); c != nil && movesDevice(f, m, c) {
 					continue
 				}
 				if n := combinedUse(f, use, modules); n != nil {
@@ -215,7 +215,36 @@ func scalarLiteral(f *pycheck.File, call *pycheck.Node) bool {
 // moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
 func moved(f *pycheck.File, call *pycheck.Node) bool {
 	m, c := methodCallOn(f, upParen(call))
-	return c != nil && (m == "to" || m == "cuda" || m == "type_as")
+	return c != nil && movesDevice(f, m, c)
+}
+
+// movesDevice: the method call m (c) may put its receiver on another
+// device; .to(x.dtype) or .to(torch.float16) changes only the dtype.
+func movesDevice(f *pycheck.File, m string, c *pycheck.Node) bool {
+	switch m {
+	case "cuda", "type_as":
+		return true
+	case "to":
+		if f.Keyword(c, "device") != nil {
+			return true
+		}
+		args := pycheck.PositionalArgs(c)
+		return len(args) == 0 || !namesDtype(f, pycheck.Unparen(args[0]))
+	}
+	return false
+}
+
+// namesDtype: e spells a dtype (torch.float16, x.dtype, self.dtype).
+func namesDtype(f *pycheck.File, e *pycheck.Node) bool {
+	if e == nil || e.Type() != "attribute" {
+		return false
+	}
+	last := pycheck.LastName(f.Text(e))
+	if last == "dtype" {
+		return true
+	}
+	q := f.Model().Qualified(e)
+	return strings.HasPrefix(q, "torch.") && (strings.Contains(last, "float") || strings.Contains(last, "int") || last == "half" || last == "double" || last == "bool" || last == "long")
 }
 
 // combinedUse is the expression that mixes n with other tensors, or nil.
@@ -268,19 +297,55 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 			}
 		}
 		// self.lstm(x, (h0, c0)), self.pos(positions): a layer of the model.
-		if modules[callee] {
+		if modules[callee] || functionalOp(f, call) {
 			return call
 		}
 	case "keyword_argument":
-		// self.attn(x, x, x, attn_mask=mask): a layer of the model.
+		// self.attn(x, x, x, attn_mask=mask): a layer of the model;
+		// F.cross_entropy(logits, y, weight=w): a functional op.
 		if args := p.Parent(); args != nil && args.Type() == "argument_list" && same(p.ChildByFieldName("value"), cur) {
-			if call := args.Parent(); call != nil && call.Type() == "call" && modules[f.Callee(call)] {
+			if call := args.Parent(); call != nil && call.Type() == "call" && (modules[f.Callee(call)] || functionalOp(f, call)) {
 				return call
 			}
 		}
 
 	}
 	return nil
+}
+
+// functionalOp: a torch.nn.functional op given the forward's input or
+// the module's own tensors beside the one asked about: the layers'
+// functional forms compute with all their tensor arguments on one device.
+func functionalOp(f *pycheck.File, call *pycheck.Node) bool {
+	if !strings.HasPrefix(f.Model().QualifiedCallee(call), "torch.nn.functional.") {
+		return false
+	}
+	args := call.ChildByFieldName("arguments")
+	if args == nil {
+		return false
+	}
+	for _, a := range args.NamedChildren() {
+		if a.Type() == "keyword_argument" {
+			a = a.ChildByFieldName("value")
+		}
+		if a = pycheck.Unparen(a); a != nil && (a.Type() == "identifier" || a.Type() == "attribute") && !factoryMade(f, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// factoryMade: the name a holds a tensor made by a torch factory here.
+func factoryMade(f *pycheck.File, a *pycheck.Node) bool {
+	if a.Type() != "identifier" {
+		return false
+	}
+	for _, d := range f.Flow(f.Scope(a)).ReachingDefs(a, a) {
+		if v := pycheck.Unparen(defValue(d)); v != nil && v.Type() == "call" && isFactory[strings.TrimPrefix(f.Model().QualifiedCallee(v), "torch.")] {
+			return true
+		}
+	}
+	return false
 }
 
 // scalarShape: a size of () or [] makes a 0-dim tensor, which combines with

@@ -21,6 +21,10 @@ func assignedName(n *pycheck.Node) *pycheck.Node {
 		cur = p
 	}
 	p := cur.Parent()
+	// (h := x.half()): a walrus binds its value to the name.
+	if p != nil && p.Type() == "named_expression" && same(p.ChildByFieldName("value"), cur) {
+		return p.ChildByFieldName("name")
+	}
 	if p == nil || p.Type() != "assignment" {
 		return nil
 	}

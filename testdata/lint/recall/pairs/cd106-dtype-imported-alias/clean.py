@@ -1,0 +1,7 @@
+import torch
+from torch import float32 as f16
+
+
+def logits_mass(logits):
+    z = logits.to(f16)
+    return z.exp().sum(-1)

@@ -1,0 +1,10 @@
+import torch
+
+
+def to_storage_dtype(t):
+    return t.to(torch.float32)
+
+
+def energy(feats):
+    h = to_storage_dtype(feats)
+    return h.pow(2).sum()

@@ -1,0 +1,8 @@
+import torch
+from torch import nn
+
+
+class Ramp(nn.Module):
+    def forward(self, x):
+        r = torch.arange(x.shape[-1]).type_as(x)
+        return x + r
