@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.910, top3: 0.953, silent: 0.014, deep: 0.591},
+	Tune: {top1: 0.910, top3: 0.954, silent: 0.014, deep: 0.592},
 	Test: {top1: 0.812, top3: 0.888, silent: 0.064, deep: 0.349},
 }
 

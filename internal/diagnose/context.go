@@ -18,7 +18,7 @@ import (
 // root behind a surface error can be read from them.
 var contextTriggers = []string{"PyTorch version", "CUDA used to build", "Driver Version", "driver version", "CUDA Version",
 	"GeForce", "Tesla ", "Quadro", "TITAN ", "torch==", "MiB / ", "torch.__version__", "torch.version.cuda",
-	"get_device_name", "GPU models and configuration", "Is CUDA available", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX",
+	"get_device_name", "GPU models and configuration", "Unsupported .version", "PTX version from", "Is CUDA available", "NVIDIA A", "NVIDIA H", "NVIDIA L", "NVIDIA B", "NVIDIA T4", "NVIDIA RTX",
 	// GPUs and CUDA versions as users write them in prose.
 	"RTX 20", "RTX 30", "RTX 40", "RTX 50", "RTX 60", "RTX 80", "rtx 20", "rtx 30", "rtx 40", "rtx 50", "rtx-20", "rtx-30", "rtx-40", "RTX-20", "RTX-30", "RTX-40",
 	"RTX206", "RTX207", "RTX208", "RTX306", "RTX307", "RTX308", "RTX309", "RTX406", "RTX407", "RTX408", "RTX409", "RTX507", "RTX508", "RTX509",
@@ -41,7 +41,7 @@ const minTrigger = 6
 // older than the build is the driver.
 var refinableBy = map[string]map[string]bool{
 	"no-kernel-image": set("cublas-error", "cudnn-error", "illegal-address", "other", "nccl-error", "launch-config", "device-assert-other"),
-	"driver-too-old":  set("cuda-unavailable", "other", "cublas-error", "cudnn-error", "illegal-address", "device-busy", "library-mismatch"),
+	"driver-too-old":  set("cuda-unavailable", "other", "cublas-error", "cudnn-error", "illegal-address", "device-busy", "library-mismatch", "no-kernel-image"),
 	"oom":             set("cublas-error", "cudnn-error", "other"),
 }
 
@@ -133,7 +133,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			f := &fs[i]
 			for _, c := range sf.judged {
 				if !refinableBy[c.Class][f.Class] || c.Facts["binary_compatible"] == true && createsHandle(f) ||
-					c.Facts["ptx_jit"] == true && !gpuFailure(f) {
+					c.Facts["ptx_jit"] == true && !gpuFailure(f) || !ptxExplains(c, *f) {
 					continue
 				}
 				refine(f, c, sf.lines, s.name)
@@ -165,6 +165,20 @@ func readFacts(lines []logparse.Line) *sourceFacts {
 		sf.judged = sf.pasted.Judge()
 	}
 	return sf
+}
+
+// ptxExplains: a driver whose compiler rejects the code's PTX version
+// explains a failure to load or JIT-compile that code (a no-kernel-image
+// status such as CUDA_ERROR_INVALID_PTX) and nothing else; and a failure to
+// load code is the driver's only on that evidence, not on a driver merely
+// older than the torch build (a build without the GPU's kernels fails the
+// same way on any driver).
+func ptxExplains(c, f report.Finding) bool {
+	isa := c.Facts["ptx_isa"] == true
+	if c.Class == "driver-too-old" && f.Class == "no-kernel-image" {
+		return isa
+	}
+	return !isa
 }
 
 // createsHandle: the finding is cuBLAS failing to create its handle

@@ -172,3 +172,24 @@ func TestWheelTagFeedsArchFacts(t *testing.T) {
 		}
 	}
 }
+
+// A driver whose PTX compiler rejects the code's newer PTX is the root of
+// a failed PTX load (Numba's bare "[218] ... UNKNOWN_CUDA_ERROR"), and of
+// nothing else: the same ptxas line after a Triton compile error, or a
+// missing kernel image beside a driver older than the torch build, keep
+// their own class.
+func TestPTXNewerThanDriver(t *testing.T) {
+	e := New(kb.MustDefault())
+	ptxas := "ptxas application ptx input, line 9; fatal   : Unsupported .version 6.3; current version is '6.1'\n"
+	for _, c := range []struct{ log, want string }{
+		{"LinkerError: [218] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR\n" + ptxas, "driver-too-old"},
+		{"RuntimeError: CUDA driver error: a PTX JIT compilation failed\n" + ptxas, "driver-too-old"},
+		{"LinkerError: [218] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR\n" + strings.Replace(ptxas, "6.1", "6.5", 1), "no-kernel-image"},
+		{"RuntimeError: CUDA error: no kernel image is available for execution on the device\n| NVIDIA-SMI 418.87   Driver Version: 418.87   CUDA Version: 10.1 |\nPyTorch version: 1.7.1+cu110\n", "no-kernel-image"},
+	} {
+		fs := explainText(t, e, c.log)
+		if len(fs) == 0 || fs[0].Class != c.want {
+			t.Errorf("%q: got %+v, want %s", c.log, fs, c.want)
+		}
+	}
+}

@@ -404,8 +404,11 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
 		numberedCode(callResultRE, t, line, add)
 	}
-	if strings.Contains(line, "CUresult") {
+	if strings.Contains(line, "CUresult") || strings.Contains(line, "CU result") {
 		numberedCode(cuResultRE, t, line, add)
+	}
+	if strings.Contains(line, "] Call to cu") {
+		numberedCode(driverCallRE, t, line, add)
 	}
 	if strings.Contains(line, "from cudaGetDeviceCount()") {
 		numberedCode(deviceCountRE, t, line, func(s *Status, text string) {
@@ -623,7 +626,14 @@ var callResultRE = lazyre.New(`(?:\b[Cc]u(?:da)?[A-Z]\w*\(.{0,200}?\)\s+returned
 // cudaError_t does since CUDA 10.1 (2 out of memory, 700 illegal address),
 // so the number reads through the runtime's table. The type's name is
 // required: a bare "result=2" is no CUDA status.
-var cuResultRE = lazyre.New(`\bCUresult\b(?:\s+error)?\s*(?:result\s*)?[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)`)
+var cuResultRE = lazyre.New(`\bCUresult\b(?:\s+error)?\s*(?:result\s*)?[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)|\bCU result\s*[=:]?\s*\(?(\d{1,3})\)?(?:\D|$)`)
+
+// driverCallRE is a driver API call's result as Numba prints it when its
+// table has no name for the number ("LinkerError: [218] Call to
+// cuLinkAddData results in UNKNOWN_CUDA_ERROR"): the number in brackets
+// before the call is the CUresult, read through the runtime's table as
+// cuResultRE's is.
+var driverCallRE = lazyre.New(`\[(\d{1,3})\] Call to cu[A-Z]\w* results in\b`)
 
 // deviceCountRE is the status PyTorch's device count failed with:
 // "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward
@@ -648,7 +658,7 @@ func (k *KB) StatusAnchors() []string {
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
 		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
-		"CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value "}
+		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value "}
 	if k.status == nil {
 		return out
 	}

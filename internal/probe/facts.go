@@ -36,6 +36,9 @@ type Facts struct {
 	// BuildArchs is what a pasted log's build says about the
 	// architectures it carries (see readArchLine); nil on a live machine.
 	BuildArchs *BuildArchs `json:"build_archs,omitempty"`
+	// PTX is the PTX version a pasted log's code needs beside the one its
+	// driver knows (see readPTXLine); nil on a live machine.
+	PTX *PTXVersions `json:"ptx,omitempty"`
 }
 
 // Toolkit is a CUDA version and where it was read: "stated" (the user

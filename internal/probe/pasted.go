@@ -73,7 +73,7 @@ func FromText(lines []string) *Pasted { return fromText(lines, true) }
 // architecture lines and wheel tags of pasted_arch.go bring their own.
 var factWords = slices.Concat([]string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
 	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name"},
-	archWords, wheelTagWords)
+	archWords, wheelTagWords, ptxWords)
 
 // Past the line's gate, each pattern runs only on a line holding one of
 // the words it needs (lower case; the case-sensitive patterns' words as
@@ -239,6 +239,7 @@ func fromText(lines []string, gate bool) *Pasted {
 			}
 		}
 		gpus = readArchLine(w, i, p, gpus, len(gpus) > named)
+		readPTXLine(w, i, p)
 		if m := match(w.has("MiB"), smiMemoryRE, l); m != nil {
 			used, _ := strconv.ParseUint(m[1], 10, 64)
 			total, _ := strconv.ParseUint(m[2], 10, 64)
@@ -248,7 +249,7 @@ func fromText(lines []string, gate bool) *Pasted {
 			}
 		}
 	}
-	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 && p.Facts.BuildArchs == nil {
+	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 && p.Facts.BuildArchs == nil && p.Facts.PTX == nil {
 		return nil
 	}
 	p.Facts.Toolkit = toolkitOf(torch, stated, tensorflow)
@@ -353,7 +354,7 @@ func cudaKnown(major string) bool {
 }
 
 // pastedChecks are the checks whose facts a paste can hold.
-var pastedChecks = []Check{driverVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, gpuMemoryCheck}
+var pastedChecks = []Check{driverVersionCheck, ptxVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, gpuMemoryCheck}
 
 // Judge runs the checks that pasted facts can answer and returns their
 // failing findings (errors only); each one's evidence names the pasted
@@ -385,4 +386,5 @@ var evidenceKeys = map[string][]string{
 	"env/toolkit-arch":   {"cuda", "stated", "tensorflow", "torch"},
 	"env/gpu-memory":     {"memory", "gpu"},
 	"env/build-arch":     {"build_archs"},
+	"env/ptx-version":    {"ptx", "driver"},
 }
