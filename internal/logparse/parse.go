@@ -326,6 +326,28 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 		}
 		out = append(out, n)
 	}
+	if scan != pf {
+		// A line found for one pattern hides a second one broken across
+		// its end, or across the end of the line before it: ask again
+		// there. A pair neither of whose lines was found becomes one.
+		found := len(out)
+		for _, n := range out[:found] {
+			ends := []int{n - 1}
+			if e := bytes.IndexByte(buf[n:], '\n'); e >= 0 {
+				ends = append(ends, n+e)
+			}
+			for _, nl := range ends {
+				if brk := pf.BrokenAcross(buf, nl); brk >= 0 {
+					cur.Breaks = append(cur.Breaks, brk)
+					out = append(out, lineStart(buf, brk, 0))
+				}
+			}
+		}
+		if len(out) > found {
+			slices.Sort(out)
+			out = slices.Compact(out)
+		}
+	}
 	if len(cur.Breaks) > 0 {
 		var more []int
 		sort.Ints(cur.Breaks)

@@ -328,6 +328,9 @@ type Cursor struct {
 	// Breaks are the offsets of the line ends that found patterns cross
 	// (see spanMatch), in the order found.
 	Breaks []int
+	// brokenOnly: only patterns broken across a line end count (see
+	// BrokenAcross).
+	brokenOnly bool
 }
 
 // Cursor starts a scan of buf.
@@ -367,7 +370,7 @@ func (c *Cursor) scan4(from int) int {
 		if bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		if at, brk := p.verify(buf, i, from, w, h>>(hashBits-16)); at >= 0 {
+		if at, brk := p.verify(buf, i, from, w, h>>(hashBits-16), c.brokenOnly); at >= 0 {
 			if brk >= 0 {
 				c.Breaks = append(c.Breaks, brk)
 			}
@@ -375,6 +378,31 @@ func (c *Cursor) scan4(from int) int {
 		}
 	}
 	return -1
+}
+
+// BrokenAcross returns the offset of the line end at buf[nl] when one of
+// the paste filter's patterns is broken across it (see spanMatch), or -1.
+// A scan stops at the first pattern of a line, so a pattern broken across
+// the end of a line that holds another one ("E tensorflow/...] failed call
+// to" / "cuInit: ...") goes unseen by Next; the caller asks again here for
+// the ends around the lines Next found.
+func (p *Prefilter) BrokenAcross(buf []byte, nl int) int {
+	if p.Pasted != nil {
+		p = p.Pasted
+	}
+	if !p.reflow || nl < 0 || nl >= len(buf) || buf[nl] != '\n' {
+		return -1
+	}
+	ls := bytes.LastIndexByte(buf[:nl], '\n') + 1
+	end := len(buf)
+	if e := bytes.IndexByte(buf[nl+1:], '\n'); e >= 0 {
+		end = nl + 1 + e
+	}
+	c := &Cursor{p: p, buf: buf[:end], n4: -2, n2: -2, brokenOnly: true}
+	if c.scan4(ls) < 0 || len(c.Breaks) == 0 {
+		return -1
+	}
+	return c.Breaks[0]
 }
 
 func (c *Cursor) scan2(from int) int {
@@ -421,7 +449,7 @@ func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 // that starts first: a pattern broken across the line end before the
 // window ("out of" / "memory") starts a line earlier than one wholly after
 // it ("memory"), and its break must not go unseen.
-func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) (int, int) {
+func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32, brokenOnly bool) (int, int) {
 	best, bestBrk := -1, -1
 	for k := p.start[bucket]; k < p.start[bucket+1]; k++ {
 		e := &p.entries[k]
@@ -431,6 +459,9 @@ func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32) (int, int)
 		at := i - int(e.off)
 		pat := p.pats[e.pat]
 		if at >= from && e.sameHead(buf, at) && at+len(pat) <= len(buf) && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
+			if brokenOnly {
+				continue
+			}
 			if !p.reflow {
 				return at, -1
 			}
@@ -549,11 +580,27 @@ func breakStart(buf []byte, nl, floor int) int {
 	return k
 }
 
-// breakEnd is where the text after nl's indent or quote marks begins.
+// breakEnd is where the text after nl's indent or quote marks begins. A
+// quote mark is a run of '>' that a blank ends ("> ", ">> "): a '>' the
+// text goes on from (">= 0") is the text's own.
 func breakEnd(buf []byte, nl int) int {
 	k := nl + 1
-	for k < len(buf) && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '>') {
-		k++
+	for k < len(buf) {
+		switch c := buf[k]; {
+		case c == ' ' || c == '\t':
+			k++
+		case c == '>':
+			q := k
+			for q < len(buf) && buf[q] == '>' {
+				q++
+			}
+			if q < len(buf) && buf[q] != ' ' && buf[q] != '\t' && buf[q] != '\n' && buf[q] != '\r' {
+				return k
+			}
+			k = q
+		default:
+			return k
+		}
 	}
 	return k
 }

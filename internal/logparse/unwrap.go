@@ -312,10 +312,7 @@ func joinBroken(buf []byte, brk int) int {
 	}
 	ls := bytes.LastIndexByte(buf[:brk], '\n') + 1
 	line := bytes.TrimRight(trimCR(buf[ls:brk]), " \t")
-	c := brk + 1
-	for c < len(buf) && (buf[c] == ' ' || buf[c] == '\t' || buf[c] == '>') {
-		c++
-	}
+	c := breakEnd(buf, brk)
 	end := len(buf)
 	if e := bytes.IndexByte(buf[c:], '\n'); e >= 0 {
 		end = c + e

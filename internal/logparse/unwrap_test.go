@@ -355,3 +355,68 @@ func TestPrefilterPrefersEarlierBrokenMatch(t *testing.T) {
 		t.Errorf("whole pattern: line %d, breaks %v", n, cur.Breaks)
 	}
 }
+
+// A line the scan finds for one pattern ("Traceback", "RuntimeError:")
+// still has a second pattern broken across its end, or across the end of
+// the line before it, looked for: the scan stops at a line's first find.
+func TestBrokenPhraseBehindAFoundLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, log, want string
+	}{{
+		name: "across the found line's end",
+		log: "step 1\n" +
+			"Traceback (most recent call last): RuntimeError: CUBLAS_STATUS_EXECUTION_FAILED\n" +
+			"when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda)`\n",
+		want: "CUBLAS_STATUS_EXECUTION_FAILED when calling",
+	}, {
+		name: "across the end of the line before",
+		log: "step 1\n" +
+			"the job stopped after the allocator on rank 3 reported that it ran CUDA out\n" +
+			"of memory. Traceback (most recent call last) follows in the attached file\n",
+		want: "ran CUDA out of memory. Traceback",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := []byte(tc.log)
+			pf := NewPrefilter(append(Triggers(), brokenPatterns...))
+			_, joins := candidates(pf, buf, nil, true)
+			if len(joins) != 1 || !strings.Contains(string(buf), tc.want) {
+				t.Errorf("joins %v:\n%s", joins, buf)
+			}
+		})
+	}
+}
+
+// Two lines next to a found line, which only happen to end and open with
+// a phrase's words, stay apart; a '>' that the text goes on from (">= 0")
+// is the text's, not a mail client's quote mark, so the line is not read
+// from behind it.
+func TestFoundLineNeighboursStayApart(t *testing.T) {
+	for _, tc := range []struct{ name, log string }{
+		{"short line after a found one", "Traceback (most recent call last):\nallocator: CUDA out of\nmemory pool enabled, 2 GiB reserved for the cache\n"},
+		{"different words", "Traceback (most recent call last): the launch reported an unhandled system\nerrors counter reset at step 400; continuing the run without a restart\n"},
+		{"comparison, no quote", "Traceback (most recent call last): the value must be in range; CUDA out of\n>= 2 GiB memory budgets are refused by the planner, see the docs\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := []byte(tc.log)
+			pf := NewPrefilter(append(Triggers(), brokenPatterns...))
+			if _, joins := candidates(pf, buf, nil, true); len(joins) != 0 || string(buf) != tc.log {
+				t.Errorf("joined at %v:\n%s", joins, buf)
+			}
+		})
+	}
+}
+
+// breakEnd skips indents and quote marks ("> ", ">> ") but not a '>' the
+// text goes on from.
+func TestBreakEndQuoteMarks(t *testing.T) {
+	for _, tc := range []struct {
+		buf  string
+		want int
+	}{
+		{"a\n> b", 4}, {"a\n>> b", 5}, {"a\n  b", 4}, {"a\n>= 0", 2}, {"a\n  >= 0", 4}, {"a\n>>> x", 6}, {"a\n>\n", 3},
+	} {
+		if got := breakEnd([]byte(tc.buf), 1); got != tc.want {
+			t.Errorf("breakEnd(%q) = %d, want %d", tc.buf, got, tc.want)
+		}
+	}
+}
