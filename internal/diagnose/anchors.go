@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -85,10 +86,18 @@ func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 			if set := trimmedSet(requiredSet(s.Regex)); len(set) > 0 && minLen(set) > len(best[0]) {
 				best = set
 			}
-			req := sigReq{keywords: kws, fold: foldLiterals(s.Regex)}
+			fold := foldLiterals(s.Regex)
 			for _, a := range best {
 				if a == "" {
 					continue
+				}
+				// A line the anchor brought holds it: the keyword group
+				// it spells needs no second search.
+				req := sigReq{fold: fold}
+				for _, g := range kws {
+					if !slices.Contains(g, a) {
+						req.keywords = append(req.keywords, g)
+					}
 				}
 				i, ok := index[a]
 				if !ok {

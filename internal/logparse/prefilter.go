@@ -618,7 +618,10 @@ func lineStart(buf []byte, i, floor int) int {
 // NewPrefilter's list are reported under their first index.
 func (p *Prefilter) LinePatterns(line []byte, ids []int) []int {
 	ids = ids[:0]
-	for i := 0; i+4 <= len(line); i++ {
+	// The table holds only each pattern's rarest block, whose windows the
+	// stride samples one of (see newPrefilter): the line needs no more
+	// windows than the scan that found it.
+	for i := 0; i+4 <= len(line); i += p.stride {
 		w := binary.LittleEndian.Uint32(line[i:])
 		h := (w * 0x9E3779B1) >> (32 - hashBits)
 		if p.bits[h>>6]&(1<<(h&63)) == 0 {
