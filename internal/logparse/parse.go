@@ -320,7 +320,7 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 		}
 		pos = n + e + 1
 		if acceptNow {
-			if ids = pf.LinePatterns(buf[n:n+e], ids); !pf.Accept(buf[n:n+e], ids) {
+			if ids = cur.LineIDs(n, n+e, ids); !pf.Accept(buf[n:n+e], ids) {
 				continue
 			}
 		}
