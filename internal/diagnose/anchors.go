@@ -54,11 +54,33 @@ func containsFold(s, sub []byte) bool {
 	if len(sub) == 0 {
 		return true
 	}
-	first := sub[0] | 0x20 // ASCII letters: lower case; other bytes unchanged or harmlessly so
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i]|0x20 == first && bytes.EqualFold(s[i:i+len(sub)], sub) {
+	// Candidates for the first byte are found with IndexByte, in both
+	// cases for a letter: most lines a requirement is asked of hold the
+	// anchor and not the rest ("grad_norm" on every step line, no "nan").
+	lo, up := sub[0], sub[0]
+	if l := sub[0] | 0x20; l >= 'a' && l <= 'z' {
+		lo, up = l, l-('a'-'A')
+	}
+	last := len(s) - len(sub)
+	for i := 0; i <= last; {
+		j := bytes.IndexByte(s[i:last+1], lo)
+		if lo != up {
+			limit := last + 1
+			if j >= 0 {
+				limit = i + j
+			}
+			if k := bytes.IndexByte(s[i:limit], up); k >= 0 {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if bytes.EqualFold(s[i:i+len(sub)], sub) {
 			return true
 		}
+		i++
 	}
 	return false
 }
