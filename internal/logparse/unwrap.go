@@ -132,7 +132,7 @@ func detectWrap(buf []byte) wrapping {
 	for w := longest - reflowSpread; w < longest; w++ {
 		below += len(cuts[w])
 	}
-	if n := len(cuts[longest]); longest <= maxHardWidth && (below <= n || termWidths[longest] && below <= 2*n) && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) {
+	if n := len(cuts[longest]); longest <= maxHardWidth && (below <= n || termWidths[longest] && below <= 2*n) && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) && !reflowedBelow(ls, longest) {
 		return wrapping{mode: hardWrap, width: longest, weak: n < minWrapEvidence}
 	}
 	// Word wrapping: nothing longer than a re-flowing width but single
@@ -155,6 +155,36 @@ func detectWrap(buf []byte) wrapping {
 		}
 	}
 	return wrapping{}
+}
+
+// reflowedBelow breaks the tie where as many lines end just short of
+// width as reach it: a re-flowing tool ends a line short only where the
+// next word would not fit, so every such line that goes on in an
+// unindented one goes on with a word too long for the room left. A
+// terminal's last pieces end anywhere, and the lines after them open
+// with words of any length.
+func reflowedBelow(ls [][]byte, width int) bool {
+	if width < minReflowWidth || width >= maxFillWidth {
+		return false
+	}
+	fit, room := 0, 0
+	for i := 0; i+1 < len(ls); i++ {
+		line, next := ls[i], ls[i+1]
+		w := utf8.RuneCount(line)
+		if w < width-reflowSpread || w >= width || len(next) == 0 || tableLine(line) || next[0] == ' ' || next[0] == '\t' {
+			continue
+		}
+		first := next
+		if j := bytes.IndexByte(first, ' '); j >= 0 {
+			first = first[:j]
+		}
+		if w+1+utf8.RuneCount(first) > width {
+			fit++
+		} else {
+			room++
+		}
+	}
+	return fit > 0 && room == 0
 }
 
 // shapeHash hashes a line with its digits set aside: one message repeated
