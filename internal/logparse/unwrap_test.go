@@ -452,3 +452,48 @@ func TestReflowTieIsNoCut(t *testing.T) {
 		t.Errorf("log cut at 72 read as %+v:\n%s", wr, cut(log, 72))
 	}
 }
+
+// A paste of one long line a terminal cut mid-word shows no width twice,
+// but a phrase cut between two of its letters ("funct" / "ion") where the
+// line before is as wide as a terminal is joined back with nothing
+// between, LF or CRLF.
+func TestGluedBreakIsJoined(t *testing.T) {
+	pats := []string{"invalid device function", "CUBLAS_STATUS_EXECUTION_FAILED when calling"}
+	msg := "GPU plugin exception: function_attributes(): after cudaFuncGetAttributes: invalid device function"
+	for _, le := range []string{"\n", "\r\n"} {
+		for _, width := range []int{80, 94} {
+			buf := []byte(strings.ReplaceAll(cut(msg, width), "\n", le))
+			pf := NewPrefilter(append(Triggers(), pats...))
+			cands, joins := candidates(pf, buf, nil, true)
+			if len(cands) != 1 || len(joins) != 1 || !strings.HasPrefix(string(buf), msg+" ") && !strings.HasPrefix(string(buf), msg+"\r") {
+				t.Errorf("cut at %d (%q): candidates %v, joins %v:\n%q", width, le, cands, joins, buf)
+			}
+		}
+	}
+}
+
+// Lines that put a phrase's letters on either side of a line end without
+// a terminal's cut stay apart: the line before is narrower than a
+// terminal, ends in a blank, or holds less than minSideBytes of the
+// phrase; and the filter for long logs never looks across lines.
+func TestUncutLinesStayApart(t *testing.T) {
+	pats := []string{"invalid device function", "CUBLAS_STATUS_EXECUTION_FAILED when calling"}
+	long := strings.Repeat("x", 70) + " "
+	for name, log := range map[string]string{
+		"narrow line":    "kernel launch: invalid device funct\nion table rebuilt\n",
+		"blank at end":   long + "invalid device funct \nion table rebuilt\n",
+		"two letters":    long + "CUBLAS_STATUS_EXECUTION_FAILED when calli\nng the handle\n",
+		"indented rest":  long + "invalid device funct\n  ion table rebuilt\n",
+		"two bytes head": long + "in\nvalid device function table rebuilt\n",
+	} {
+		buf := []byte(log)
+		pf := NewPrefilter(append(Triggers(), pats...))
+		if _, joins := candidates(pf, buf, nil, true); len(joins) != 0 || string(buf) != log {
+			t.Errorf("%s: joined at %v:\n%s", name, joins, buf)
+		}
+	}
+	buf := []byte(cut("GPU plugin exception: function_attributes(): after cudaFuncGetAttributes: invalid device function", 94))
+	if n := NewPrefilter(pats).Cursor(buf).Next(0); n != -1 {
+		t.Errorf("the filter for long logs found line %d of a cut phrase", n)
+	}
+}
