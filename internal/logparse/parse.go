@@ -337,9 +337,9 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 				ends = append(ends, n+e)
 			}
 			for _, nl := range ends {
-				if brk := pf.BrokenAcross(buf, nl); brk >= 0 {
+				if brk := pf.BrokenAcross(buf, nl); brk.NL >= 0 {
 					cur.Breaks = append(cur.Breaks, brk)
-					out = append(out, lineStart(buf, brk, 0))
+					out = append(out, lineStart(buf, brk.NL, 0))
 				}
 			}
 		}
@@ -350,7 +350,7 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 	}
 	if len(cur.Breaks) > 0 {
 		var more []int
-		sort.Ints(cur.Breaks)
+		sort.Slice(cur.Breaks, func(i, j int) bool { return cur.Breaks[i].NL < cur.Breaks[j].NL })
 		for _, brk := range cur.Breaks {
 			if at := joinBroken(buf, brk); at >= 0 {
 				more = append(more, at)

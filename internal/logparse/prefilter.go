@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sort"
+	"unicode/utf8"
 )
 
 // Prefilter finds the lines of a buffer that contain any of a fixed set of
@@ -188,11 +189,16 @@ func newPrefilter(patterns []string, reflow bool) *Prefilter {
 // at: dropped, kept before the line end, or before a CRLF.
 var lineEnds = []string{"\n", " \n", "\r\n"}
 
+// cutEnds are the line ends a terminal's cut leaves in a copied line.
+var cutEnds = []string{"\n", "\r\n"}
+
 // brokenGrams returns the window of pat at off as it is, then, for each
 // inner space at or after off that the window reaches, the window as it
 // reads where a line end (lineEnds) stands for that space, starting at the
 // same byte of pat; the one starting at the line end itself is the bare
-// '\n' variant of the window at the space. With these indexed, every
+// '\n' variant of the window at the space. Windows of a glued break
+// (gluedBreak) are indexed alike, a line end (cutEnds) standing between
+// two bytes of pat. With these indexed, every
 // window of a pattern's block broken so is indexed too, so the stride
 // still finds it.
 func brokenGrams(pat []byte, off int) [][4]byte {
@@ -200,6 +206,15 @@ func brokenGrams(pat []byte, off int) [][4]byte {
 	copy(g[:], pat[off:])
 	out := [][4]byte{g}
 	for q := off; q < off+4; q++ {
+		// A glued break before pat[q]: the line end stands between two
+		// bytes of pat ("\r\n" may start the window itself).
+		if gluedBreak(pat, q) {
+			for _, le := range cutEnds {
+				t := string(pat[off:q]) + le + string(pat[q:])
+				copy(g[:], t)
+				out = append(out, g)
+			}
+		}
 		if pat[q] != ' ' || !innerBreak(pat, q) {
 			continue
 		}
@@ -326,9 +341,9 @@ type Cursor struct {
 	buf    []byte
 	n4, n2 int // next hit line start per scan; -2 unknown, -1 none
 	win4   int // the window where scan4 found the line n4
-	// Breaks are the offsets of the line ends that found patterns cross
-	// (see spanMatch), in the order found.
-	Breaks []int
+	// Breaks are the line ends that found patterns cross (see
+	// spanMatch), in the order found.
+	Breaks []Break
 	// brokenOnly: only patterns broken across a line end count (see
 	// BrokenAcross).
 	brokenOnly bool
@@ -372,7 +387,7 @@ func (c *Cursor) scan4(from int) int {
 			continue
 		}
 		if at, brk := p.verify(buf, i, from, w, h>>(hashBits-16), c.brokenOnly); at >= 0 {
-			if brk >= 0 {
+			if brk.NL >= 0 {
 				c.Breaks = append(c.Breaks, brk)
 			}
 			c.win4 = i
@@ -382,18 +397,18 @@ func (c *Cursor) scan4(from int) int {
 	return -1
 }
 
-// BrokenAcross returns the offset of the line end at buf[nl] when one of
-// the paste filter's patterns is broken across it (see spanMatch), or -1.
+// BrokenAcross returns the line end at buf[nl] when one of the paste
+// filter's patterns is broken across it (see spanMatch), or noBreak.
 // A scan stops at the first pattern of a line, so a pattern broken across
 // the end of a line that holds another one ("E tensorflow/...] failed call
 // to" / "cuInit: ...") goes unseen by Next; the caller asks again here for
 // the ends around the lines Next found.
-func (p *Prefilter) BrokenAcross(buf []byte, nl int) int {
+func (p *Prefilter) BrokenAcross(buf []byte, nl int) Break {
 	if p.Pasted != nil {
 		p = p.Pasted
 	}
 	if !p.reflow || nl < 0 || nl >= len(buf) || buf[nl] != '\n' {
-		return -1
+		return noBreak
 	}
 	ls := bytes.LastIndexByte(buf[:nl], '\n') + 1
 	end := len(buf)
@@ -402,7 +417,7 @@ func (p *Prefilter) BrokenAcross(buf []byte, nl int) int {
 	}
 	c := &Cursor{p: p, buf: buf[:end], n4: -2, n2: -2, brokenOnly: true}
 	if c.scan4(ls) < 0 || len(c.Breaks) == 0 {
-		return -1
+		return noBreak
 	}
 	return c.Breaks[0]
 }
@@ -444,15 +459,15 @@ func (p *Prefilter) verify2(buf []byte, i, from int) bool {
 }
 
 // verify checks the patterns whose 4-gram w sits at i. It returns where
-// the match starts, or -1, and the offset of the line end the match
-// crosses, or -1.
+// the match starts, or -1, and the line end the match crosses, or
+// noBreak.
 //
 // A paste's filter weighs every pattern at the window and keeps the match
 // that starts first: a pattern broken across the line end before the
 // window ("out of" / "memory") starts a line earlier than one wholly after
 // it ("memory"), and its break must not go unseen.
-func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32, brokenOnly bool) (int, int) {
-	best, bestBrk := -1, -1
+func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32, brokenOnly bool) (int, Break) {
+	best, bestBrk := -1, noBreak
 	for k := p.start[bucket]; k < p.start[bucket+1]; k++ {
 		e := &p.entries[k]
 		if e.gram != w {
@@ -465,32 +480,45 @@ func (p *Prefilter) verify(buf []byte, i, from int, w, bucket uint32, brokenOnly
 				continue
 			}
 			if !p.reflow {
-				return at, -1
+				return at, noBreak
 			}
 			if best < 0 || at < best {
-				best, bestBrk = at, -1
+				best, bestBrk = at, noBreak
 			}
 			continue
 		}
 		if !p.reflow {
 			continue
 		}
-		if start, end, brk := spanMatch(buf, i, int(e.off), pat, from); brk >= 0 && wholeWords(buf, start, end) && (!e.number || wholeNumber(buf, start, end-start)) && (best < 0 || start < best) {
+		if start, end, brk := spanMatch(buf, i, int(e.off), pat, from); brk.NL >= 0 && wholeWords(buf, start, end) && (!e.number || wholeNumber(buf, start, end-start)) && (best < 0 || start < best) {
 			best, bestBrk = start, brk
 		}
 	}
 	return best, bestBrk
 }
 
+// A Break is a line end a pattern was found broken across.
+type Break struct {
+	// NL is the offset of the '\n'; -1 for none.
+	NL int
+	// Glued: the break stood between two letters of a word, where a
+	// terminal cut the line at its width, so nothing stood for it and
+	// the join puts back nothing (see gluedBreak).
+	Glued bool
+}
+
+var noBreak = Break{NL: -1}
+
 // spanMatch matches pat around buf[i:i+4], its window at off, letting
 // one inner space of pat (see innerBreak) stand as a line end: the line
 // may keep the space or end in "\r\n", and the next may be indented or
-// quoted ("> "). It returns the match's bounds and the offset of the '\n'
-// it crosses; brk is -1 when pat is not there broken at a line end. Most
-// windows differ from pat at their first byte or two, so a failed try
-// costs little.
-func spanMatch(buf []byte, i, off int, pat []byte, floor int) (start, end, brk int) {
-	brk = -1
+// quoted ("> "). A line a terminal cut may also break pat between two of
+// its bytes, with nothing for the break (see gluedBreak). It returns the
+// match's bounds and the line end it crosses; brk.NL is -1 when pat is
+// not there broken at a line end. Most windows differ from pat at their
+// first byte or two, so a failed try costs little.
+func spanMatch(buf []byte, i, off int, pat []byte, floor int) (start, end int, brk Break) {
+	brk = noBreak
 	// Backwards from the window: pattern byte k against buffer byte j.
 	k, j := off-1, i-1
 	for k >= 0 {
@@ -498,17 +526,24 @@ func spanMatch(buf []byte, i, off int, pat []byte, floor int) (start, end, brk i
 			k, j = k-1, j-1
 			continue
 		}
+		if brk.NL < 0 && j >= floor && gluedBreak(pat, k+1) {
+			if nl := lineEndAt(buf, j); nl >= 0 && cutLine(buf, nl) {
+				brk = Break{NL: nl, Glued: true}
+				j = len(trimCR(buf[:nl])) - 1
+				continue
+			}
+		}
 		// A break stands for pat[k] (a space), or for the space pat[k+1]
 		// a blank of the break has matched.
 		space := pat[k] == ' ' && innerBreak(pat, k)
-		if brk >= 0 || j < floor || !(space || k+1 < len(pat) && pat[k+1] == ' ' && innerBreak(pat, k+1)) {
-			return 0, 0, -1
+		if brk.NL >= 0 || j < floor || !(space || k+1 < len(pat) && pat[k+1] == ' ' && innerBreak(pat, k+1)) {
+			return 0, 0, noBreak
 		}
 		nl := breakAt(buf, j, i+4, floor)
 		if nl < 0 {
-			return 0, 0, -1
+			return 0, 0, noBreak
 		}
-		brk = nl
+		brk = Break{NL: nl}
 		j = breakStart(buf, nl, floor) - 1
 		if space {
 			k--
@@ -523,21 +558,56 @@ func spanMatch(buf []byte, i, off int, pat []byte, floor int) (start, end, brk i
 			k, j = k+1, j+1
 			continue
 		}
+		if j < len(buf) && (brk.NL < 0 || brk.Glued) && gluedBreak(pat, k) {
+			if nl := lineEndAt(buf, j); nl >= 0 && nl >= j && (brk.NL < 0 || nl == brk.NL) && cutLine(buf, nl) {
+				brk = Break{NL: nl, Glued: true}
+				j = nl + 1
+				continue
+			}
+		}
 		space := pat[k] == ' ' && innerBreak(pat, k)
-		if j >= len(buf) || !(space || k > 0 && pat[k-1] == ' ' && innerBreak(pat, k-1)) {
-			return 0, 0, -1
+		if j >= len(buf) || brk.Glued || !(space || k > 0 && pat[k-1] == ' ' && innerBreak(pat, k-1)) {
+			return 0, 0, noBreak
 		}
 		nl := breakAt(buf, j, len(buf), floor)
-		if nl < 0 || brk >= 0 && nl != brk || nl < j && brk < 0 {
-			return 0, 0, -1
+		if nl < 0 || brk.NL >= 0 && nl != brk.NL || nl < j && brk.NL < 0 {
+			return 0, 0, noBreak
 		}
-		brk = nl
+		brk = Break{NL: nl}
 		j = breakEnd(buf, nl)
 		if space {
 			k++
 		}
 	}
 	return start, j, brk
+}
+
+// gluedBreak: pat may be found cut between pat[at-1] and pat[at] with
+// nothing standing for the cut: both are no blanks, and each side holds
+// at least minSideBytes of pat, so that a word ending one line and one
+// opening the next are not taken for a pattern.
+func gluedBreak(pat []byte, at int) bool {
+	return at >= minSideBytes && len(pat)-at >= minSideBytes && pat[at-1] != ' ' && pat[at] != ' '
+}
+
+// lineEndAt returns the '\n' of the line end at buf[j] ("\n", or the '\r'
+// of "\r\n"), or -1.
+func lineEndAt(buf []byte, j int) int {
+	switch {
+	case buf[j] == '\n':
+		return j
+	case buf[j] == '\r' && j+1 < len(buf) && buf[j+1] == '\n':
+		return j + 1
+	}
+	return -1
+}
+
+// cutLine: the line that ends at buf[nl] is as wide as a terminal, and
+// ends in no blank, as a line a terminal cut mid-word does: a re-flowing
+// tool fills lines to at most maxFillWidth and never breaks a word.
+func cutLine(buf []byte, nl int) bool {
+	line := trimCR(buf[bytes.LastIndexByte(buf[:nl], '\n')+1 : nl])
+	return len(line) >= maxFillWidth && line[len(line)-1] != ' ' && line[len(line)-1] != '\t' && utf8.RuneCount(line) >= maxFillWidth
 }
 
 // wholeWords: a pattern found broken across lines must also begin and

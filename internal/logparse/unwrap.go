@@ -132,7 +132,7 @@ func detectWrap(buf []byte) wrapping {
 	for w := longest - reflowSpread; w < longest; w++ {
 		below += len(cuts[w])
 	}
-	if n := len(cuts[longest]); longest <= maxHardWidth && (below <= n || termWidths[longest] && below <= 2*n) && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) {
+	if n := len(cuts[longest]); longest <= maxHardWidth && (below <= n || termWidths[longest] && below <= 2*n) && (n >= minWrapEvidence || (len(ls) <= shortPaste && (n >= 1 && termWidths[longest] || n >= 2 && longest > maxFillWidth))) && !reflowedBelow(ls, longest) {
 		return wrapping{mode: hardWrap, width: longest, weak: n < minWrapEvidence}
 	}
 	// Word wrapping: nothing longer than a re-flowing width but single
@@ -155,6 +155,36 @@ func detectWrap(buf []byte) wrapping {
 		}
 	}
 	return wrapping{}
+}
+
+// reflowedBelow breaks the tie where as many lines end just short of
+// width as reach it: a re-flowing tool ends a line short only where the
+// next word would not fit, so every such line that goes on in an
+// unindented one goes on with a word too long for the room left. A
+// terminal's last pieces end anywhere, and the lines after them open
+// with words of any length.
+func reflowedBelow(ls [][]byte, width int) bool {
+	if width < minReflowWidth || width >= maxFillWidth {
+		return false
+	}
+	fit, room := 0, 0
+	for i := 0; i+1 < len(ls); i++ {
+		line, next := ls[i], ls[i+1]
+		w := utf8.RuneCount(line)
+		if w < width-reflowSpread || w >= width || len(next) == 0 || tableLine(line) || next[0] == ' ' || next[0] == '\t' {
+			continue
+		}
+		first := next
+		if j := bytes.IndexByte(first, ' '); j >= 0 {
+			first = first[:j]
+		}
+		if w+1+utf8.RuneCount(first) > width {
+			fit++
+		} else {
+			room++
+		}
+	}
+	return fit > 0 && room == 0
 }
 
 // shapeHash hashes a line with its digits set aside: one message repeated
@@ -297,37 +327,49 @@ func (wr wrapping) continues(line, next []byte) (space, ok bool) {
 	return false, false
 }
 
-// joinBroken joins, in place, the line that ends at buf[brk] with the
+// joinBroken joins, in place, the line that ends at the break with the
 // next one, where the prefilter found one of its patterns broken across
 // that line end: the layout of the paste may be too short or too mixed to
-// judge (a message re-flowed into two or three lines, a quoted traceback),
-// but a known phrase cut at a space is evidence of the wrap at that break.
-// The pair must still read as a re-flowed line (wrappedPair). The rest of
-// the next line moves up behind a single space, and spaces pad it to where
-// it ended, so no other offset in buf changes. It returns the offset the
-// join leaves in the line (see wrapping.join), or -1 when it joins nothing.
-func joinBroken(buf []byte, brk int) int {
-	if brk >= len(buf) || buf[brk] != '\n' {
+// judge (a message re-flowed into two or three lines, a quoted traceback,
+// one long line a terminal cut), but a known phrase cut there is evidence
+// of the wrap at that break. A phrase cut at a space must still read as a
+// re-flowed line (wrappedPair), and the rest of the next line moves up
+// behind a single space; one cut mid-word (a glued break) moves up with
+// nothing between. Spaces pad the rest to where it ended, so no other
+// offset in buf changes. It returns the offset the join leaves in the
+// line (see wrapping.join), or -1 when it joins nothing.
+func joinBroken(buf []byte, brk Break) int {
+	if brk.NL >= len(buf) || buf[brk.NL] != '\n' {
 		return -1 // joined already
 	}
-	ls := bytes.LastIndexByte(buf[:brk], '\n') + 1
-	line := bytes.TrimRight(trimCR(buf[ls:brk]), " \t")
-	c := breakEnd(buf, brk)
+	ls := bytes.LastIndexByte(buf[:brk.NL], '\n') + 1
+	line := bytes.TrimRight(trimCR(buf[ls:brk.NL]), " \t")
+	c := brk.NL + 1
+	if !brk.Glued {
+		c = breakEnd(buf, brk.NL)
+	}
 	end := len(buf)
 	if e := bytes.IndexByte(buf[c:], '\n'); e >= 0 {
 		end = c + e
 	}
 	next := trimCR(buf[c:end])
-	if !wrappedPair(line, next) {
-		return -1
-	}
 	at := ls + len(line)
-	buf[at] = ' '
-	n := copy(buf[at+1:], next)
-	for k := at + 1 + n; k < c+len(next); k++ {
+	if brk.Glued {
+		if len(next) == 0 || startsRecord(next) {
+			return -1
+		}
+	} else {
+		if !wrappedPair(line, next) {
+			return -1
+		}
+		buf[at] = ' '
+		at++
+	}
+	n := copy(buf[at:], next)
+	for k := at + n; k < c+len(next); k++ {
 		buf[k] = ' '
 	}
-	return at + 1
+	return at
 }
 
 // wrappedPair says whether next (its indent or quote marks set aside) can

@@ -420,3 +420,80 @@ func TestBreakEndQuoteMarks(t *testing.T) {
 		}
 	}
 }
+
+// A re-flowed paste may end as many lines at its longest width as just
+// short of it, which is what a terminal's cut shows too; each short line
+// going on with a word that would not have fitted tells the re-flow, and
+// its pieces get their spaces back. A cut whose short lines go on with
+// words that would have fitted stays a cut.
+func TestReflowTieIsNoCut(t *testing.T) {
+	msg := "E tensorflow/stream_executor/cuda/cuda_dnn.cc:347] Loaded runtime CuDNN library: 5103 (compatibility version 5100) but source was compiled with 4007 (compatibility version 4000). If using a binary install, upgrade your CuDNN library to match. If building from sources, make sure the library loaded at runtime matches a compatible version specified during compile configuration."
+	flowed := flow(msg, 72)
+	wr := detectWrap([]byte(flowed))
+	if wr.mode != wordWrap {
+		t.Fatalf("re-flowed message read as %+v:\n%s", wr, flowed)
+	}
+	if out, _ := wr.join([]byte(flowed), nil); string(out) != msg+"\n" {
+		t.Errorf("re-flowed message not restored (%+v):\n%s", wr, out)
+	}
+	// A cut at 72 whose short lines go on with words that would have
+	// fitted ("in", "at"), though one goes on with one that would not.
+	log := "2024-05-01 12:00:01 worker 3: loading shard 17 of 64 from the local cache\n" +
+		"2024-05-01 12:00:02 worker 3: RuntimeError: CUDA error: an illegal memory access was encountered\n" +
+		"2024-05-01 12:00:02 worker 3: the training loop stops after it\n" +
+		"in step 1200\n" +
+		"2024-05-01 12:00:02 worker 3: CUDA kernel errors might be asynchronously reported at some other API call\n" +
+		"2024-05-01 12:00:03 worker 3: checkpoint written before the failure\n" +
+		"Checkpointing: done\n" +
+		"2024-05-01 12:00:04 worker 3: For debugging consider passing CUDA_LAUNCH_BLOCKING=1 to the job\n" +
+		"2024-05-01 12:00:05 worker 3: the last checkpoint is kept on the node\n" +
+		"at /scratch/ckpt\n"
+	if wr := detectWrap([]byte(cut(log, 72))); wr.mode != hardWrap || wr.width != 72 {
+		t.Errorf("log cut at 72 read as %+v:\n%s", wr, cut(log, 72))
+	}
+}
+
+// A paste of one long line a terminal cut mid-word shows no width twice,
+// but a phrase cut between two of its letters ("funct" / "ion") where the
+// line before is as wide as a terminal is joined back with nothing
+// between, LF or CRLF.
+func TestGluedBreakIsJoined(t *testing.T) {
+	pats := []string{"invalid device function", "CUBLAS_STATUS_EXECUTION_FAILED when calling"}
+	msg := "GPU plugin exception: function_attributes(): after cudaFuncGetAttributes: invalid device function"
+	for _, le := range []string{"\n", "\r\n"} {
+		for _, width := range []int{80, 94} {
+			buf := []byte(strings.ReplaceAll(cut(msg, width), "\n", le))
+			pf := NewPrefilter(append(Triggers(), pats...))
+			cands, joins := candidates(pf, buf, nil, true)
+			if len(cands) != 1 || len(joins) != 1 || !strings.HasPrefix(string(buf), msg+" ") && !strings.HasPrefix(string(buf), msg+"\r") {
+				t.Errorf("cut at %d (%q): candidates %v, joins %v:\n%q", width, le, cands, joins, buf)
+			}
+		}
+	}
+}
+
+// Lines that put a phrase's letters on either side of a line end without
+// a terminal's cut stay apart: the line before is narrower than a
+// terminal, ends in a blank, or holds less than minSideBytes of the
+// phrase; and the filter for long logs never looks across lines.
+func TestUncutLinesStayApart(t *testing.T) {
+	pats := []string{"invalid device function", "CUBLAS_STATUS_EXECUTION_FAILED when calling"}
+	long := strings.Repeat("x", 70) + " "
+	for name, log := range map[string]string{
+		"narrow line":    "kernel launch: invalid device funct\nion table rebuilt\n",
+		"blank at end":   long + "invalid device funct \nion table rebuilt\n",
+		"two letters":    long + "CUBLAS_STATUS_EXECUTION_FAILED when calli\nng the handle\n",
+		"indented rest":  long + "invalid device funct\n  ion table rebuilt\n",
+		"two bytes head": long + "in\nvalid device function table rebuilt\n",
+	} {
+		buf := []byte(log)
+		pf := NewPrefilter(append(Triggers(), pats...))
+		if _, joins := candidates(pf, buf, nil, true); len(joins) != 0 || string(buf) != log {
+			t.Errorf("%s: joined at %v:\n%s", name, joins, buf)
+		}
+	}
+	buf := []byte(cut("GPU plugin exception: function_attributes(): after cudaFuncGetAttributes: invalid device function", 94))
+	if n := NewPrefilter(pats).Cursor(buf).Next(0); n != -1 {
+		t.Errorf("the filter for long logs found line %d of a cut phrase", n)
+	}
+}
