@@ -696,9 +696,14 @@ func (c *Cursor) LineIDs(ls, le int, ids []int) []int {
 	if len(p.short) > 0 || p.reflow || c.brokenOnly || c.n4 != ls || c.win4 < ls || c.win4 >= le {
 		return p.LinePatterns(c.buf[ls:le], ids)
 	}
-	ids = ids[:0]
-	for i := c.win4; i+4 <= le; i += p.stride {
-		w := binary.LittleEndian.Uint32(c.buf[i:])
+	return p.windowIDs(c.buf, c.win4, ls, le, ids[:0])
+}
+
+// windowIDs appends the patterns that lie wholly in buf[ls:le] and whose
+// indexed window is one of those sampled from window first on.
+func (p *Prefilter) windowIDs(buf []byte, first, ls, le int, ids []int) []int {
+	for i := first; i+4 <= le; i += p.stride {
+		w := binary.LittleEndian.Uint32(buf[i:])
 		h := (w * 0x9E3779B1) >> (32 - hashBits)
 		if p.bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
@@ -708,7 +713,7 @@ func (c *Cursor) LineIDs(ls, le int, ids []int) []int {
 			e := &p.entries[k]
 			at := i - int(e.off)
 			pat := p.pats[e.pat]
-			if e.gram == w && at >= ls && at+len(pat) <= le && bytes.Equal(c.buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(c.buf, at, len(pat))) {
+			if e.gram == w && at >= ls && at+len(pat) <= le && bytes.Equal(buf[at:at+len(pat)], pat) && (!e.number || wholeNumber(buf, at, len(pat))) {
 				ids = append(ids, p.patID[e.pat])
 			}
 		}
@@ -720,26 +725,10 @@ func (c *Cursor) LineIDs(ls, le int, ids []int) []int {
 // patterns a line holds, checking every position; patterns repeated in
 // NewPrefilter's list are reported under their first index.
 func (p *Prefilter) LinePatterns(line []byte, ids []int) []int {
-	ids = ids[:0]
 	// The table holds only each pattern's rarest block, whose windows the
 	// stride samples one of (see newPrefilter): the line needs no more
 	// windows than the scan that found it.
-	for i := 0; i+4 <= len(line); i += p.stride {
-		w := binary.LittleEndian.Uint32(line[i:])
-		h := (w * 0x9E3779B1) >> (32 - hashBits)
-		if p.bits[h>>6]&(1<<(h&63)) == 0 {
-			continue
-		}
-		b := h >> (hashBits - 16)
-		for k := p.start[b]; k < p.start[b+1]; k++ {
-			e := &p.entries[k]
-			at := i - int(e.off)
-			pat := p.pats[e.pat]
-			if e.gram == w && at >= 0 && at+len(pat) <= len(line) && bytes.Equal(line[at:at+len(pat)], pat) && (!e.number || wholeNumber(line, at, len(pat))) {
-				ids = append(ids, p.patID[e.pat])
-			}
-		}
-	}
+	ids = p.windowIDs(line, 0, 0, len(line), ids[:0])
 	for i := 0; i+2 <= len(line) && len(p.short) > 0; i++ {
 		h := uint32(binary.LittleEndian.Uint16(line[i:]))
 		if p.bits2[h>>6]&(1<<(h&63)) == 0 {
