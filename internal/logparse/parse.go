@@ -611,6 +611,18 @@ func (p *parser) newEvent(k Kind, l pline) Event {
 	return Event{Kind: k, Source: p.src, Rank: l.Rank, Line: l.N, EndLine: l.N, Level: l.Level, Time: l.TS, Count: 1}
 }
 
+// startSummary opens torchrun's summary at line l: after its exception
+// line head (kept as the event's first line), or at its "Root Cause"
+// heading (inRoot, head "").
+func (p *parser) startSummary(l pline, head string, inRoot bool) {
+	sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N, inRoot: inRoot}
+	sb.ev.Summary = &Summary{}
+	if head != "" {
+		sb.ev.Lines = []Line{{l.N, head}}
+	}
+	p.blocks[l.Rank] = sb
+}
+
 // isChildFailed: the line is torchrun's exception line.
 func isChildFailed(msg string) bool {
 	m := excRE.FindStringSubmatch(strings.TrimSpace(msg))
@@ -665,10 +677,7 @@ func (p *parser) start(l pline) {
 	case strings.Contains(msg, "ChildFailedError") && isChildFailed(msg):
 		// torchrun's exception line pasted without the traceback above
 		// it: its summary follows, as after a traceback (tbBlock.feed).
-		sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N}
-		sb.ev.Summary = &Summary{}
-		sb.ev.Lines = []Line{{l.N, strings.TrimSpace(msg)}}
-		p.blocks[l.Rank] = sb
+		p.startSummary(l, strings.TrimSpace(msg), false)
 	case strings.HasPrefix(msg, "Exception raised from "):
 		ev := p.newEvent(KindCppTrace, l)
 		ev.Lines = []Line{{l.N, msg}}
@@ -678,9 +687,7 @@ func (p *parser) start(l pline) {
 		ev.Lines = []Line{{l.N, strings.TrimSpace(strings.TrimLeft(msg, "="))}}
 		p.blocks[l.Rank] = &sanBlock{ev: ev, lastN: l.N}
 	case strings.HasPrefix(msg, RootCauseHead):
-		sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N, inRoot: true}
-		sb.ev.Summary = &Summary{}
-		p.blocks[l.Rank] = sb
+		p.startSummary(l, "", true)
 	case l.Cand || (l.C10 && l.Level == 'E'):
 		if !l.Cand && !strings.Contains(msg, "rror") && !strings.Contains(msg, "fail") {
 			return

@@ -160,10 +160,7 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 		if strings.HasSuffix(e.Type, "ChildFailedError") {
 			// torchrun's summary follows: hand over to its own block.
 			b.finishChain(p)
-			sb := &summaryBlock{ev: p.newEvent(KindSummary, l), lastN: l.N}
-			sb.ev.Summary = &Summary{}
-			sb.ev.Lines = []Line{{l.N, msg}}
-			p.blocks[l.Rank] = sb
+			p.startSummary(l, msg, false)
 			return true
 		}
 	case tbMessage:
