@@ -229,9 +229,10 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 			}
 			r := refs[c.fatal]
 			msg := "an error that is not a known CUDA or PyTorch failure: "
-			if torchMsg = holdsTorchTemplate(r.text); torchMsg {
+			var fix string
+			if fix, torchMsg = torchErrorFix(r.text); torchMsg {
 				msg = "a PyTorch error of no CUDA failure class: "
-				if fix, _ := torchErrorFix(r.text); fix == hostRAMFix {
+				if fix == hostRAMFix {
 					msg = "the machine's RAM ran out, not the GPU's memory: "
 				}
 			}
