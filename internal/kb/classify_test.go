@@ -243,12 +243,7 @@ func TestEndingYieldsToEarlierError(t *testing.T) {
 		{"two endings", []string{kill, cancel}, "host-killed"},
 	}
 	for _, c := range cases {
-		v, ok := k.Classify(c.lines)
-		got := ""
-		if ok {
-			got = v.Class.ID
-		}
-		if got != c.want {
+		if got := classOf(k, c.lines...); got != c.want {
 			t.Errorf("%s: classified as %q, want %q", c.name, got, c.want)
 		}
 	}

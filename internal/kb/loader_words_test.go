@@ -35,12 +35,7 @@ func TestLoaderAndEngineWordings(t *testing.T) {
 		{"Loading TensorRT engine: /workspace/models/yolox_l.engine", ""},
 	}
 	for _, c := range cases {
-		v, ok := k.Classify(strings.Split(c.text, "\n"))
-		got := ""
-		if ok {
-			got = v.Class.ID
-		}
-		if got != c.want {
+		if got := classOf(k, strings.Split(c.text, "\n")...); got != c.want {
 			t.Errorf("%.90q: got %q, want %q", c.text, got, c.want)
 		}
 	}

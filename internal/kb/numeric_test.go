@@ -41,12 +41,7 @@ func TestNumericErrorCodes(t *testing.T) {
 		{"Error 804: forward compat issue in my_device_count() wrapper", ""},
 	}
 	for _, c := range cases {
-		v, ok := k.Classify([]string{c.line})
-		got := ""
-		if ok {
-			got = v.Class.ID
-		}
-		if got != c.want {
+		if got := classOf(k, c.line); got != c.want {
 			t.Errorf("%q: got %q, want %q", c.line, got, c.want)
 		}
 	}
@@ -160,11 +155,7 @@ func TestEveryStatusIsRead(t *testing.T) {
 		{"cudaErrorStreamCaptureUnjoined: capturing stream has unjoined work", "graph-capture"},
 	}
 	for _, c := range classes {
-		got := ""
-		if v, ok := k.Classify([]string{c.line}); ok {
-			got = v.Class.ID
-		}
-		if got != c.class {
+		if got := classOf(k, c.line); got != c.class {
 			t.Errorf("%q: classified as %q, want %q", c.line, got, c.class)
 		}
 	}

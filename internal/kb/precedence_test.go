@@ -117,13 +117,8 @@ func TestPrecedenceDecides(t *testing.T) {
 		}, "hardware-fault"},
 	}
 	for _, c := range cases {
-		v, ok := k.Classify(c.lines)
-		if !ok || v.Class.ID != c.want {
-			got := "nothing"
-			if ok {
-				got = v.Class.ID
-			}
-			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
+		if got := classOf(k, c.lines...); got == "" || got != c.want {
+			t.Errorf("%s: got %q, want %s", c.name, got, c.want)
 		}
 	}
 }

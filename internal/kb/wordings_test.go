@@ -43,15 +43,18 @@ func TestReportWordings(t *testing.T) {
 		{"Is CUDA available: False\nCUDA runtime version: No CUDA", ""},
 	}
 	for _, c := range cases {
-		v, ok := k.Classify(strings.Split(c.text, "\n"))
-		got := ""
-		if ok {
-			got = v.Class.ID
-		}
-		if got != c.want {
+		if got := classOf(k, strings.Split(c.text, "\n")...); got != c.want {
 			t.Errorf("%.80q: got %q, want %q", c.text, got, c.want)
 		}
 	}
+}
+
+// classOf is the class Classify gives lines, or "" when it gives none.
+func classOf(k *KB, lines ...string) string {
+	if v, ok := k.Classify(lines); ok {
+		return v.Class.ID
+	}
+	return ""
 }
 
 // TestCarriageReturns: lines of Windows logs end in \r; anchored signatures
