@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
 )
 
 // anchors picks, for every signature, the fixed texts the prefilter looks
@@ -105,7 +106,7 @@ func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 					best = group
 				}
 			}
-			if set := trimmedSet(requiredSet(s.Regex)); len(set) > 0 && minLen(set) > len(best[0]) {
+			if set := trimmedSet(requiredSet(s.Regex)); len(set) > 0 && betterAnchors(set, best) {
 				best = set
 			}
 			fold := foldLiterals(s.Regex)
@@ -180,6 +181,31 @@ func trimmedSet(set []string) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// betterAnchors says whether set is a better anchor than kw (a keyword's
+// spellings): the one whose commonest member the prefilter finds rarer
+// (logparse.BlockCost), then the longer. A longer text is usually the
+// rarer, but not when its length is a word every step line of a training
+// log repeats: "grad_norm:" is no rarer than "grad_norm", and " (nan)" is
+// far rarer than both.
+func betterAnchors(set, kw []string) bool {
+	if minLen(set) < minTrimmedAnchor || len(kw[0]) < minTrimmedAnchor {
+		// Too short to be sampled by its block: the longer is rarer.
+		return minLen(set) > len(kw[0])
+	}
+	if cs, ck := worstCost(set), worstCost(kw); cs != ck {
+		return cs < ck
+	}
+	return minLen(set) > len(kw[0])
+}
+
+func worstCost(set []string) int {
+	worst := 0
+	for _, s := range set {
+		worst = max(worst, logparse.BlockCost(s, minTrimmedAnchor))
+	}
+	return worst
 }
 
 func minLen(set []string) int {

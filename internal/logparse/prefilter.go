@@ -303,23 +303,45 @@ func cost(c byte) int {
 	return 3
 }
 
-// commonGrams are words nearly every line of a training log repeats
-// (progress lines, NCCL's INFO chatter): a block holding one would send
-// most lines to verification.
-var commonGrams = []string{"loss", "oss ", " los", "NCCL", "CCL ", "INFO", "step", "rank", "cuda", "poch"}
+// commonWords are words nearly every line of a training log repeats
+// (progress lines, NCCL's INFO chatter; "grad_norm" is Hugging Face
+// Trainer's, mmengine's and timm's, logged with every step): a block that
+// reaches into one would send most lines to verification.
+var commonWords = []string{"loss", "NCCL", "INFO", "step", "rank", "cuda", "epoch", "grad_norm"}
 
 // rarestBlock returns the start of the n-byte block of pat made of the
-// least common text; ties go to the later block, since a message's
-// distinctive end ("... nan") tends to follow a common start.
+// least common text: every byte of the block that belongs to a common
+// word of pat costs as much as a whole block of ordinary text, so the
+// block leans away from those words as far as pat allows ("grad_norm:
+// nan" is found by "m: nan", which no healthy step line holds). Ties go
+// to the later block, since a message's distinctive end ("... nan")
+// tends to follow a common start.
 func rarestBlock(pat []byte, n int) int {
+	o, _ := rarestBlockCost(pat, n)
+	return o
+}
+
+// rarestBlockCost is rarestBlock with the block's cost.
+func rarestBlockCost(pat []byte, n int) (int, int) {
+	common := make([]bool, len(pat))
+	for _, w := range commonWords {
+		for from := 0; ; {
+			i := bytes.Index(pat[from:], []byte(w))
+			if i < 0 {
+				break
+			}
+			for j := from + i; j < from+i+len(w); j++ {
+				common[j] = true
+			}
+			from += i + 1
+		}
+	}
 	best, bestCost := 0, -1
 	for o := 0; o+n <= len(pat); o++ {
 		c := 0
-		for _, b := range pat[o : o+n] {
+		for j, b := range pat[o : o+n] {
 			c += cost(b)
-		}
-		for _, g := range commonGrams {
-			if bytes.Contains(pat[o:o+n], []byte(g)) {
+			if common[o+j] {
 				c += 100
 			}
 		}
@@ -327,7 +349,18 @@ func rarestBlock(pat []byte, n int) int {
 			best, bestCost = o, c
 		}
 	}
-	return best
+	return best, bestCost
+}
+
+// BlockCost is how common the rarest n-byte block of pat is, in
+// rarestBlock's terms (lower is rarer): what it costs the prefilter to
+// look for pat.
+func BlockCost(pat string, n int) int {
+	if len(pat) < n {
+		n = len(pat)
+	}
+	_, c := rarestBlockCost([]byte(pat), n)
+	return c
 }
 
 func hash4(b []byte) uint32 {
