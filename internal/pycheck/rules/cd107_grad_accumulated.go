@@ -298,20 +298,22 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 }
 
 // backpropagatedIn: backward() is called in body on name or on a value
-// made from it (torch.stack(parts).mean().backward(), or a name bound to
-// such a value first).
+// made from it by tensor methods and joins (torch.stack(parts).mean(),
+// sum(terms)), directly or through a name bound to such a value first. A
+// name handed to some other call as an argument is not counted: the
+// call's result need not carry it.
 func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pycheck.Node) bool {
 	for _, c := range f.CallsAt(".backward(", int(body.StartByte()), int(body.EndByte())) {
-		r := pycheck.Unparen(receiver(c))
+		r := madeOf(f, receiver(c))
 		if r == nil {
 			continue
 		}
-		if len(f.Names(name, int(r.StartByte()), int(r.EndByte()))) > 0 {
+		if f.Text(r) == name {
 			return true
 		}
-		if r.Type() == "identifier" && fl.Contains(c) {
+		if fl.Contains(c) {
 			for _, d := range fl.ReachingDefs(r, r) {
-				if v := defValue(d); v != nil && len(f.Names(name, int(v.StartByte()), int(v.EndByte()))) > 0 {
+				if v := madeOf(f, defValue(d)); v != nil && f.Text(v) == name {
 					return true
 				}
 			}
@@ -319,6 +321,39 @@ func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pych
 	}
 	return false
 }
+
+// madeOf is the name a value is made from by method calls on it and by
+// joining or summing it (torch.stack(x).mean(): x), or nil.
+func madeOf(f *pycheck.File, e *pycheck.Node) *pycheck.Node {
+	for range 8 {
+		e = pycheck.Unparen(e)
+		if e == nil {
+			return nil
+		}
+		switch e.Type() {
+		case "identifier":
+			return e
+		case "call":
+			if callee := f.Callee(e); joinFuncs[callee] || reduceFuncs[callee] {
+				args := pycheck.PositionalArgs(e)
+				if len(args) == 0 {
+					return nil
+				}
+				e = args[0]
+				continue
+			}
+			if e = receiver(e); e == nil {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// reduceFuncs sum or average a sequence or tensor of losses into one.
+var reduceFuncs = map[string]bool{"sum": true, "torch.sum": true, "torch.mean": true}
 
 // elementsOf is the name whose elements an extend() argument adds: the
 // name itself, or the name a generator or comprehension yields the
