@@ -249,6 +249,10 @@ func (f *File) MayPassKeyword(call *Node, name string) bool {
 // PositionalArgs returns a call's positional arguments.
 func PositionalArgs(call *Node) []*Node {
 	args := call.ChildByFieldName("arguments")
+	if args != nil && args.Type() == "generator_expression" {
+		// f(x for x in xs): the generator is the one argument.
+		return []*Node{args}
+	}
 	if args == nil || args.Type() != "argument_list" {
 		return nil
 	}

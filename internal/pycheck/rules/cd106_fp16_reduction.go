@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; also the result of a helper of the file that returns such a copy, and float16 copies joined with `torch.stack`/`torch.cat`) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -126,34 +126,51 @@ func checkCD106(p *pycheck.Pass) {
 		if f.ContextOf(c)&pycheck.CtxAutocast != 0 {
 			continue
 		}
-		// The value stays float16 through arithmetic with scalars and
-		// other float16 operands ((q.half() @ k.half().T) * scale).
-		v := halfValue(f, c)
-		if n, what := overflowUse(f, v); n != nil {
-			p.Report(n, fmt.Sprintf("%s on a tensor converted to float16 (%s) outside autocast can overflow to inf", what, shorten(f.Compact(c))))
-			continue
+		reportHalf(p, c, c, 1)
+	}
+}
+
+// reportHalf reports the first overflow-prone reduction outside autocast
+// of the float16 value conv stands for (the conversion c itself, or a call
+// of a helper returning it), following a helper's result into its callers
+// depth calls deep.
+func reportHalf(p *pycheck.Pass, c, conv *pycheck.Node, depth int) {
+	f := p.File
+	// The value stays float16 through arithmetic with scalars and
+	// other float16 operands ((q.half() @ k.half().T) * scale).
+	v := halfValue(f, conv)
+	if n, what := overflowUse(f, v); n != nil {
+		p.Report(n, fmt.Sprintf("%s on a tensor converted to float16 (%s) outside autocast can overflow to inf", what, shorten(f.Compact(c))))
+		return
+	}
+	if depth > 0 {
+		// return t.to(torch.float16): the helper's callers hold float16.
+		for _, site := range callersOfReturn(f, v) {
+			if f.ContextOf(site)&pycheck.CtxAutocast == 0 {
+				reportHalf(p, c, site, depth-1)
+			}
 		}
-		name := assignedName(v)
-		if name == nil {
-			// self.x16 = x.half() in one method, self.x16.exp() in another.
-			if pl := assignedPlace(f, c); pl != nil {
-				line, _ := f.LineCol(int(c.StartByte()))
-				for _, use := range f.Model().AttrReads(pl) {
-					if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
-						continue
-					}
-					if n, what := overflowUse(f, use); n != nil {
-						p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
-						break
-					}
+	}
+	name := assignedName(v)
+	if name == nil {
+		// self.x16 = x.half() in one method, self.x16.exp() in another.
+		if pl := assignedPlace(f, conv); pl != nil {
+			line, _ := f.LineCol(int(c.StartByte()))
+			for _, use := range f.Model().AttrReads(pl) {
+				if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
+					continue
+				}
+				if n, what := overflowUse(f, use); n != nil {
+					p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(pl), line))
+					break
 				}
 			}
-			continue
 		}
-		if n, what := halfNameUse(f, name, 2); n != nil {
-			line, _ := f.LineCol(int(c.StartByte()))
-			p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(name), line))
-		}
+		return
+	}
+	if n, what := halfNameUse(f, name, 2); n != nil {
+		line, _ := f.LineCol(int(c.StartByte()))
+		p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(name), line))
 	}
 }
 
@@ -254,6 +271,22 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 				cur = call
 				continue
 			}
+		case "list", "tuple":
+			// [a.half(), b.half()]: a container of float16 tensors ...
+			cur = p
+			continue
+		case "list_comprehension", "generator_expression":
+			// ... or [c.half() for c in chunks] ...
+			if same(p.ChildByFieldName("body"), cur) {
+				cur = p
+				continue
+			}
+		case "argument_list":
+			// ... joined into one float16 tensor.
+			if args := pycheck.PositionalArgs(p.Parent()); len(args) > 0 && same(args[0], cur) && joinFuncs[f.Callee(p.Parent())] {
+				cur = p.Parent()
+				continue
+			}
 		}
 		return cur
 	}
@@ -262,6 +295,9 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 // shapeMethods return a view or a reshaped copy of the same dtype.
 var shapeMethods = map[string]bool{"transpose": true, "t": true, "view": true, "reshape": true, "permute": true,
 	"contiguous": true, "flatten": true, "squeeze": true, "unsqueeze": true}
+
+// joinFuncs join a sequence of tensors into one of their dtype.
+var joinFuncs = map[string]bool{"torch.stack": true, "torch.cat": true, "torch.concat": true, "torch.vstack": true, "torch.hstack": true}
 
 // scalarNames are the names code gives Python numbers it scales a tensor by.
 var scalarNames = map[string]bool{"scale": true, "scaling": true, "temperature": true, "temp": true, "tau": true,

@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list, extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -83,6 +83,8 @@ func checkCD107(p *pycheck.Pass) {
 			}
 			if v := pycheck.Unparen(args[0]); v != nil && (v.Type() == "list" || v.Type() == "tuple") && v.NamedChildCount() == 1 {
 				checkAccumulation(p, call, receiver(call), v.NamedChild(0), "append")
+			} else if v = elementsOf(f, v); v != nil {
+				checkAccumulation(p, call, receiver(call), v, "extend")
 			}
 		}
 	}
@@ -161,10 +163,19 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		}
 	}
 	loss := lossIdentifier(f, pycheck.Unparen(value))
+	var name string
+	// total += train_step(...): a function of the file that returns the
+	// loss it backpropagated, graph and all.
+	returned := false
 	if loss == nil {
-		return
+		c := pycheck.Unparen(value)
+		if c == nil || c.Type() != "call" || f.ContextOf(c)&pycheck.CtxNoGrad != 0 || returnsBackpropagated(f, c) == "" {
+			return
+		}
+		name, returned = shorten(f.Text(c)), true
+	} else {
+		name = f.Text(loss)
 	}
-	name := f.Text(loss)
 	// The target must outlive the iteration: bound before the loop or an
 	// attribute (self.history).
 	tt := f.Text(target)
@@ -178,7 +189,7 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	if base.Type() == "identifier" && step {
 		// A step method's own local starts afresh each step; a module's
 		// list (`LOSSES.append(loss)`) does not.
-		if len(fl.Defs(base)) != 0 || how != "append" {
+		if len(fl.Defs(base)) != 0 || how != "append" && how != "extend" {
 			return
 		}
 	} else if base.Type() == "identifier" {
@@ -207,20 +218,22 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	if body == nil {
 		return
 	}
-	graph := false
-	for _, d := range fl.ReachingDefs(loss, loss) {
-		rhs := defValue(d)
-		if rhs == nil || !pycheck.Within(rhs, body) || f.ContextOf(rhs)&pycheck.CtxNoGrad != 0 {
-			return
-		}
-		if !containsAny(f.Compact(rhs), graphFree) && !returnsGraphFree(f, pycheck.Unparen(rhs)) {
-			graph = true
+	graph := returned
+	if !returned {
+		for _, d := range fl.ReachingDefs(loss, loss) {
+			rhs := defValue(d)
+			if rhs == nil || !pycheck.Within(rhs, body) || f.ContextOf(rhs)&pycheck.CtxNoGrad != 0 {
+				return
+			}
+			if !containsAny(f.Compact(rhs), graphFree) && !returnsGraphFree(f, pycheck.Unparen(rhs)) {
+				graph = true
+			}
 		}
 	}
 	if !graph {
 		return
 	}
-	backpropagated := len(f.CallsAt(name+".backward(", int(body.StartByte()), int(body.EndByte()))) > 0
+	backpropagated := returned || backpropagatedIn(f, fl, name, body)
 	if !strings.Contains(strings.ToLower(name), "loss") && !backpropagated {
 		return
 	}
@@ -272,6 +285,8 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	msg := fmt.Sprintf("%s.append(%s) keeps the autograd graph of every iteration alive", tt, name)
 	switch how {
 	case "append":
+	case "extend":
+		msg = fmt.Sprintf("%s.extend(...) keeps the autograd graph of every iteration alive through the elements of %s", tt, name)
 	case "+=":
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
 	case "+":
@@ -280,6 +295,119 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		msg = fmt.Sprintf("%s.%s keeps %s in the object, and with it the autograd graph of every iteration", tt, strings.TrimSuffix(how, "()")+"("+name+")", name)
 	}
 	p.Report(at, msg+"; memory grows until CUDA runs out", fmt.Sprintf("accumulate %s.item() (or %s.detach()) instead", name, name))
+}
+
+// backpropagatedIn: backward() is called in body on name or on a value
+// made from it by tensor methods and joins (torch.stack(parts).mean(),
+// sum(terms)), directly or through a name bound to such a value first. A
+// name handed to some other call as an argument is not counted: the
+// call's result need not carry it.
+func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pycheck.Node) bool {
+	for _, c := range f.CallsAt(".backward(", int(body.StartByte()), int(body.EndByte())) {
+		r := madeOf(f, receiver(c))
+		if r == nil {
+			continue
+		}
+		if f.Text(r) == name {
+			return true
+		}
+		if fl.Contains(c) {
+			for _, d := range fl.ReachingDefs(r, r) {
+				if v := madeOf(f, defValue(d)); v != nil && f.Text(v) == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// madeOf is the name a value is made from by method calls on it and by
+// joining or summing it (torch.stack(x).mean(): x), or nil.
+func madeOf(f *pycheck.File, e *pycheck.Node) *pycheck.Node {
+	for range 8 {
+		e = pycheck.Unparen(e)
+		if e == nil {
+			return nil
+		}
+		switch e.Type() {
+		case "identifier":
+			return e
+		case "call":
+			if callee := f.Callee(e); joinFuncs[callee] || reduceFuncs[callee] {
+				args := pycheck.PositionalArgs(e)
+				if len(args) == 0 {
+					return nil
+				}
+				e = args[0]
+				continue
+			}
+			if e = receiver(e); e == nil {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// reduceFuncs sum or average a sequence or tensor of losses into one.
+var reduceFuncs = map[string]bool{"sum": true, "torch.sum": true, "torch.mean": true}
+
+// elementsOf is the name whose elements an extend() argument adds: the
+// name itself, or the name a generator or comprehension yields the
+// elements of unchanged (`p for p in parts`).
+func elementsOf(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
+	if v == nil {
+		return nil
+	}
+	switch v.Type() {
+	case "identifier":
+		return v
+	case "generator_expression", "list_comprehension":
+		body := pycheck.Unparen(v.ChildByFieldName("body"))
+		if body == nil || body.Type() != "identifier" || v.NamedChildCount() != 2 {
+			return nil
+		}
+		clause := v.NamedChild(1)
+		if clause.Type() != "for_in_clause" || f.Text(clause.ChildByFieldName("left")) != f.Text(body) {
+			return nil
+		}
+		if r := pycheck.Unparen(clause.ChildByFieldName("right")); r != nil && r.Type() == "identifier" {
+			return r
+		}
+	}
+	return nil
+}
+
+// returnsBackpropagated is the name of the loss a function of this file
+// returns as it is after calling backward() on it (no .item() or
+// .detach()), or "" when the call reaches no such function.
+func returnsBackpropagated(f *pycheck.File, call *pycheck.Node) string {
+	s := f.Model().Summary(call)
+	if s == nil || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" {
+		return ""
+	}
+	fn := s.Node
+	for _, off := range f.Find("return", int(fn.StartByte()), int(fn.EndByte())) {
+		r := f.NodeAt(off, off+len("return"))
+		for r != nil && r.Type() != "return_statement" && r.Type() != "block" {
+			r = r.Parent()
+		}
+		if r == nil || r.Type() != "return_statement" || int(r.StartByte()) != off || !same(f.Scope(r), fn) {
+			continue
+		}
+		v := pycheck.Unparen(r.NamedChild(0))
+		if v == nil || v.Type() != "identifier" {
+			continue
+		}
+		name := f.Text(v)
+		if len(f.CallsAt(name+".backward(", int(fn.StartByte()), int(r.StartByte()))) > 0 {
+			return name
+		}
+	}
+	return ""
 }
 
 // lossIdentifier is the identifier an accumulated expression is made of:

@@ -434,3 +434,25 @@ func mentionsAny(f *pycheck.File, e *pycheck.Node, names map[string]bool) bool {
 
 // defValue is the value a definition binds (see pycheck.BoundValue).
 func defValue(def *pycheck.Node) *pycheck.Node { return pycheck.BoundValue(def) }
+
+// callersOfReturn: when v is the whole value of a return statement of a
+// function of this file, the calls in this file that reach that function
+// (by its name, or as a method on self), so a helper's result is followed
+// into the value its caller holds.
+func callersOfReturn(f *pycheck.File, v *pycheck.Node) []*pycheck.Node {
+	r := upParen(v).Parent()
+	if r == nil || r.Type() != "return_statement" {
+		return nil
+	}
+	fn := f.Scope(r)
+	if fn.Type() != "function_definition" {
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, c := range f.CallsAt(f.Text(fn.ChildByFieldName("name"))+"(", 0, len(f.Src)) {
+		if s := f.Model().Summary(c); s != nil && same(s.Node, fn) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

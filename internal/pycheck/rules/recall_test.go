@@ -45,11 +45,16 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 293/303 since 22 pairs in other styles were added (all tune;
+	// tune: 301/307 since a loss returned by a step function of the file
+	// after its backward(), extend() with a list or generator of losses,
+	// and backward() on a value made of a list are followed (two CD107
+	// pairs added, both found); 297/305 since a helper's float16 result and float16 copies
+	// joined by torch.stack/cat are followed (two CD106 pairs added, both
+	// found); it was 293/303 since 22 pairs in other styles were added (all tune;
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.966, "CD101": 0.977, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.916, "CD107": 0.888,
+	"tune": {"all": 0.980, "CD101": 0.977, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 1, "CD107": 0.946,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 0.965, "CD112": 1, "CD113": 1},
 	// test: 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
 	"test": {"all": 0.879},

@@ -250,3 +250,17 @@ class Scorer:
         loss = model(**inputs).loss
         self.history.append(loss)
         return loss
+
+
+def run_plans(model, opt, data, steps):
+    # The plans are handed to the call whose output is backpropagated; the
+    # list keeps the plan objects, not a graph.
+    plans = []
+    for _ in range(steps):
+        opt.zero_grad()
+        plan = model.build_plan(**data)
+        plans.append(plan)
+        out = model.run(plan)
+        out.backward(torch.ones_like(out))
+        opt.step()
+    return plans

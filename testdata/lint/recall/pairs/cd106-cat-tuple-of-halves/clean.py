@@ -1,0 +1,6 @@
+import torch
+
+
+def joint_norm(a, b):
+    both = torch.cat((a.half(), b.half()), dim=0)
+    return both.float().norm()
