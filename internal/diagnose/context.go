@@ -100,7 +100,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 	par.Do(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
-		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) {
+		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) {
 			return
 		}
 		read[i] = readFacts(lines)
@@ -116,12 +116,19 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		cueAlternatives(k, s.name, sf.texts, fs, named[s.name])
 		p := sf.pasted
 		if p == nil {
+			if len(idx) == 0 {
+				if f, ok := cpuBuildFinding(k, s, sf.lines, nil); ok {
+					fs = append(fs, f)
+				}
+			}
 			continue
 		}
 		if len(idx) == 0 {
 			f, ok := unavailableFinding(k, s.name, sf.lines, sf.texts, p)
 			if !ok {
-				continue
+				if f, ok = cpuBuildFinding(k, s, sf.lines, p); !ok {
+					continue
+				}
 			}
 			fs = append(fs, f)
 			idx = append(idx, len(fs)-1)

@@ -31,6 +31,10 @@ func TestLoaderAndEngineWordings(t *testing.T) {
 		{"Could not open cudnn.h for reading", ""},
 		{"W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or directory", ""},
 		{"Could not find cuda drivers on your machine, GPU will not be used.", "cuda-unavailable"},
+		{"I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcuda.so.1. LD_LIBRARY_PATH: /usr/local/cuda/lib64:", "cuda-unavailable"},
+		{"I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcudart.so.8.0. LD_LIBRARY_PATH: /usr/local/cuda/lib64:", "library-mismatch"},
+		{`stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded\\n\"": unknown.`, "cuda-unavailable"},
+		{"nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown", ""},
 		{"we could not load the cuDNN benchmark results quickly, so it was disabled", ""},
 		{"Loading TensorRT engine: /workspace/models/yolox_l.engine", ""},
 	}
