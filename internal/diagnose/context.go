@@ -146,6 +146,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 				refine(f, c, sf.lines, s.name)
 				break
 			}
+			refineCuFFTOnNewGPU(f, p, sf.lines, s.name)
 		}
 	}
 	return fs

@@ -46,10 +46,11 @@ var (
 	gpuSubjectRE    = lazyre.New(`(?i)\b(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+(?:use|using|have|had|got|own|bought|run|running|tried|trying)\s+(?:an?\s+|my\s+|one\s+|two\s+|four\s+|eight\s+|\d\s*x?\s*)?` + gpuModel + `s?\b`)
 	gpuSubjectEndRE = lazyre.New(`(?i)^\s*(?:$|[.,;:!?)(/]|(?:gpus?|cards?|graphics|right|now|and|but|with|on|in|for|which|that|here|too|as|at|to)\b)`)
 	// Chinese and Korean prose glues the number to its words: "我有一个3060
-	// 和一个4070", "物理机：4090", "3090으로 업그레이드" (after a counter,
-	// "use", "is", a colon or "card"; before a Korean particle).
+	// 和一个4070", "物理机：4090", "3090으로 업그레이드", "切换到4090上"
+	// (after a counter, "use", "is", a colon or "card"; before a Korean
+	// particle, "on" or "graphics card").
 	gpuCJKBeforeRE = lazyre.New(`(?:个|块|张|台|用|是|：|卡)\s*` + gpuModel + `s?\b`)
-	gpuCJKAfterRE  = lazyre.New(`(?i)\b` + gpuModel + `(?:으로|로|에서|를|을|이|가|는|은|에)`)
+	gpuCJKAfterRE  = lazyre.New(`(?i)\b` + gpuModel + `(?:으로|로|에서|를|을|이|가|는|은|에|上|显卡|顯卡)`)
 	// nvidia-smi tables of older drivers name data-center cards without
 	// "NVIDIA": "|   0  A100-SXM4-40GB  On |", "Tesla" is gone since.
 	gpuFormFactorRE = lazyre.New(`\b([AHB]100|[AH]800|H200|B200)[-\s](?:SXM|PCIE)`)
@@ -70,7 +71,7 @@ var gpuWordTriggers = func() []string {
 	out = append(out, "A100-S", "A100-P", "H100-S", "H100-P", "A800-S", "H800-P", "A6000", "A5000", "A4000")
 	for _, m := range geforceModels {
 		if len(m) == 4 {
-			out = append(out, "个"+m, "："+m, "是"+m, "用"+m, m+"으로", m+"를", m+"에서")
+			out = append(out, "个"+m, "："+m, "是"+m, "用"+m, m+"으로", m+"를", m+"에서", m+"上", m+"显卡")
 		}
 	}
 	// A capability printed without a name the table knows (the probe's

@@ -40,6 +40,9 @@ func TestExpandGPUNames(t *testing.T) {
 		"3090으로 업그레이드를 한 후":                                         "RTX 3090으로 업그레이드를 한 후",
 		"训练到第3080步时报错":                                              "训练到第3080步时报错",
 		"3080개의 이미지":                                                "3080개의 이미지",
+		"切换到4090上就出现":                                               "切换到RTX 4090上就出现",
+		"用的是3090显卡":                                                 "用的是RTX 3090显卡",
+		"训练到3080步时报错":                                               "训练到3080步时报错",
 	} {
 		if got := expandGPUNames(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)

@@ -131,6 +131,9 @@ func TestCCForName(t *testing.T) {
 		{"GeForce GTX 750 Ti", "", 5, 0},
 		{"GeForce GTX 680", "", 3, 0},
 		{"GeForce GTX 1080 Ti", "", 6, 1},
+		// Quadro P400-P6000 are Pascal (sm_61); the GP100 is sm_60.
+		{"Quadro P2000", "", 6, 1},
+		{"Quadro GP100", "", 6, 0},
 	}
 	for _, tc := range tests {
 		ma, mi, ok := CCForName(tc.name, tc.arch)
