@@ -172,6 +172,13 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 			call = c
 		}
 	}
+	// {k: v.to("cpu", non_blocking=True) for k, v in out.items()}: the
+	// dict they land in is the place.
+	if pr := upParen(call).Parent(); pr != nil && pr.Type() == "pair" && same(pr.ChildByFieldName("value"), upParen(call)) {
+		if c := pr.Parent(); c != nil && c.Type() == "dictionary_comprehension" && same(c.ChildByFieldName("body"), pr) {
+			call = c
+		}
+	}
 	// outs.append(copy): the list holds the copy; its elements are read
 	// when the list is iterated (`[o.tolist() for o in outs]`).
 	if lst := appendedTo(f, upParen(call)); lst != nil {
@@ -354,6 +361,15 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 			}
 			continue
 		}
+		// A dict of copies is read through its elements (host["logits"]);
+		// the dict itself is only looked up.
+		if call.Type() == "dictionary_comprehension" {
+			el := upParen(use).Parent()
+			if el == nil || el.Type() != "subscript" || !same(el.ChildByFieldName("value"), upParen(use)) || pycheck.IsDef(el) {
+				continue
+			}
+			use = el
+		}
 		n, how := hostRead(f, use)
 		if n == nil {
 			n, how = elementRead(f, use)
@@ -364,7 +380,9 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 				where = " in the loop's next pass"
 			}
 			subject := what
-			if t := f.Text(use); t != f.Text(place) {
+			if t := f.Text(use); call.Type() == "dictionary_comprehension" {
+				subject = fmt.Sprintf("%s, an element of %s", t, what)
+			} else if t != f.Text(place) {
 				subject = fmt.Sprintf("%s, the same tensor as %s", t, what)
 			}
 			p.Report(n, fmt.Sprintf("%s reads %s (line %d)%s, before any synchronize()", how, subject, line, where))
