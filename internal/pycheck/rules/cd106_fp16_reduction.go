@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; also the result of a helper of the file that returns such a copy, and float16 copies joined with `torch.stack`/`torch.cat`) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16; a tensor a torch factory makes with `dtype=torch.float16`; a matrix product computed in a float16 CUDA autocast block and used after it; also the result of a helper of the file that returns such a copy, and float16 copies joined with `torch.stack`/`torch.cat`) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -44,7 +44,7 @@ var overflowMethods = map[string]bool{"sum": true, "prod": true, "pow": true, "e
 
 func checkCD106(p *pycheck.Pass) {
 	f := p.File
-	var convs []*pycheck.Node
+	var convs, products []*pycheck.Node
 	convs = append(convs, f.CallsAt(".half(", 0, len(f.Src))...)
 	for _, needle := range []string{"float16", "torch.half", "HalfTensor"} {
 		for _, off := range f.Find(needle, 0, len(f.Src)) {
@@ -63,12 +63,20 @@ func checkCD106(p *pycheck.Pass) {
 				if pa := n.Parent(); pa != nil && pa.Type() == "attribute" {
 					e = pa
 				}
-				a := pycheck.Ancestor(e, "assignment", "block", "module")
-				if a == nil || a.Type() != "assignment" || !same(pycheck.Unparen(a.ChildByFieldName("right")), e) {
-					continue
+				// def energy(x, dtype=torch.float16): x.to(dtype) converts
+				// to float16 whenever the caller keeps the default.
+				var name *pycheck.Node
+				if pa := e.Parent(); pa != nil && (pa.Type() == "default_parameter" || pa.Type() == "typed_default_parameter") && same(pa.ChildByFieldName("value"), e) {
+					name = pa.ChildByFieldName("name")
+				} else if a := pycheck.Ancestor(e, "assignment", "block", "module"); a != nil && a.Type() == "assignment" && same(pycheck.Unparen(a.ChildByFieldName("right")), e) {
+					name = assignedName(e)
 				}
-				if name := assignedName(e); name != nil {
-					for _, use := range usesAfter(f, name) {
+				if name != nil {
+					uses := usesAfter(f, name)
+					if fn := pycheck.Ancestor(name, "function_definition"); fn != nil && name.Parent().Type() != "assignment" {
+						uses = paramUses(f, fn, name)
+					}
+					for _, use := range uses {
 						if c := pycheck.Ancestor(use, "call"); c != nil && receiver(c) != nil {
 							if m := pycheck.LastName(f.Callee(c)); m == "to" || m == "type" {
 								convs = append(convs, c)
@@ -81,6 +89,17 @@ func checkCD106(p *pycheck.Pass) {
 			m := pycheck.LastName(f.Callee(call))
 			if (m == "to" || m == "type") && receiver(call) != nil && len(f.Callee(call)) > 0 {
 				convs = append(convs, call)
+				continue
+			}
+			// torch.zeros(n, dtype=torch.float16): made float16.
+			if d := f.Keyword(call, "dtype"); d != nil && pycheck.Within(n, d) && isFactory[m] && strings.HasPrefix(f.Model().QualifiedCallee(call), "torch.") {
+				convs = append(convs, call)
+				continue
+			}
+			// Matrix products computed in an autocast block that runs
+			// in float16 are float16 after it.
+			if pycheck.LastName(f.Model().QualifiedCallee(call)) == "autocast" {
+				products = append(products, autocastProducts(f, call)...)
 			}
 		}
 	}
@@ -126,6 +145,9 @@ func checkCD106(p *pycheck.Pass) {
 		if f.ContextOf(c)&pycheck.CtxAutocast != 0 {
 			continue
 		}
+		reportHalf(p, c, c, 1)
+	}
+	for _, c := range products {
 		reportHalf(p, c, c, 1)
 	}
 }
@@ -354,4 +376,69 @@ func wideDtype(f *pycheck.File, call *pycheck.Node) bool {
 	}
 	t := f.Compact(d)
 	return strings.Contains(t, "float32") || strings.Contains(t, "float64") || strings.HasSuffix(t, ".float") || strings.HasSuffix(t, ".double")
+}
+
+// autocastProducts are the matrix products (`q @ k.T`, torch.matmul,
+// mm, bmm, einsum, F.linear) assigned to a name inside the enabled
+// autocast `with` block whose context manager is call, when the block
+// runs on CUDA in float16 (not bfloat16, not the CPU's autocast): autocast
+// computes them in float16, and they stay float16 after the block.
+func autocastProducts(f *pycheck.File, call *pycheck.Node) []*pycheck.Node {
+	item := call.Parent()
+	if item == nil || item.Type() != "with_item" {
+		return nil
+	}
+	w := pycheck.Ancestor(item, "with_statement")
+	if w == nil {
+		return nil
+	}
+	if t := f.Compact(call); strings.Contains(t, "bfloat16") || strings.Contains(t, "enabled=False") || strings.Contains(t, "\"cpu\"") || strings.Contains(t, "'cpu'") {
+		return nil
+	}
+	body := w.ChildByFieldName("body")
+	if body == nil {
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, st := range body.NamedChildren() {
+		if st.Type() != "expression_statement" || st.NamedChildCount() != 1 || st.NamedChild(0).Type() != "assignment" {
+			continue
+		}
+		r := pycheck.Unparen(st.NamedChild(0).ChildByFieldName("right"))
+		if r == nil || assignedName(r) == nil {
+			continue
+		}
+		switch {
+		case r.Type() == "binary_operator" && f.Text(r.ChildByFieldName("operator")) == "@":
+		case r.Type() == "call" && matmulFuncs[f.Model().QualifiedCallee(r)]:
+		default:
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// matmulFuncs autocast runs in float16 on CUDA.
+var matmulFuncs = map[string]bool{"torch.matmul": true, "torch.mm": true, "torch.bmm": true, "torch.einsum": true,
+	"torch.nn.functional.linear": true, "torch.baddbmm": true, "torch.addmm": true}
+
+// paramUses are the reads in fn's body of its parameter name that no
+// assignment in the body can have rebound.
+func paramUses(f *pycheck.File, fn, name *pycheck.Node) []*pycheck.Node {
+	body := fn.ChildByFieldName("body")
+	if body == nil {
+		return nil
+	}
+	fl := f.Flow(fn)
+	var out []*pycheck.Node
+	for _, id := range f.Names(f.Text(name), int(body.StartByte()), int(body.EndByte())) {
+		if !same(f.Scope(id), fn) || !fl.Contains(id) {
+			continue
+		}
+		if len(fl.ReachingDefs(id, id)) == 0 {
+			out = append(out, id)
+		}
+	}
+	return out
 }

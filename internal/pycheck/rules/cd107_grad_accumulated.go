@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on) is appended to a list, extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, a model output's `out.loss` included; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -50,8 +50,12 @@ func checkCD107(p *pycheck.Pass) {
 		if len(args) != 1 {
 			continue
 		}
-		checkAccumulation(p, call, receiver(call), args[0], "append")
-		if k, ok := keeperAt(f, receiver(call), args[0]); ok {
+		// history.append((step, loss)), log.append({"loss": loss}): a
+		// record holds each of its elements.
+		for _, el := range recordElements(args[0]) {
+			checkAccumulation(p, call, receiver(call), el, "append")
+		}
+		if k, ok := keeperAt(f, receiver(call), args[0], "append"); ok {
 			keepers = append(keepers, k)
 		}
 	}
@@ -66,7 +70,7 @@ func checkCD107(p *pycheck.Pass) {
 			continue
 		}
 		checkAccumulation(p, n, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+=")
-		if k, ok := keeperAt(f, n.ChildByFieldName("left"), n.ChildByFieldName("right")); ok {
+		if k, ok := keeperAt(f, n.ChildByFieldName("left"), n.ChildByFieldName("right"), "+="); ok {
 			keepers = append(keepers, k)
 		}
 	}
@@ -91,6 +95,24 @@ func checkCD107(p *pycheck.Pass) {
 	// meter.update(loss): a method of the file's class that keeps what it
 	// is given in self accumulates it for the caller.
 	for _, k := range keepers {
+		if k.into >= 0 {
+			// record(log, loss): the plain function appends loss to log.
+			for _, call := range f.CallsAt(k.method+"(", 0, len(f.Src)) {
+				callee := call.ChildByFieldName("function")
+				args := pycheck.PositionalArgs(call)
+				if callee == nil || callee.Type() != "identifier" || f.Text(callee) != k.method || k.into >= len(args) {
+					continue
+				}
+				arg := f.Keyword(call, k.param)
+				if arg == nil && k.index < len(args) {
+					arg = args[k.index]
+				}
+				if arg != nil {
+					checkAccumulation(p, call, args[k.into], arg, "call "+k.method)
+				}
+			}
+			continue
+		}
 		for _, call := range f.CallsAt("."+k.method+"(", 0, len(f.Src)) {
 			recv := pycheck.Unparen(receiver(call))
 			if recv == nil || recv.Type() != "identifier" || !instanceOf(f, f.Model(), recv, k.class) {
@@ -169,7 +191,7 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	returned := false
 	if loss == nil {
 		c := pycheck.Unparen(value)
-		if c == nil || c.Type() != "call" || f.ContextOf(c)&pycheck.CtxNoGrad != 0 || returnsBackpropagated(f, c) == "" {
+		if c == nil || c.Type() != "call" || f.ContextOf(c)&pycheck.CtxNoGrad != 0 || returnsBackpropagated(f, c) == "" && !(criterionCall(f, c) && dataLoop(f, loop)) {
 			return
 		}
 		name, returned = shorten(f.Text(c)), true
@@ -291,6 +313,8 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
 	case "+":
 		msg = fmt.Sprintf("%s = %s + %s chains the autograd graph of every iteration into %s", tt, tt, name, tt)
+	case "call " + strings.TrimPrefix(how, "call "):
+		msg = fmt.Sprintf("%s(...) appends %s to %s, keeping the autograd graph of every iteration alive", strings.TrimPrefix(how, "call "), name, tt)
 	default: // a keeper method
 		msg = fmt.Sprintf("%s.%s keeps %s in the object, and with it the autograd graph of every iteration", tt, strings.TrimSuffix(how, "()")+"("+name+")", name)
 	}
@@ -333,6 +357,11 @@ func madeOf(f *pycheck.File, e *pycheck.Node) *pycheck.Node {
 		switch e.Type() {
 		case "identifier":
 			return e
+		case "attribute":
+			if lossAttribute(f, e) {
+				return e
+			}
+			return nil
 		case "call":
 			if callee := f.Callee(e); joinFuncs[callee] || reduceFuncs[callee] {
 				args := pycheck.PositionalArgs(e)
@@ -410,12 +439,41 @@ func returnsBackpropagated(f *pycheck.File, call *pycheck.Node) string {
 	return ""
 }
 
-// lossIdentifier is the identifier an accumulated expression is made of:
-// `loss`, `loss * n`, `loss / k`.
+// recordElements are the values a record literal appended as one item
+// keeps: the elements of a tuple or list, the values of a dict; any other
+// value is its own record.
+func recordElements(v *pycheck.Node) []*pycheck.Node {
+	u := pycheck.Unparen(v)
+	if u == nil {
+		return nil
+	}
+	switch u.Type() {
+	case "tuple", "list":
+		return u.NamedChildren()
+	case "dictionary":
+		var vals []*pycheck.Node
+		for _, pair := range u.NamedChildren() {
+			if pair.Type() == "pair" {
+				vals = append(vals, pair.ChildByFieldName("value"))
+			}
+		}
+		return vals
+	}
+	return []*pycheck.Node{v}
+}
+
+// lossIdentifier is the place an accumulated expression is made of:
+// `loss`, `loss * n`, `loss / k`, or a loss attribute of a local result
+// (`out.loss`, as a transformers model output carries it).
 func lossIdentifier(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
 	switch v.Type() {
 	case "identifier":
 		return v
+	case "attribute":
+		if lossAttribute(f, v) {
+			return v
+		}
+		return nil
 	case "binary_operator":
 		for _, side := range []string{"left", "right"} {
 			if s := pycheck.Unparen(v.ChildByFieldName(side)); s != nil && s.Type() == "identifier" && strings.Contains(strings.ToLower(f.Text(s)), "loss") {
@@ -588,22 +646,38 @@ func frameworkStep(f *pycheck.File, scope *pycheck.Node) *pycheck.Node {
 	return nil
 }
 
-// keeper is a method of a class of the file that keeps one of its
-// parameters in self across calls (`def update(self, val, n=1): self.sum
-// += val * n`, `self.values.append(v)`).
+// keeper is a function of the file that keeps one of its parameters
+// across calls: a method that keeps it in self (`def update(self, val,
+// n=1): self.sum += val * n`, `self.values.append(v)`), or a plain
+// function that appends it to a list it is given (`def record(log,
+// value): log.append(value)`), the list then at index `into` of a call.
 type keeper struct {
 	class, method, param string
-	index                int // among the positional arguments of a call on an instance
+	index                int // among the positional arguments of a call on an instance, or of a plain call
+	into                 int // the plain function's list parameter; -1 for a method
 }
 
-// keeperAt: target (an attribute of self) accumulates value, made of a
-// parameter of the method it is in.
-func keeperAt(f *pycheck.File, target, value *pycheck.Node) (keeper, bool) {
+// keeperAt: target (an attribute of self, or a list parameter of a plain
+// function when how is "append") accumulates value, made of a parameter
+// of the function it is in.
+func keeperAt(f *pycheck.File, target, value *pycheck.Node, how string) (keeper, bool) {
 	target = pycheck.Unparen(target)
 	for target != nil && target.Type() == "subscript" {
 		target = pycheck.Unparen(target.ChildByFieldName("value"))
 	}
-	if target == nil || value == nil || target.Type() != "attribute" || f.Text(target.ChildByFieldName("object")) != "self" {
+	if target == nil || value == nil {
+		return keeper{}, false
+	}
+	fn := f.Scope(target)
+	if fn == nil || fn.Type() != "function_definition" {
+		return keeper{}, false
+	}
+	cls := pycheck.Ancestor(fn, "class_definition")
+	method := cls != nil && same(pycheck.Ancestor(fn, "class_definition", "function_definition"), cls)
+	switch {
+	case method && target.Type() == "attribute" && f.Text(target.ChildByFieldName("object")) == "self":
+	case !method && how == "append" && target.Type() == "identifier" && pycheck.Ancestor(fn, "function_definition") == nil:
+	default:
 		return keeper{}, false
 	}
 	// The value is the parameter, or it scaled (`val * n`, `v / k`).
@@ -621,15 +695,16 @@ func keeperAt(f *pycheck.File, target, value *pycheck.Node) (keeper, bool) {
 			}
 		}
 	}
-	fn := f.Scope(target)
-	cls := pycheck.Ancestor(fn, "class_definition")
-	if len(ids) == 0 || fn.Type() != "function_definition" || cls == nil || !same(pycheck.Ancestor(fn, "class_definition", "function_definition"), cls) {
-		return keeper{}, false
-	}
 	params := fn.ChildByFieldName("parameters")
-	if params == nil {
+	if len(ids) == 0 || params == nil {
 		return keeper{}, false
 	}
+	k := keeper{method: f.Text(fn.ChildByFieldName("name")), into: -1}
+	first := 0 // self
+	if method {
+		k.class, first = f.Text(cls.ChildByFieldName("name")), 1
+	}
+	found := false
 	for i, prm := range params.NamedChildren() {
 		name := prm
 		if prm.Type() != "identifier" {
@@ -641,11 +716,66 @@ func keeperAt(f *pycheck.File, target, value *pycheck.Node) (keeper, bool) {
 		if name == nil || name.Type() != "identifier" {
 			break
 		}
+		if i < first {
+			continue
+		}
+		if !method && f.Text(name) == f.Text(target) {
+			k.into = i
+		}
 		for _, id := range ids {
-			if i > 0 && f.Text(name) == id {
-				return keeper{class: f.Text(cls.ChildByFieldName("name")), method: f.Text(fn.ChildByFieldName("name")), param: id, index: i - 1}, true
+			if !found && f.Text(name) == id {
+				k.param, k.index, found = id, i-first, true
 			}
 		}
 	}
-	return keeper{}, false
+	if !found || !method && (k.into < 0 || k.into == k.index) {
+		return keeper{}, false
+	}
+	return k, true
+}
+
+// lossAttribute: a loss field of a local value, `out.loss` (not an
+// attribute of self, which outlives the step on its own).
+func lossAttribute(f *pycheck.File, a *pycheck.Node) bool {
+	obj := pycheck.Unparen(a.ChildByFieldName("object"))
+	return obj != nil && obj.Type() == "identifier" && f.Text(obj) != "self" &&
+		strings.Contains(strings.ToLower(f.Text(a.ChildByFieldName("attribute"))), "loss")
+}
+
+// criterionCall: the call computes a loss with its graph, a criterion by
+// its name (`self.crit(out, y)`, `loss_fn(out, y)`, `criterion(...)`) or
+// one of torch.nn.functional's losses (`F.cross_entropy(out, y)`).
+func criterionCall(f *pycheck.File, c *pycheck.Node) bool {
+	callee := c.ChildByFieldName("function")
+	if callee == nil || callee.Type() != "identifier" && callee.Type() != "attribute" {
+		return false
+	}
+	// A criterion compares a prediction with a target; build_loss(cfg)
+	// makes a criterion instead.
+	if len(pycheck.PositionalArgs(c)) < 2 {
+		return false
+	}
+	last := strings.ToLower(pycheck.LastName(f.Text(callee)))
+	for _, maker := range []string{"build", "get", "make", "create", "init"} {
+		if strings.HasPrefix(last, maker) {
+			return false
+		}
+	}
+	if strings.Contains(last, "loss") || strings.HasPrefix(last, "crit") {
+		return true
+	}
+	q := f.Model().QualifiedCallee(c)
+	return strings.HasPrefix(q, "torch.nn.functional.") && (strings.Contains(q, "cross_entropy") || strings.HasSuffix(q, "_loss"))
+}
+
+// dataLoop: a for loop over batches of data (`for x, y in loader`,
+// `enumerate(tqdm(self.val_dataloader))`), not over the parts of one
+// input (levels, heads, chunks) whose losses a loss function sums on
+// purpose to backpropagate once.
+func dataLoop(f *pycheck.File, loop *pycheck.Node) bool {
+	if loop == nil || loop.Type() != "for_statement" || partsLoop(f, loop) || boundedLoop(f, loop, 3) {
+		return false
+	}
+	it := strings.ToLower(f.Compact(loop.ChildByFieldName("right")))
+	return containsAny(it, []string{"loader", "data", "batches"})
 }

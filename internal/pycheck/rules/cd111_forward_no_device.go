@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward`, `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`) and the result is combined with other tensors (arithmetic, `torch.cat`, `matmul`, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`) and the result is combined with other tensors (arithmetic, `torch.cat`, `matmul`, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -35,7 +35,7 @@ torch.zeros_like(x), x.new_zeros(shape); or register constants as buffers
 			"https://docs.pytorch.org/docs/stable/notes/cuda.html#best-practices (device-agnostic code: create tensors with device= or *_like / new_* methods)",
 		},
 	},
-	Anchors: []string{"def forward"},
+	Anchors: []string{"def forward", "def training_step", "def validation_step", "def test_step", "def predict_step"},
 	Check:   checkCD111,
 }
 
@@ -53,14 +53,7 @@ var pairCombiners = map[string]bool{"outer": true, "ger": true, "kron": true, "d
 
 func checkCD111(p *pycheck.Pass) {
 	f := p.File
-	for _, off := range f.Find("def forward", 0, len(f.Src)) {
-		fn := f.NodeAt(off, off+len("def forward"))
-		if fn == nil || fn.Type() != "function_definition" || f.Text(fn.ChildByFieldName("name")) != "forward" {
-			continue
-		}
-		if pycheck.Ancestor(fn, "class_definition") == nil {
-			continue
-		}
+	for _, fn := range deviceEntries(f) {
 		start, end := int(fn.StartByte()), int(fn.EndByte())
 		var m *pycheck.Model
 		var modules map[string]bool
@@ -119,7 +112,7 @@ func checkCD111(p *pycheck.Pass) {
 			if moved(f, val) {
 				continue
 			}
-			if n := combinedUse(f, val, modules); n != nil {
+			if n := combinedUse(f, val, modules); n != nil && !sizeOperand(f, call, n) {
 				p.Report(call, fmt.Sprintf("%s creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", what, line(f, n)),
 					remedy)
 				continue
@@ -134,7 +127,7 @@ func checkCD111(p *pycheck.Pass) {
 				if m, c := methodCallOn(f, use); c != nil && movesDevice(f, m, c) {
 					continue
 				}
-				if n := combinedUse(f, use, modules); n != nil {
+				if n := combinedUse(f, use, modules); n != nil && !sizeOperand(f, call, n) {
 					p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
 						remedy)
 					break
@@ -142,6 +135,98 @@ func checkCD111(p *pycheck.Pass) {
 			}
 		}
 	}
+}
+
+// lightningSteps are the LightningModule methods Lightning calls with
+// each batch already moved to the module's device.
+var lightningSteps = map[string]bool{"training_step": true, "validation_step": true, "test_step": true, "predict_step": true}
+
+// deviceEntries are the functions of the file that run on the module's
+// device: the forward() of a class, the step methods of a
+// LightningModule, and the plain functions of the file a forward() calls
+// (`return causal_attention(q, k, v)`), which compute with its inputs.
+func deviceEntries(f *pycheck.File) []*pycheck.Node {
+	var out []*pycheck.Node
+	seen := map[uint32]bool{}
+	add := func(fn *pycheck.Node) {
+		if !seen[fn.StartByte()] {
+			seen[fn.StartByte()] = true
+			out = append(out, fn)
+		}
+	}
+	for _, needle := range []string{"def forward", "_step"} {
+		for _, off := range f.Find(needle, 0, len(f.Src)) {
+			fn := f.NodeAt(off, off+len(needle))
+			if fn != nil && fn.Type() != "function_definition" {
+				fn = pycheck.Ancestor(fn, "function_definition")
+			}
+			if fn == nil || fn.ChildByFieldName("name") == nil || !pycheck.Within(f.NodeAt(off, off+len(needle)), fn.ChildByFieldName("name")) && needle == "_step" {
+				continue
+			}
+			name := f.Text(fn.ChildByFieldName("name"))
+			cls := pycheck.Ancestor(fn, "class_definition")
+			if cls == nil || !same(pycheck.Ancestor(fn, "class_definition", "function_definition"), cls) {
+				continue
+			}
+			switch {
+			case name == "forward" && needle == "def forward":
+			case lightningSteps[name] && lightningModule(f, cls):
+			default:
+				continue
+			}
+			add(fn)
+			if name != "forward" {
+				continue
+			}
+			m := f.Model()
+			for _, call := range f.Calls(int(fn.StartByte()), int(fn.EndByte())) {
+				callee := call.ChildByFieldName("function")
+				if callee == nil || callee.Type() != "identifier" || !same(f.Scope(call), fn) {
+					continue
+				}
+				s := m.Summary(call)
+				if s == nil || s.Method || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" || pycheck.Ancestor(s.Node, "class_definition", "function_definition") != nil {
+					continue
+				}
+				add(s.Node)
+			}
+		}
+	}
+	return out
+}
+
+// lightningModule: the class derives from a LightningModule by name.
+func lightningModule(f *pycheck.File, cls *pycheck.Node) bool {
+	bases := cls.ChildByFieldName("superclasses")
+	if bases == nil {
+		return false
+	}
+	for _, b := range bases.NamedChildren() {
+		if (b.Type() == "identifier" || b.Type() == "attribute") && strings.HasSuffix(pycheck.LastName(f.Model().Qualified(b)), "LightningModule") {
+			return true
+		}
+	}
+	return false
+}
+
+// sizeOperand: the combination is arithmetic with a name the factory call
+// took as its size (`torch.arange(dim) / dim`), a Python number.
+func sizeOperand(f *pycheck.File, call, n *pycheck.Node) bool {
+	if n.Type() != "binary_operator" {
+		return false
+	}
+	for _, side := range []string{"left", "right"} {
+		o := pycheck.Unparen(n.ChildByFieldName(side))
+		if o == nil || o.Type() != "identifier" && o.Type() != "attribute" {
+			continue
+		}
+		for _, a := range pycheck.PositionalArgs(call) {
+			if f.Compact(a) == f.Compact(o) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var isFactory = func() map[string]bool {

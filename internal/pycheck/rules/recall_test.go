@@ -45,7 +45,14 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 301/307 since a loss returned by a step function of the file
+	// tune: 312/315 since 11 pairs in other styles were added (8 tune, 3
+	// test; 2 of the 11 found before) and a dict comprehension of copies,
+	// float16 factories, float16 dtype parameter defaults, products of a
+	// float16 autocast block read after it, records appended with the
+	// loss inside, `out.loss`, criterion calls summed in a data loop, plain
+	// functions that append what they are given, LightningModule step
+	// methods and the plain functions forward() calls are followed (the
+	// 307 before are 304/307); it was 301/307 since a loss returned by a step function of the file
 	// after its backward(), extend() with a list or generator of losses,
 	// and backward() on a value made of a list are followed (two CD107
 	// pairs added, both found); 297/305 since a helper's float16 result and float16 copies
@@ -54,10 +61,11 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.980, "CD101": 0.977, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 1, "CD107": 0.946,
-		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 0.965, "CD112": 1, "CD113": 1},
-	// test: 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.879},
+	"tune": {"all": 0.990, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 1, "CD107": 1,
+		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
+	// test: 0.849 (45/53) since three more pairs were added (the 50 before
+	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
+	"test": {"all": 0.849},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

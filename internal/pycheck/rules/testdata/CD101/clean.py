@@ -262,3 +262,10 @@ class StagedLabelsFinally:
 
     def as_list(self):
         return self.labels.tolist()
+
+
+def decode_outputs(out):
+    host = {k: v.to("cpu", non_blocking=True) for k, v in out.items()}
+    keys = list(host.keys())
+    torch.cuda.synchronize()
+    return keys, host["logits"].argmax(-1).numpy()

@@ -57,3 +57,25 @@ def energy(feats):
     h = feats.half()
     scaled = h * 4.0
     return scaled.float().pow(2).sum()
+
+
+def attention_energy(q, k):
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        scores = q @ k.transpose(-2, -1)
+    return scores.exp().sum(-1)
+
+
+def attention_energy_fp32(q, k):
+    with torch.autocast("cuda", dtype=torch.float16):
+        scores = q @ k.transpose(-2, -1)
+    return scores.float().exp().sum(-1)
+
+
+def counts_cumsum(n):
+    counts = torch.ones(n, dtype=torch.float32, device="cuda")
+    return counts.cumsum(0)
+
+
+def energy_default(features, dtype=torch.float16):
+    x = features.to(torch.float32)
+    return x.pow(2).sum(-1)

@@ -33,3 +33,19 @@ def energy(feats):
     h = feats.half()
     scaled = h * 4.0
     return scaled.pow(2).sum()  # want CD106
+
+
+def attention_energy(q, k):
+    with torch.autocast("cuda", dtype=torch.float16):
+        scores = q @ k.transpose(-2, -1)
+    return scores.exp().sum(-1)  # want CD106
+
+
+def counts_cumsum(n):
+    counts = torch.ones(n, dtype=torch.float16, device="cuda")
+    return counts.cumsum(0)  # want CD106
+
+
+def energy_default(features, dtype=torch.float16):
+    x = features.to(dtype)
+    return x.pow(2).sum(-1)  # want CD106

@@ -1,4 +1,5 @@
 import torch
+import torch.nn.functional as F
 
 model = torch.nn.Linear(8, 8).cuda()
 history = []
@@ -264,3 +265,50 @@ def run_plans(model, opt, data, steps):
         out.backward(torch.ones_like(out))
         opt.step()
     return plans
+
+
+def log_record(log, value):
+    log.append(value)
+
+
+def fit_records(model, loader, opt, crit):
+    history, log = [], []
+    for step, batch in enumerate(loader):
+        out = model(**batch)
+        out.loss.backward()
+        opt.step()
+        history.append({"step": step, "loss": out.loss.item()})
+        log_record(log, out.loss.item())
+    return history, log
+
+
+class Evaluator:
+    def __init__(self, model):
+        self.model = model
+        self.criterion = torch.nn.CrossEntropyLoss()
+
+    @torch.no_grad()
+    def evaluate(self, val_loader):
+        total = 0.0
+        for x, y in val_loader:
+            total += self.criterion(self.model(x), y)
+        return total / len(val_loader)
+
+
+class MultiLevelLoss(torch.nn.Module):
+    def forward(self, preds, targets):
+        return sum(F.l1_loss(p, t) for p, t in zip(preds, targets))
+
+
+def level_losses(preds, targets, num_levels):
+    loss = 0.0
+    for lvl in range(num_levels):
+        loss += F.l1_loss(preds[lvl], targets[lvl])
+    return {"loss_levels": loss}
+
+
+def build_criteria(cfgs):
+    criteria = []
+    for cfg in cfgs:
+        criteria.append(build_loss(cfg))
+    return criteria

@@ -97,3 +97,30 @@ class LoggingTrainer(Trainer):
         step_loss = self.compute_loss(model, inputs)
         STEP_LOSSES.append(step_loss)  # want CD107
         return loss
+
+
+def log_record(log, value):
+    log.append(value)
+
+
+def fit_records(model, loader, opt, crit):
+    history, log = [], []
+    for step, batch in enumerate(loader):
+        out = model(**batch)
+        out.loss.backward()
+        opt.step()
+        history.append({"step": step, "loss": out.loss})  # want CD107
+        log_record(log, out.loss)  # want CD107
+    return history, log
+
+
+class Evaluator:
+    def __init__(self, model):
+        self.model = model
+        self.criterion = torch.nn.CrossEntropyLoss()
+
+    def evaluate(self, val_loader):
+        total = 0.0
+        for x, y in val_loader:
+            total += self.criterion(self.model(x), y)  # want CD107
+        return total / len(val_loader)

@@ -1,4 +1,6 @@
 import torch
+import torch.nn.functional as F
+from lightning import LightningModule
 from torch import nn
 
 
@@ -44,3 +46,22 @@ class StaticMaskDecoder(nn.Module):
     def forward(self, x):
         mask = self.causal(x.shape[1])  # want CD111
         return self.attn(x, x, x, attn_mask=mask)[0]
+
+
+def causal_scores(q, k):
+    scores = q @ k.transpose(-2, -1)
+    t = scores.shape[-1]
+    mask = torch.triu(torch.ones(t, t), diagonal=1).bool()  # want CD111
+    return scores.masked_fill(mask, float("-inf"))
+
+
+class CausalAttn(nn.Module):
+    def forward(self, q, k):
+        return causal_scores(q, k)
+
+
+class NoisyRegressor(LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        noise = torch.randn(x.shape)  # want CD111
+        return F.mse_loss(self(x + noise), y)
