@@ -337,6 +337,14 @@ var (
 // ("Unexpected error from cudaGetDeviceCount()") is not such a report.
 var cudaCallRE = lazyre.New(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?(?:\([^()]+\) (?:failed|returned)| failed: )`)
 
+// cudaSourceRE is an error reported at a line of a CUDA source file, as C
+// check macros print cudaGetErrorString's message with __LINE__ and
+// __FILE__ ("Error named symbol not found at line 116 in file
+// csrc/ops.cu", bitsandbytes' CUDA_CHECK_RETURN) or append the place in
+// parentheses ("... (at src/kernels/gemv_awq.cu:313)"): the file being a
+// .cu or .cuh makes the message a CUDA status.
+var cudaSourceRE = lazyre.New(`(?i)\berror\b.*(?:\bat line \d+ in file \S+\.cuh?\b|\(at \S+\.cuh?:\d+\))`)
+
 func hasErrorContext(norm string) bool {
 	for _, c := range errorContexts {
 		if strings.Contains(norm, c) {
@@ -410,6 +418,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, "] Call to cu") {
 		numberedCode(driverCallRE, t, line, add)
 	}
+	if strings.Contains(line, "init failure: ") || strings.Contains(line, " err: ") {
+		numberedCode(probeResultRE, t, line, add)
+	}
 	if strings.Contains(line, "from cudaGetDeviceCount()") {
 		numberedCode(deviceCountRE, t, line, func(s *Status, text string) {
 			// CUDA failing to start with "out of memory" (WSL, some
@@ -429,7 +440,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		if p.generic {
 			if ctx < 0 {
 				ctx = 0
-				if hasErrorContext(norm) || cudaCallRE.MatchString(line) {
+				if hasErrorContext(norm) || cudaCallRE.MatchString(line) || cudaSourceRE.MatchString(line) {
 					ctx = 1
 				}
 			}
@@ -635,6 +646,15 @@ var cuResultRE = lazyre.New(`\bCUresult\b(?:\s+error)?\s*(?:result\s*)?[=:]?\s*\
 // cuResultRE's is.
 var driverCallRE = lazyre.New(`\[(\d{1,3})\] Call to cu[A-Z]\w* results in\b`)
 
+// probeResultRE is the number a GPU discovery probe got back from the
+// driver or runtime, as Ollama's gpu_info_cudart.c and gpu_info_nvcuda.c
+// log it ("cuInit err: 999", "cudaSetDevice err: 35", "Unable to load
+// cudart library ...libcuda.so.575.57.08: cuda driver library init
+// failure: 3", "nvcuda init failure: 999"). The call, or the CUDA library
+// the probe loaded, must be named; NVML's init failures number another
+// table and are left out.
+var probeResultRE = lazyre.New(`\bcu(?:da)?[A-Z]\w* err: (\d{1,3})\b|\b(?:cuda driver library|cudart|nvcuda) init failure: (\d{1,3})\b`)
+
 // deviceCountRE is the status PyTorch's device count failed with:
 // "Unexpected error from cudaGetDeviceCount(). ... Error 804: forward
 // compatibility was att" (the number read even where the text after it
@@ -658,7 +678,8 @@ func (k *KB) StatusAnchors() []string {
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
 		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
-		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value "}
+		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value ",
+		" init failure: ", " err: ", " in file "}
 	if k.status == nil {
 		return out
 	}
