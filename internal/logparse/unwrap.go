@@ -2,6 +2,9 @@ package logparse
 
 import (
 	"bytes"
+	"slices"
+	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -403,4 +406,86 @@ func startsRecord(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// leadLines is the head of a message whose rest starts the line at
+// buf[pos]: the lines before it, joined, back to the first that is no
+// rest of the one before it (see wrappedRest), at most maxLeadLines of
+// them, and how many; "", 0 when there is none. Only lines read whole
+// from the input count (no join of the re-flow joiner ends in them, so
+// their numbers are those before pos's; joins sorted), and no candidate
+// line (cands sorted), which is read as a line of its own.
+//
+// A paste re-flowed at words, or cut by a terminal, in a layout too short
+// to judge leaves a message's head ("no" of "no compatible GPUs were
+// discovered", "Error while calling cudaMalloc(...," of its "out of
+// memory") on the lines before the text the prefilter finds. The message
+// event keeps the head as its first line; the knowledge base then reads
+// it joined with the rest, and a signature counts there only when it
+// needs both.
+func leadLines(buf []byte, pos int, joins, cands []int) (string, int) {
+	var heads []string
+	rest := ""
+	for len(heads) < maxLeadLines && pos > 0 && buf[pos-1] == '\n' {
+		ls := bytes.LastIndexByte(buf[:pos-1], '\n') + 1
+		if k := sort.SearchInts(joins, ls); k < len(joins) && joins[k] < pos {
+			break
+		}
+		if k := sort.SearchInts(cands, ls); k < len(cands) && cands[k] == ls {
+			break
+		}
+		head := strings.TrimSpace(cleanLine(buf[ls : pos-1]))
+		if rest == "" {
+			rest = strings.TrimSpace(cleanLine(lineAt(buf, pos)))
+		}
+		// A line behind a log collector's stamp is a record of its own.
+		if stripStamp(rest) != rest || !wrappedRest(head, rest) {
+			break
+		}
+		heads = append(heads, head)
+		rest, pos = head, ls
+	}
+	slices.Reverse(heads)
+	return strings.Join(heads, " "), len(heads)
+}
+
+// maxLeadLines: a message re-flowed at 72 columns fills three lines
+// before the text a signature is found by.
+const maxLeadLines = 3
+
+// lineAt is the line that starts at buf[pos], without its line end.
+func lineAt(buf []byte, pos int) []byte {
+	if e := bytes.IndexByte(buf[pos:], '\n'); e >= 0 {
+		return buf[pos : pos+e]
+	}
+	return buf[pos:]
+}
+
+// wrappedRest says whether msg may be the rest of lead broken at a word:
+// lead and msg's first word are wider than any tool fills a line to, and
+// msg opens no sentence, message or record of its own (a capital, a
+// bullet or quote mark, a Python record). A row of a box or a table, or
+// a rule, is a line of its own; a message may still end a line in a
+// character tables draw with ("[T =" / "double] : ... out of memory",
+// "CANCELLED AT" / "2025-08-21T20:11:13 ***").
+func wrappedRest(lead, msg string) bool {
+	if lead == "" || msg == "" || startsRecord([]byte(msg)) || boxRow(lead) || boxRow(msg) {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(msg); !unicode.IsLower(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	word, _, _ := strings.Cut(msg, " ")
+	return utf8.RuneCountInString(lead)+1+utf8.RuneCountInString(word) > minWrapWidth
+}
+
+// boxRow: a row of a drawn box or table (opened by its border, or closed
+// by a box-drawing character) or a rule made only of border characters.
+func boxRow(s string) bool {
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if first == '|' || first == '+' || boxDrawing(first) || boxDrawing(last) {
+		return true
+	}
+	return strings.Trim(s, "-=*#+|_~ ") == ""
 }
