@@ -714,8 +714,11 @@ func (k *KB) statusMatches(lines []string, i int) []Match {
 		return nil
 	}
 	hits := k.Statuses(lines[i])
-	if joined, ok := joinedWithNext(lines, i); ok {
-		next := k.Statuses(lines[i+1])
+	var next []StatusHit
+	for j, joined := range joinsWithNext(lines, i) {
+		if j == 0 {
+			next = k.Statuses(lines[i+1])
+		}
 		for _, h := range k.Statuses(joined) {
 			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
 				hits = append(hits, h)
