@@ -111,3 +111,22 @@ func TestWrappedTimeIsNoStamp(t *testing.T) {
 		t.Fatalf("events %+v, want the stamp set aside", evs)
 	}
 }
+
+// A tqdm frame a terminal cut at its width leaves its counts and timing at
+// the start of the next line, with what the process printed next after
+// them; the tail is dropped as a whole frame is. Text that only looks like
+// a count stays.
+func TestProgressTailIsDropped(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"            | 3787/62565 [04:47<1:10:53, 13.82it/s]Killed", "Killed"},
+		{"| 0/2 [00:00<?, ?it/s]Killed", "Killed"},
+		{"  12.0M/1.20G [00:03<05:12, 3.80MB/s]RuntimeError: CUDA error: out of memory", "RuntimeError: CUDA error: out of memory"},
+		{"| 3787/62565 [04:47<1:10:53, 13.82it/s]", "| 3787/62565 [04:47<1:10:53, 13.82it/s]"},
+		{"| 12/24 [ok] | a < b", "| 12/24 [ok] | a < b"},
+		{"step 3/10 [00:01<00:02] loss 0.5", "step 3/10 [00:01<00:02] loss 0.5"},
+	} {
+		if got := cleanLine([]byte(c.in)); got != c.want {
+			t.Errorf("cleanLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
