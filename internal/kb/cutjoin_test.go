@@ -28,3 +28,28 @@ func TestTerminalCutIsJoinedGlued(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneWordIsJoined: a word wider than a re-flow's width (a path) stands
+// on a line of its own, the message going on around it; line i is also
+// read with the next two. A short word on a line of its own, or a next
+// line that would have fitted behind it, is no such re-flow.
+func TestLoneWordIsJoined(t *testing.T) {
+	k := MustDefault()
+	path := "file=/scratch/zao/eb/PyTorch/0.3.1/goolfc-2017.02-Python-3.5.2/pytorch-0.3.1/torch/lib/THC/THCGeneral.c"
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"path alone", []string{"THCudaCheck FAIL", path, "line=70 error=30 : unknown error"}, "cudaErrorUnknown"},
+		{"short word", []string{"THCudaCheck FAIL", "file=a.c", "line=70 error=30 : unknown error"}, ""},
+	} {
+		got := ""
+		if hs := k.StatusesAt(c.lines, 0); len(hs) > 0 {
+			got = hs[0].Status.Name
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}

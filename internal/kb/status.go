@@ -708,25 +708,11 @@ func (k *KB) StatusAnchors() []string {
 }
 
 // statusMatches are the status layer's hits on line i, and on line i joined
-// with the next when a message was hard-wrapped across them.
+// with the next when a message was wrapped across them, as matches of
+// the statuses' classes.
 func (k *KB) statusMatches(lines []string, i int) []Match {
-	if k.status == nil {
-		return nil
-	}
-	hits := k.Statuses(lines[i])
-	var next []StatusHit
-	for j, joined := range joinsWithNext(lines, i) {
-		if j == 0 {
-			next = k.Statuses(lines[i+1])
-		}
-		for _, h := range k.Statuses(joined) {
-			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
-				hits = append(hits, h)
-			}
-		}
-	}
 	var out []Match
-	for _, h := range hits {
+	for _, h := range k.StatusesAt(lines, i) {
 		if h.Status.Class == "" {
 			continue
 		}
@@ -743,6 +729,28 @@ func (k *KB) statusMatches(lines []string, i int) []Match {
 		out = append(out, Match{Class: c, Signature: k.status.sigs[c.ID], Groups: g})
 	}
 	return out
+}
+
+// StatusesAt is Statuses of lines[i], with the statuses found only where
+// line i is read joined with the lines after it (see joinsWithNext): a
+// message a terminal or a paste wrapped.
+func (k *KB) StatusesAt(lines []string, i int) []StatusHit {
+	if k.status == nil {
+		return nil
+	}
+	hits := k.Statuses(lines[i])
+	var next []StatusHit
+	for j, joined := range joinsWithNext(lines, i) {
+		if j == 0 {
+			next = k.Statuses(lines[i+1])
+		}
+		for _, h := range k.Statuses(joined) {
+			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
+				hits = append(hits, h)
+			}
+		}
+	}
+	return hits
 }
 
 func containsStatus(hs []StatusHit, s *Status) bool {

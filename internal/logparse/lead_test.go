@@ -130,3 +130,32 @@ func TestProgressTailIsDropped(t *testing.T) {
 		}
 	}
 }
+
+// A paste re-flowed at words puts a frame's long path on a line of its
+// own: "  File", the path and "line N, in f" are joined back into the
+// frame they were, with the input's line numbers. A "File" line that is
+// prose, or a quoted line that is no path, stays apart.
+func TestSplitFrameIsJoined(t *testing.T) {
+	path := "/home/ana/miniconda3/envs/train/lib/python3.10/site-packages/torch/nn/modules/module.py"
+	log := "Traceback (most recent call last):\n  File\n\"" + path + "\",\nline 1532, in _wrapped_call_impl\n    return self._call_impl(*args, **kwargs)\nRuntimeError: CUDA error: out of memory\n"
+	evs := parseString(t, log)
+	if len(evs) != 1 || len(evs[0].Chain) != 1 || len(evs[0].Chain[0].Frames) != 1 {
+		t.Fatalf("events %+v, want one traceback with one frame", evs)
+	}
+	fr := evs[0].Chain[0].Frames[0]
+	if fr.Path != path || fr.Line != 1532 || fr.Function != "_wrapped_call_impl" || fr.LogLine != 2 {
+		t.Errorf("frame %+v", fr)
+	}
+	if l := evs[0].Chain[0].Lines[0]; l.N != 6 {
+		t.Errorf("exception line %d, want 6", l.N)
+	}
+	for _, s := range []string{
+		"Open the\nFile\n\"menu\" and pick Save\n",
+		"  File\n\"" + path + "\" is missing, so we fall back\n",
+	} {
+		buf := []byte(s)
+		if joins := joinSplitFrames(buf, nil); len(joins) != 0 || string(buf) != s {
+			t.Errorf("%q: joined at %v: %q", s, joins, buf)
+		}
+	}
+}

@@ -83,6 +83,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		}
 		if first.data != nil {
 			first.data, first.joins = wr.join(first.data, nil)
+			first.joins = joinSplitFrames(first.data, first.joins)
 			var cands []int
 			// Only an input of one chunk can be a paste (see Prefilter).
 			cands, first.joins = candidates(pf, first.data, first.joins, true)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Logs often reach us wrapped: copied out of a terminal that broke every
@@ -356,24 +358,91 @@ func joinBroken(buf []byte, brk Break) int {
 		end = c + e
 	}
 	next := trimCR(buf[c:end])
-	at := ls + len(line)
 	if brk.Glued {
 		if len(next) == 0 || startsRecord(next) {
 			return -1
 		}
-	} else {
-		if !wrappedPair(line, next) {
-			return -1
-		}
+	} else if !wrappedPair(line, next) {
+		return -1
+	}
+	return moveUp(buf, ls+len(line), c, len(next), !brk.Glued)
+}
+
+// moveUp moves the n bytes of text at buf[c:] up to buf[at:], behind a
+// space when space is set, and pads the rest of their old place with
+// spaces, so that no other offset in buf changes. It returns the offset
+// the join leaves in the line (see joinBroken).
+func moveUp(buf []byte, at, c, n int, space bool) int {
+	if space {
 		buf[at] = ' '
 		at++
 	}
-	n := copy(buf[at:], next)
-	for k := at + n; k < c+len(next); k++ {
+	m := copy(buf[at:], buf[c:c+n])
+	for k := at + m; k < c+n; k++ {
 		buf[k] = ' '
 	}
 	return at
 }
+
+// joinSplitFrames joins, in place, the traceback frames a paste re-flowed
+// at words: a path longer than the width goes on a line of its own, so
+// "  File", the quoted path and "line N, in f" stand on three lines, and
+// no piece reads as a frame. The three are joined behind single spaces
+// (see moveUp), and the offsets of the breaks removed are added to joins.
+func joinSplitFrames(buf []byte, joins []int) []int {
+	added := false
+	for from := 0; ; {
+		i := bytes.Index(buf[from:], []byte("File"))
+		if i < 0 {
+			break
+		}
+		i += from
+		from = i + 4
+		if i+4 >= len(buf) {
+			break
+		}
+		nl := lineEndAt(buf, i+4)
+		if nl < 0 {
+			continue
+		}
+		ls := bytes.LastIndexByte(buf[:i], '\n') + 1
+		if len(bytes.Trim(buf[ls:i], " \t")) != 0 {
+			continue
+		}
+		c := breakEnd(buf, nl)
+		path := trimCR(lineAt(buf, c))
+		if !quotedPath(path) {
+			continue
+		}
+		at := moveUp(buf, i+4, c, len(path), true)
+		joins = append(joins, at)
+		added = true
+		end := at + len(path) + bytes.IndexByte(buf[at+len(path):], '\n')
+		if end < at+len(path) {
+			break
+		}
+		from = end
+		c = breakEnd(buf, end)
+		rest := trimCR(lineAt(buf, c))
+		if !frameRestRE.Match(rest) {
+			continue
+		}
+		joins = append(joins, moveUp(buf, at+len(path), c, len(rest), true))
+	}
+	if added {
+		sort.Ints(joins)
+	}
+	return joins
+}
+
+// quotedPath: a frame's path in its quotes, with the comma after them.
+func quotedPath(b []byte) bool {
+	b = bytes.TrimSuffix(b, []byte(","))
+	return len(b) >= 3 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '"') < 0
+}
+
+// frameRestRE is the end of a frame line after its path.
+var frameRestRE = lazyre.New(`^line \d+(?:, in \S.*)?$`)
 
 // wrappedPair says whether next (its indent or quote marks set aside) can
 // be the rest of line: a re-flowing tool breaks a line only where the next
