@@ -387,10 +387,11 @@ func statusFamily(s *kb.Status) string {
 }
 
 // statusLine is the index of the first of texts that names a CUDA or
-// library status, and that status; -1 when none does.
+// library status, alone or read with the lines after it when the message
+// was wrapped, and that status; -1 when none does.
 func (e *Engine) statusLine(texts []string) (int, *kb.Status) {
-	for i, t := range texts {
-		if hs := e.KB.Statuses(t); len(hs) > 0 {
+	for i := range texts {
+		if hs := e.KB.StatusesAt(texts, i); len(hs) > 0 {
 			return i, hs[0].Status
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
@@ -301,26 +302,80 @@ func firstErrorLine(lines []string, hits []hit) int {
 // program itself ("...used to compile\n    PyTorch (11.3)"). Signatures
 // already firing on line i, or on the next line alone, are not repeated.
 func (k *KB) wrappedMatches(lines []string, i int, onLine []Match) []Match {
+	var out []Match
+	var next []Match
+	nextDone := false
+	for _, joined := range joinsWithNext(lines, i) {
+		for _, m := range k.Matches(joined) {
+			if hasSignature(onLine, m.Signature) || hasSignature(out, m.Signature) {
+				continue
+			}
+			if !nextDone {
+				next, nextDone = k.Matches(lines[i+1]), true
+			}
+			if hasSignature(next, m.Signature) {
+				continue
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// joinsWithNext are the ways line i and the next read as one line: with a
+// space between them (joinedWithNext), and, where line i may be a
+// terminal's cut (as wide as a terminal, ending and followed by no blank),
+// also with nothing between them, since a terminal cuts inside a word or
+// a number ("CANCELLED AT 2026-01-06T22:02:4" / "8 ***").
+//
+// A word wider than a re-flowing tool's width (a path, a URL) stands on a
+// line of its own, the message going on around it ("THCudaCheck FAIL" /
+// "file=/scratch/.../THCGeneral.c" / "line=70 error=30 : unknown error"):
+// line i is then also read with the next two.
+func joinsWithNext(lines []string, i int) []string {
 	joined, ok := joinedWithNext(lines, i)
 	if !ok {
 		return nil
 	}
-	var out []Match
-	var next []Match
-	nextDone := false
-	for _, m := range k.Matches(joined) {
-		if hasSignature(onLine, m.Signature) {
-			continue
-		}
-		if !nextDone {
-			next, nextDone = k.Matches(lines[i+1]), true
-		}
-		if hasSignature(next, m.Signature) {
-			continue
-		}
-		out = append(out, m)
+	out := []string{joined}
+	if glued, ok := gluedWithNext(lines, i); ok {
+		out = append(out, glued)
+	}
+	if i+2 < len(lines) && loneWord(lines[i], lines[i+1], lines[i+2]) {
+		out = append(out, joined+" "+strings.TrimSpace(lines[i+2]))
 	}
 	return out
+}
+
+// loneWord: word, a line of one word, was put on a line of its own by a
+// re-flow: it did not fit behind line, and the next line's first word
+// did not fit behind it.
+func loneWord(line, word, next string) bool {
+	word, next = strings.TrimSpace(word), strings.TrimSpace(next)
+	if len(word) < minLoneWord || strings.ContainsAny(word, " \t") || next == "" || next[0] == '|' {
+		return false
+	}
+	first, _, _ := strings.Cut(next, " ")
+	return utf8.RuneCountInString(strings.TrimSpace(line))+1+utf8.RuneCountInString(word) > minReflowWidth &&
+		utf8.RuneCountInString(word)+1+utf8.RuneCountInString(first) > minReflowWidth
+}
+
+// minLoneWord, minReflowWidth: tools re-flow pastes at 64 to 100 columns
+// (see logparse's unwrap); a word of at least minLoneWord bytes that a
+// line's text and the next word overflow any of them with was put on a
+// line of its own.
+const minLoneWord, minReflowWidth = 40, 64
+
+// minCutWidth: no terminal is narrower than 80 columns; a shorter line
+// was not cut by one.
+const minCutWidth = 80
+
+func gluedWithNext(lines []string, i int) (string, bool) {
+	l, next := lines[i], lines[i+1]
+	if utf8.RuneCountInString(l) < minCutWidth || next == "" || l[len(l)-1] == ' ' || l[len(l)-1] == '\t' || next[0] == ' ' || next[0] == '\t' {
+		return "", false
+	}
+	return l + next, true
 }
 
 // joinedWithNext is line i and the next as one line, the way a reader

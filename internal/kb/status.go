@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 
@@ -260,7 +262,9 @@ func nameKey(n string) string {
 }
 
 // normalize folds case and punctuation: "CUDA-capable device(s) is/are
-// busy" and "cuda capable device s is are busy" read the same.
+// busy" and "cuda capable device s is are busy" read the same. Punctuation
+// and spaces outside ASCII (a typographic dash, an ideographic comma)
+// separate words as ASCII's do.
 func normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
@@ -272,7 +276,19 @@ func normalize(s string) string {
 		case c >= 'A' && c <= 'Z':
 			b.WriteByte(c + 'a' - 'A')
 			space = false
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c >= 0x80:
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsPunct(r) || unicode.IsSpace(r) {
+				if !space {
+					b.WriteByte(' ')
+					space = true
+				}
+			} else {
+				b.WriteString(s[i : i+n])
+				space = false
+			}
+			i += n - 1
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 			b.WriteByte(c)
 			space = false
 		default:
@@ -361,6 +377,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		return nil
 	}
 	t := k.status
+	line = foldWidth(line)
 	var out []StatusHit
 	seen := map[*Status]bool{}
 	add := func(s *Status, text string) {
@@ -712,22 +729,11 @@ func (k *KB) StatusAnchors() []string {
 }
 
 // statusMatches are the status layer's hits on line i, and on line i joined
-// with the next when a message was hard-wrapped across them.
+// with the next when a message was wrapped across them, as matches of
+// the statuses' classes.
 func (k *KB) statusMatches(lines []string, i int) []Match {
-	if k.status == nil {
-		return nil
-	}
-	hits := k.Statuses(lines[i])
-	if joined, ok := joinedWithNext(lines, i); ok {
-		next := k.Statuses(lines[i+1])
-		for _, h := range k.Statuses(joined) {
-			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
-				hits = append(hits, h)
-			}
-		}
-	}
 	var out []Match
-	for _, h := range hits {
+	for _, h := range k.StatusesAt(lines, i) {
 		if h.Status.Class == "" {
 			continue
 		}
@@ -746,6 +752,28 @@ func (k *KB) statusMatches(lines []string, i int) []Match {
 	return out
 }
 
+// StatusesAt is Statuses of lines[i], with the statuses found only where
+// line i is read joined with the lines after it (see joinsWithNext): a
+// message a terminal or a paste wrapped.
+func (k *KB) StatusesAt(lines []string, i int) []StatusHit {
+	if k.status == nil {
+		return nil
+	}
+	hits := k.Statuses(lines[i])
+	var next []StatusHit
+	for j, joined := range joinsWithNext(lines, i) {
+		if j == 0 {
+			next = k.Statuses(lines[i+1])
+		}
+		for _, h := range k.Statuses(joined) {
+			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
+				hits = append(hits, h)
+			}
+		}
+	}
+	return hits
+}
+
 func containsStatus(hs []StatusHit, s *Status) bool {
 	for _, h := range hs {
 		if h.Status == s {
@@ -753,4 +781,48 @@ func containsStatus(hs []StatusHit, s *Status) bool {
 		}
 	}
 	return false
+}
+
+// foldWidth writes the full-width punctuation of Chinese and Japanese
+// input methods as ASCII ("RuntimeError：CUDA error，unknown error"): the
+// status layer's numbered contexts ("CUDA error：700") and its phrases are
+// written with ASCII punctuation. Full-width letters and digits are left
+// as they are: input methods give ASCII ones in code and error text.
+func foldWidth(line string) string {
+	i := strings.IndexFunc(line, fullWidthPunct)
+	if i < 0 {
+		return line
+	}
+	var b strings.Builder
+	b.Grow(len(line))
+	b.WriteString(line[:i])
+	for _, r := range line[i:] {
+		switch {
+		case r == '\u3000':
+			b.WriteByte(' ')
+		case r == '、':
+			b.WriteByte(',')
+		case r == '。':
+			b.WriteByte('.')
+		case fullWidthPunct(r):
+			b.WriteRune(r - 0xFF01 + '!')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// fullWidthPunct: the ideographic space, comma and full stop, and the
+// full-width forms of ASCII's punctuation (U+FF01-FF5E less letters and
+// digits).
+func fullWidthPunct(r rune) bool {
+	switch {
+	case r == '\u3000' || r == '、' || r == '。':
+		return true
+	case r < 0xFF01 || r > 0xFF5E:
+		return false
+	}
+	a := r - 0xFF01 + '!'
+	return !(a >= '0' && a <= '9' || a >= 'A' && a <= 'Z' || a >= 'a' && a <= 'z')
 }

@@ -109,9 +109,28 @@ var progressFrameRE = lazyre.New(`^[^|]{0,80}?\d{1,3}%\|[^|]*\| *\d+(?:\.\d+)?[k
 // line, an error) starts on the bar's line.
 func dropProgressFrame(raw []byte) []byte {
 	if !bytes.Contains(raw, []byte("%|")) {
-		return raw
+		return dropProgressTail(raw)
 	}
 	loc := progressFrameRE.FindIndex(raw)
+	if loc == nil || len(bytes.TrimSpace(raw[loc[1]:])) == 0 {
+		return raw
+	}
+	return raw[loc[1]:]
+}
+
+// progressTailRE is the end of a tqdm frame at the start of a line, its
+// counts and its "[elapsed<remaining, rate]": what a terminal that cut
+// the frame at its width leaves on the next line, with the failure
+// printed after it ("| 3787/62565 [04:47<1:10:53, 13.82it/s]Killed").
+var progressTailRE = lazyre.New(`^\s*\|? *\d+(?:\.\d+)?[kMG]?/\d+(?:\.\d+)?[kMG]? \[\d+:\d\d(?::\d\d)?<[^\]]*\]`)
+
+// dropProgressTail removes progressTailRE's text from the front of a line
+// that goes on after it.
+func dropProgressTail(raw []byte) []byte {
+	if bytes.IndexByte(raw, '<') < 0 || bytes.IndexByte(raw, '/') < 0 {
+		return raw
+	}
+	loc := progressTailRE.FindIndex(raw)
 	if loc == nil || len(bytes.TrimSpace(raw[loc[1]:])) == 0 {
 		return raw
 	}

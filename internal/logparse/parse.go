@@ -83,9 +83,11 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 		}
 		if first.data != nil {
 			first.data, first.joins = wr.join(first.data, nil)
+			first.joins = joinSplitFrames(first.data, first.joins)
 			var cands []int
 			// Only an input of one chunk can be a paste (see Prefilter).
 			cands, first.joins = candidates(pf, first.data, first.joins, true)
+			p.paste = true
 			p.chunk(first.data, cands, first.joins)
 			chunkPool.Put(first.owner)
 		}
@@ -364,13 +366,23 @@ func candidates(pf *Prefilter, buf []byte, joins []int, paste bool) ([]int, []in
 		}
 	}
 	if pf.Accept != nil && !acceptNow {
+		found := slices.Clone(out)
 		out = slices.DeleteFunc(out, func(n int) bool {
 			e := bytes.IndexByte(buf[n:], '\n')
 			if e < 0 {
 				e = len(buf) - n
 			}
 			ids = scan.LinePatterns(buf[n:n+e], ids)
-			return !pf.Accept(buf[n:n+e], ids)
+			if pf.Accept(buf[n:n+e], ids) {
+				return false
+			}
+			// The rest of a message whose head the line before holds
+			// (see leadLine) is judged with it.
+			if lead, _ := leadLines(buf, n, joins, found); lead != "" {
+				joined := []byte(lead + " " + strings.TrimSpace(cleanLine(buf[n:n+e])))
+				return !pf.Accept(joined, scan.LinePatterns(joined, ids))
+			}
+			return true
 		})
 	}
 	return out, joins
@@ -434,6 +446,13 @@ type parser struct {
 	// does.
 	rankLastN map[int]int
 	bareN     int
+	// paste: the input is one chunk, which may be a paste (see
+	// Prefilter); lead is then the head of a message on the lines before
+	// the candidate line being read, when the scan passed over them (see
+	// leadLines).
+	paste bool
+	lead  string
+	leadN int // the lines lead was joined from
 }
 
 // pline is one line as the structures see it.
@@ -453,6 +472,9 @@ type pline struct {
 	// RankPrev is the number of the same rank's line before this one when
 	// only other ranks' lines stand between them (0 when none does).
 	RankPrev int
+	// Stamp is the log collector's time the line began with (see
+	// stripStamp), "" when none.
+	Stamp string
 }
 
 // follows says whether l comes right after the line numbered prev, or
@@ -488,6 +510,10 @@ func (p *parser) chunk(buf []byte, cands, joins []int) {
 			joined(next)
 			pos = next
 		}
+		p.lead, p.leadN = "", 0
+		if pos == next && p.paste && len(p.blocks) == 0 && (ci == 0 || cands[ci-1] < pos) {
+			p.lead, p.leadN = leadLines(buf, pos, joins[:ji], cands)
+		}
 		e := bytes.IndexByte(buf[pos:], '\n')
 		p.lineNo++
 		p.line(p.lineNo, buf[pos:pos+e+1], pos == next)
@@ -515,6 +541,7 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 // later lines of a log that was pasted as one escaped string.
 func (p *parser) text(n int, text string, cand, sub bool) {
 	text = stripLogger(stripQuote(stripCompose(text)))
+	stamp := text[:len(text)-len(stripStamp(text))]
 	rank, kind, rest := stripRankKind(text)
 	if len(rest) != len(text) {
 		// A logger's prefix may sit inside the launcher's or the
@@ -532,7 +559,7 @@ func (p *parser) text(n int, text string, cand, sub bool) {
 		}
 	}
 	rest = p.exceptionGroup(rest)
-	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub}
+	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub, Stamp: stamp}
 	if rank >= 0 {
 		if prev, ok := p.rankLastN[rank]; ok && prev > p.bareN && prev < n {
 			l.RankPrev = prev
@@ -694,7 +721,10 @@ func (p *parser) start(l pline) {
 		}
 		ev := p.newEvent(KindMessage, l)
 		ev.Lines = []Line{{l.N, msg}}
-		mb := &msgBlock{ev: ev, lastN: l.N}
+		if p.lead != "" && !l.Prefixed && !l.C10 && !l.Sub && msg == strings.TrimSpace(l.Text) {
+			ev.Lines = []Line{{l.N - p.leadN, p.lead}, {l.N, msg}}
+		}
+		mb := &msgBlock{ev: ev, lastN: l.N, stamped: l.Stamp != ""}
 		if strings.Contains(msg, "Stack trace of the failed collective:") {
 			mb.collective = true
 		}
@@ -909,6 +939,9 @@ type msgBlock struct {
 	// line or a prompt); 0 when it asked none or the answer came.
 	asks       int
 	collective bool
+	// stamped: the message's line began with a collector's time, as
+	// every line of a collected log does.
+	stamped bool
 }
 
 func (b *msgBlock) inherits() bool { return true }
@@ -938,8 +971,16 @@ func (b *msgBlock) feed(p *parser, l pline) bool {
 	if len(b.ev.Lines) >= 30 {
 		return false
 	}
-	addLine(&b.ev, l, l.Msg)
-	b.work(l.Msg)
+	msg := l.Msg
+	// A message re-flowed at a time it names ("CANCELLED AT" /
+	// "2025-08-21T20:11:13 ***") leaves the time at the start of the next
+	// line, where it reads as a collector's stamp; in a log whose lines
+	// carry none, it is the message's own text.
+	if l.Stamp != "" && !b.stamped && !l.C10 && wrappedRest(b.ev.Lines[len(b.ev.Lines)-1].Text, l.Stamp+msg) {
+		msg = l.Stamp + msg
+	}
+	addLine(&b.ev, l, msg)
+	b.work(msg)
 	b.lastN = l.N
 	return true
 }

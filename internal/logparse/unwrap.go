@@ -2,8 +2,13 @@ package logparse
 
 import (
 	"bytes"
+	"slices"
+	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
 
 // Logs often reach us wrapped: copied out of a terminal that broke every
@@ -353,24 +358,91 @@ func joinBroken(buf []byte, brk Break) int {
 		end = c + e
 	}
 	next := trimCR(buf[c:end])
-	at := ls + len(line)
 	if brk.Glued {
 		if len(next) == 0 || startsRecord(next) {
 			return -1
 		}
-	} else {
-		if !wrappedPair(line, next) {
-			return -1
-		}
+	} else if !wrappedPair(line, next) {
+		return -1
+	}
+	return moveUp(buf, ls+len(line), c, len(next), !brk.Glued)
+}
+
+// moveUp moves the n bytes of text at buf[c:] up to buf[at:], behind a
+// space when space is set, and pads the rest of their old place with
+// spaces, so that no other offset in buf changes. It returns the offset
+// the join leaves in the line (see joinBroken).
+func moveUp(buf []byte, at, c, n int, space bool) int {
+	if space {
 		buf[at] = ' '
 		at++
 	}
-	n := copy(buf[at:], next)
-	for k := at + n; k < c+len(next); k++ {
+	m := copy(buf[at:], buf[c:c+n])
+	for k := at + m; k < c+n; k++ {
 		buf[k] = ' '
 	}
 	return at
 }
+
+// joinSplitFrames joins, in place, the traceback frames a paste re-flowed
+// at words: a path longer than the width goes on a line of its own, so
+// "  File", the quoted path and "line N, in f" stand on three lines, and
+// no piece reads as a frame. The three are joined behind single spaces
+// (see moveUp), and the offsets of the breaks removed are added to joins.
+func joinSplitFrames(buf []byte, joins []int) []int {
+	added := false
+	for from := 0; ; {
+		i := bytes.Index(buf[from:], []byte("File"))
+		if i < 0 {
+			break
+		}
+		i += from
+		from = i + 4
+		if i+4 >= len(buf) {
+			break
+		}
+		nl := lineEndAt(buf, i+4)
+		if nl < 0 {
+			continue
+		}
+		ls := bytes.LastIndexByte(buf[:i], '\n') + 1
+		if len(bytes.Trim(buf[ls:i], " \t")) != 0 {
+			continue
+		}
+		c := breakEnd(buf, nl)
+		path := trimCR(lineAt(buf, c))
+		if !quotedPath(path) {
+			continue
+		}
+		at := moveUp(buf, i+4, c, len(path), true)
+		joins = append(joins, at)
+		added = true
+		end := at + len(path) + bytes.IndexByte(buf[at+len(path):], '\n')
+		if end < at+len(path) {
+			break
+		}
+		from = end
+		c = breakEnd(buf, end)
+		rest := trimCR(lineAt(buf, c))
+		if !frameRestRE.Match(rest) {
+			continue
+		}
+		joins = append(joins, moveUp(buf, at+len(path), c, len(rest), true))
+	}
+	if added {
+		sort.Ints(joins)
+	}
+	return joins
+}
+
+// quotedPath: a frame's path in its quotes, with the comma after them.
+func quotedPath(b []byte) bool {
+	b = bytes.TrimSuffix(b, []byte(","))
+	return len(b) >= 3 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '"') < 0
+}
+
+// frameRestRE is the end of a frame line after its path.
+var frameRestRE = lazyre.New(`^line \d+(?:, in \S.*)?$`)
 
 // wrappedPair says whether next (its indent or quote marks set aside) can
 // be the rest of line: a re-flowing tool breaks a line only where the next
@@ -403,4 +475,86 @@ func startsRecord(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// leadLines is the head of a message whose rest starts the line at
+// buf[pos]: the lines before it, joined, back to the first that is no
+// rest of the one before it (see wrappedRest), at most maxLeadLines of
+// them, and how many; "", 0 when there is none. Only lines read whole
+// from the input count (no join of the re-flow joiner ends in them, so
+// their numbers are those before pos's; joins sorted), and no candidate
+// line (cands sorted), which is read as a line of its own.
+//
+// A paste re-flowed at words, or cut by a terminal, in a layout too short
+// to judge leaves a message's head ("no" of "no compatible GPUs were
+// discovered", "Error while calling cudaMalloc(...," of its "out of
+// memory") on the lines before the text the prefilter finds. The message
+// event keeps the head as its first line; the knowledge base then reads
+// it joined with the rest, and a signature counts there only when it
+// needs both.
+func leadLines(buf []byte, pos int, joins, cands []int) (string, int) {
+	var heads []string
+	rest := ""
+	for len(heads) < maxLeadLines && pos > 0 && buf[pos-1] == '\n' {
+		ls := bytes.LastIndexByte(buf[:pos-1], '\n') + 1
+		if k := sort.SearchInts(joins, ls); k < len(joins) && joins[k] < pos {
+			break
+		}
+		if k := sort.SearchInts(cands, ls); k < len(cands) && cands[k] == ls {
+			break
+		}
+		head := strings.TrimSpace(cleanLine(buf[ls : pos-1]))
+		if rest == "" {
+			rest = strings.TrimSpace(cleanLine(lineAt(buf, pos)))
+		}
+		// A line behind a log collector's stamp is a record of its own.
+		if stripStamp(rest) != rest || !wrappedRest(head, rest) {
+			break
+		}
+		heads = append(heads, head)
+		rest, pos = head, ls
+	}
+	slices.Reverse(heads)
+	return strings.Join(heads, " "), len(heads)
+}
+
+// maxLeadLines: a message re-flowed at 72 columns fills three lines
+// before the text a signature is found by.
+const maxLeadLines = 3
+
+// lineAt is the line that starts at buf[pos], without its line end.
+func lineAt(buf []byte, pos int) []byte {
+	if e := bytes.IndexByte(buf[pos:], '\n'); e >= 0 {
+		return buf[pos : pos+e]
+	}
+	return buf[pos:]
+}
+
+// wrappedRest says whether msg may be the rest of lead broken at a word:
+// lead and msg's first word are wider than any tool fills a line to, and
+// msg opens no sentence, message or record of its own (a capital, a
+// bullet or quote mark, a Python record). A row of a box or a table, or
+// a rule, is a line of its own; a message may still end a line in a
+// character tables draw with ("[T =" / "double] : ... out of memory",
+// "CANCELLED AT" / "2025-08-21T20:11:13 ***").
+func wrappedRest(lead, msg string) bool {
+	if lead == "" || msg == "" || startsRecord([]byte(msg)) || boxRow(lead) || boxRow(msg) {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(msg); !unicode.IsLower(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	word, _, _ := strings.Cut(msg, " ")
+	return utf8.RuneCountInString(lead)+1+utf8.RuneCountInString(word) > minWrapWidth
+}
+
+// boxRow: a row of a drawn box or table (opened by its border, or closed
+// by a box-drawing character) or a rule made only of border characters.
+func boxRow(s string) bool {
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if first == '|' || first == '+' || boxDrawing(first) || boxDrawing(last) {
+		return true
+	}
+	return strings.Trim(s, "-=*#+|_~ ") == ""
 }
