@@ -100,8 +100,11 @@ func TestAnchorAtAReflowedBreak(t *testing.T) {
 // The step lines a healthy run prints by the million must not reach
 // verification: an anchor that every such line holds ("grad_norm", once)
 // made the scan of a long log verify and test every line. These are the
-// progress formats of trainers that log the gradient norm with each step,
-// and NCCL's start-up lines.
+// progress formats of trainers that log the gradient norm with each step.
+// NCCL's start-up lines, printed by every rank of every job, may hold an
+// anchor ("Could not") but must not become candidates: a failure word once
+// keyed a library-loading signature, and the plugins' names hold a
+// library's ("libnccl").
 func TestHealthyStepLinesAreNotCandidates(t *testing.T) {
 	pf := New(kb.MustDefault()).prefilter()
 	for _, line := range []string{
@@ -110,14 +113,23 @@ func TestHealthyStepLinesAreNotCandidates(t *testing.T) {
 		"Epoch: [3]  [ 100/1251]  eta: 0:05:00  lr: 0.001435  min_lr: 0.001435  loss: 6.5993 (6.5925)  loss_scale: 8192.0000 (8646.0600)  grad_norm: 0.3922 (0.4411)  time: 0.2700  data: 0.0010",
 		"Epoch 3: 45%|████▌     | 450/1000 [01:23<01:40,  5.47it/s, loss=0.312, v_num=0, grad_norm=0.981]",
 		"Epoch(train) [1][ 50/500]  lr: 1.0000e-04  eta: 0:10:00  time: 0.4000  data_time: 0.0100  grad_norm: 2.3456  loss: 0.9876",
-		// NCCL's start-up chatter, printed by every rank of every job:
-		// a failure word ("Could not") once keyed a library-loading
-		// signature, and the plugins' names hold a library's ("libnccl").
-		"vm:1392:1392 [0] NCCL INFO ENV/Plugin: Could not find: libnccl-env.so",
-		"vm:1393:1393 [1] NCCL INFO NET/Plugin: Could not find: libnccl-net.so",
 	} {
 		if pf.Cursor([]byte(line+"\n")).Next(0) >= 0 {
 			t.Errorf("a healthy step line reaches verification: %s", line)
+		}
+	}
+	for _, line := range []string{
+		"vm:1392:1392 [0] NCCL INFO ENV/Plugin: Could not find: libnccl-env.so",
+		"vm:1393:1393 [1] NCCL INFO NET/Plugin: Could not find: libnccl-net.so",
+		"vm:1393:1393 [1] NCCL INFO Failed to initialize NET plugin IB",
+	} {
+		buf := []byte(line + "\n")
+		cur := pf.Cursor(buf)
+		if cur.Next(0) < 0 {
+			continue
+		}
+		if pf.Accept(buf[:len(line)], cur.LineIDs(0, len(line), nil)) {
+			t.Errorf("a healthy NCCL line is a candidate: %s", line)
 		}
 	}
 }
