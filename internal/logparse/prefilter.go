@@ -606,8 +606,15 @@ func spanMatch(buf []byte, i, off int, pat []byte, floor int) (start, end int, b
 		if nl < 0 || brk.NL >= 0 && nl != brk.NL || nl < j && brk.NL < 0 {
 			return 0, 0, noBreak
 		}
+		// The same break may be met again past it (breakAt looks back from
+		// j): crossing it twice without matching a byte would go round
+		// for ever.
+		next := breakEnd(buf, nl)
+		if next <= j && !space {
+			return 0, 0, noBreak
+		}
 		brk = Break{NL: nl}
-		j = breakEnd(buf, nl)
+		j = next
 		if space {
 			k++
 		}
