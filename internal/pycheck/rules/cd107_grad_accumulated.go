@@ -414,19 +414,8 @@ func elementsOf(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
 // returns as it is after calling backward() on it (no .item() or
 // .detach()), or "" when the call reaches no such function.
 func returnsBackpropagated(f *pycheck.File, call *pycheck.Node) string {
-	s := f.Model().Summary(call)
-	if s == nil || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" {
-		return ""
-	}
-	fn := s.Node
-	for _, off := range f.Find("return", int(fn.StartByte()), int(fn.EndByte())) {
-		r := f.NodeAt(off, off+len("return"))
-		for r != nil && r.Type() != "return_statement" && r.Type() != "block" {
-			r = r.Parent()
-		}
-		if r == nil || r.Type() != "return_statement" || int(r.StartByte()) != off || !same(f.Scope(r), fn) {
-			continue
-		}
+	fn, rets := localReturns(f, call)
+	for _, r := range rets {
 		v := pycheck.Unparen(r.NamedChild(0))
 		if v == nil || v.Type() != "identifier" {
 			continue
@@ -584,12 +573,26 @@ func returnsGraphFree(f *pycheck.File, call *pycheck.Node) bool {
 	if call == nil || call.Type() != "call" {
 		return false
 	}
+	_, rets := localReturns(f, call)
+	for _, r := range rets {
+		v := r.NamedChild(0)
+		if v == nil || !containsAny(f.Compact(v), graphFree) {
+			return false
+		}
+	}
+	return len(rets) > 0
+}
+
+// localReturns returns the function of this file that call reaches and
+// its own return statements (not those of functions nested in it); nil
+// when the call reaches no function of the file.
+func localReturns(f *pycheck.File, call *pycheck.Node) (*pycheck.Node, []*pycheck.Node) {
 	s := f.Model().Summary(call)
 	if s == nil || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" {
-		return false
+		return nil, nil
 	}
 	fn := s.Node
-	returns := 0
+	var out []*pycheck.Node
 	for _, off := range f.Find("return", int(fn.StartByte()), int(fn.EndByte())) {
 		r := f.NodeAt(off, off+len("return"))
 		for r != nil && r.Type() != "return_statement" && r.Type() != "block" {
@@ -598,13 +601,9 @@ func returnsGraphFree(f *pycheck.File, call *pycheck.Node) bool {
 		if r == nil || r.Type() != "return_statement" || int(r.StartByte()) != off || !same(f.Scope(r), fn) {
 			continue
 		}
-		returns++
-		v := r.NamedChild(0)
-		if v == nil || !containsAny(f.Compact(v), graphFree) {
-			return false
-		}
+		out = append(out, r)
 	}
-	return returns > 0
+	return fn, out
 }
 
 // frameworkStep returns scope when it is a step method a training
