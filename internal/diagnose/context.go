@@ -53,23 +53,15 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
-// sourceLines are every parsed line of a source, in log order.
+// sourceLines are every parsed line of a source, in log order, one text
+// per line number (the first of eventLines').
 func sourceLines(s *source) []logparse.Line {
 	var out []logparse.Line
 	seen := map[int]bool{}
-	add := func(ls []logparse.Line) {
-		for _, l := range ls {
-			if !seen[l.N] {
-				seen[l.N] = true
-				out = append(out, l)
-			}
-		}
-	}
-	for i := range s.events {
-		ev := &s.events[i]
-		add(ev.Lines)
-		for _, e := range ev.Chain {
-			add(e.Lines)
+	for _, l := range eventLines(s) {
+		if !seen[l.N] {
+			seen[l.N] = true
+			out = append(out, l)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
