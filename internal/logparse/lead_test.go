@@ -38,6 +38,23 @@ func TestMessageKeepsItsWrappedHead(t *testing.T) {
 	}
 }
 
+// A re-flowed loader message puts the long quoted path it failed to load
+// on a line of its own; the quote mark opens no record there, and the
+// head ("... when trying to load") stays with it.
+func TestQuotedPathKeepsItsHead(t *testing.T) {
+	pf := NewPrefilter([]string{"onnxruntime_providers_cuda"})
+	log := "onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL :\n" +
+		"LoadLibrary failed with error 126 \"\" when trying to load\n" +
+		"\"C:\\env\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\"\n"
+	evs := parseWithPrefilter(t, pf, log)
+	if len(evs) != 1 || len(evs[0].Lines) != 2 {
+		t.Fatalf("events %+v, want one message of two lines", evs)
+	}
+	if l := evs[0].Lines[0]; l.N != 2 || !strings.HasPrefix(l.Text, "LoadLibrary failed") {
+		t.Errorf("head %+v, want line 2", l)
+	}
+}
+
 // Lines that cannot be a head and its rest stay apart: a rest that opens
 // a sentence or a record, a head too short to have been broken for width,
 // a row of a table, a head that is a found line of its own, and a long
@@ -49,6 +66,8 @@ func TestGenuineLinesGetNoHead(t *testing.T) {
 		{"short head", "loading libraries\nin file libcublasLt.so.11 with link time reference\n"},
 		{"table row", "| libcublas.so.11   | symbol cublasLtHSHMatmulAlgoInit not defined |\nin file libcublasLt.so.11 with link time reference\n"},
 		{"record", "some long line of the training script's own output that goes on a bit\nTraceback (most recent call last): with link time reference\n"},
+		{"quoted path after a sentence", "the loader could not resolve every symbol of the cublas library here.\n\"/opt/lib/libcublasLt.so.11\" with link time reference\n"},
+		{"quoted word, no path", "the loader could not resolve every symbol of the cublas library in\n\"libcublasLt\" with link time reference\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, ev := range parseWithPrefilter(t, pf, tc.log) {

@@ -541,11 +541,28 @@ func wrappedRest(lead, msg string) bool {
 	if lead == "" || msg == "" || startsRecord([]byte(msg)) || boxRow(lead) || boxRow(msg) {
 		return false
 	}
-	if r, _ := utf8.DecodeRuneInString(msg); !unicode.IsLower(r) && !unicode.IsDigit(r) {
+	if r, _ := utf8.DecodeRuneInString(msg); !unicode.IsLower(r) && !unicode.IsDigit(r) && !pathRest(lead, msg) {
 		return false
 	}
 	word, _, _ := strings.Cut(msg, " ")
 	return utf8.RuneCountInString(lead)+1+utf8.RuneCountInString(word) > minWrapWidth
+}
+
+// pathRest: msg opens with a quoted path and lead stops mid-sentence, on
+// a word (a loader's "... when trying to load", then the DLL's quoted path
+// on the next line): a re-flowing tool puts a path longer than the room
+// left on a line of its own, and its quote mark then opens the rest of the
+// message, not a record of its own.
+func pathRest(lead, msg string) bool {
+	if len(msg) < 3 || msg[0] != '"' && msg[0] != '\'' {
+		return false
+	}
+	word, _, _ := strings.Cut(msg[1:], " ")
+	if !strings.ContainsAny(word, "/\\") {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(lead)
+	return unicode.IsLetter(r)
 }
 
 // boxRow: a row of a drawn box or table (opened by its border, or closed
