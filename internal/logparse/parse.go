@@ -758,16 +758,18 @@ func (p *parser) leadIn(l pline, before string) {
 }
 
 // questionRE is a check whose answer a REPL, a notebook or a script
-// prints on the next lines: the call is the line's last text.
-var questionRE = lazyre.New(`\.is_available\(\)\)?\s*$`)
+// prints on the next lines: the call is the line's last text (whether
+// CUDA is available, how many GPUs it sees).
+var questionRE = lazyre.New(`\.(?:is_available|device_count)\(\)\)?\s*$`)
 
 func isQuestion(msg string) bool {
-	return strings.Contains(msg, ".is_available()") && questionRE.MatchString(msg)
+	return (strings.Contains(msg, ".is_available()") || strings.Contains(msg, ".device_count()")) && questionRE.MatchString(msg)
 }
 
 // answerRE is the printed answer to a question: a REPL's bare value,
-// a notebook's "Out[2]: False", or a reporter's "return False".
-var answerRE = lazyre.New(`^(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false)\.?$`)
+// a notebook's "Out[2]: False", or a reporter's "return False"; a count
+// is a small number.
+var answerRE = lazyre.New(`^(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false|\d{1,2})\.?$`)
 
 // promptRE is a REPL or notebook prompt with nothing typed at it.
 var promptRE = lazyre.New(`^(?:>>>|\.\.\.|In \[\d*\]:)$`)
