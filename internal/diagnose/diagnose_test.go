@@ -377,6 +377,14 @@ func TestAvailabilityAnswer(t *testing.T) {
 		{"In [2]: torch.cuda.is_available()\n\nOut[2]: False\n", "cuda-unavailable"},
 		{">>> torch.cuda.is_available()\nTrue\n", ""},
 		{"print(torch.cuda.is_available())\nloading data\nFalse\n", ""},
+		// The answer in a sentence, and a question taken into a message
+		// that began on an earlier line (a numbered list of commands).
+		{"1. nvidia-docker run --rm -ti pytorch/pytorch:latest\n1. import torch\n1. torch.cuda.is_available()\n\nIt returns False because CUDA is not existing.\n", "cuda-unavailable"},
+		{">>> torch.cuda.is_available()\n\nIt returns True here, so the driver is fine.\n", ""},
+		// How many GPUs CUDA sees, printed by a REPL: zero is the failure.
+		{">>> import torch\n>>> torch.cuda.device_count()\n0\n", "cuda-unavailable"},
+		{">>> torch.cuda.device_count()\n4\n", ""},
+		{"if torch.cuda.device_count() == 0:\n    sys.exit('needs a GPU')\n", ""},
 	} {
 		fs := explainText(t, e, c.log)
 		got := ""

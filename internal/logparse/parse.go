@@ -758,16 +758,19 @@ func (p *parser) leadIn(l pline, before string) {
 }
 
 // questionRE is a check whose answer a REPL, a notebook or a script
-// prints on the next lines: the call is the line's last text.
-var questionRE = lazyre.New(`\.is_available\(\)\)?\s*$`)
+// prints on the next lines: the call is the line's last text (whether
+// CUDA is available, how many GPUs it sees).
+var questionRE = lazyre.New(`\.(?:is_available|device_count)\(\)\)?\s*$`)
 
 func isQuestion(msg string) bool {
-	return strings.Contains(msg, ".is_available()") && questionRE.MatchString(msg)
+	return (strings.Contains(msg, ".is_available()") || strings.Contains(msg, ".device_count()")) && questionRE.MatchString(msg)
 }
 
 // answerRE is the printed answer to a question: a REPL's bare value,
-// a notebook's "Out[2]: False", or a reporter's "return False".
-var answerRE = lazyre.New(`^(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false)\.?$`)
+// a notebook's "Out[2]: False", or a reporter's "return False" (the
+// sentence may go on: "It returns False because ..."); a count is a
+// small number.
+var answerRE = lazyre.New(`^(?:(?:Out\[\d*\]:\s*|>>>\s*|return(?:s|ed)?\s+|#\s*|-+>\s*|=>\s*)?(?:True|False|true|false|\d{1,2})\.?|(?i:(?:it|this|that)\s+)?(?:(?:always|still)\s+)?return(?:s|ed)?\s+(?:True|False|true|false)\b.*)$`)
 
 // promptRE is a REPL or notebook prompt with nothing typed at it.
 var promptRE = lazyre.New(`^(?:>>>|\.\.\.|In \[\d*\]:)$`)
@@ -981,6 +984,12 @@ func (b *msgBlock) feed(p *parser, l pline) bool {
 	}
 	addLine(&b.ev, l, msg)
 	b.work(msg)
+	// A question may come on a line the message took in (a numbered
+	// list of the commands typed, a paste that began with another
+	// candidate line): its answer is awaited as after a first line.
+	if isQuestion(msg) {
+		b.asks = 3
+	}
 	b.lastN = l.N
 	return true
 }
