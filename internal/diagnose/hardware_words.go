@@ -67,9 +67,11 @@ var unknownStatuses = map[string]bool{"cudaErrorUnknown": true, "CUDA_ERROR_UNKN
 // hardware cause, or -1.
 func hardwareStated(texts []string) int {
 	for i, t := range texts {
-		for _, m := range hardwareCauseRE.FindAllStringIndex(t, -1) {
-			if !hardwareNegatedRE.MatchString(t[:m[0]]) {
-				return i
+		for _, re := range []*regexp.Regexp{hardwareCauseRE, hardwareUnitRE} {
+			for _, m := range re.FindAllStringIndex(t, -1) {
+				if !hardwareNegatedRE.MatchString(t[:m[0]]) {
+					return i
+				}
 			}
 		}
 	}

@@ -1,0 +1,32 @@
+package diagnose
+
+import "regexp"
+
+// A failing card also shows itself by comparison, without anyone naming the
+// hardware: of several rigs running the same miner only one keeps crashing,
+// one of a node's identical GPUs keeps faulting, the job runs fine on the
+// other cards, or replacing the card, its riser or the power supply made the
+// error go away. The program is the same on every unit, so the unit that
+// fails is the cause. Comparisons between GPU models ("fine on an A100,
+// fails on an H100") are not among these: a kernel built or tuned for one
+// architecture fails on another for reasons of its own.
+var hardwareUnitRE = regexp.MustCompile(`(?i)` +
+	// "Of my 4 mining rigs only one is crashing consistently."
+	`\bonly one (?:of (?:them|my|the|our)(?: \w+){0,3} )?(?:is|keeps|was|kept) (?:crashing|failing|faulting|erroring|dying|dropping)` +
+	// "one of the GPUs on cn110 keeps crashing", "one of my 8 cards is faulty".
+	`|\bone of (?:my|the|our) (?:\d+ |\w+ )?(?:gpus|cards|graphics cards|rigs|nodes|machines|servers)\b[^.\n]{0,30}?\b(?:is|keeps|was) (?:crashing|failing|faulty|dying|broken|dropping|not working)` +
+	// "the same script runs fine on the other GPUs", "works fine on a spare card".
+	`|\b(?:works?|runs?|ran|worked) (?:fine|ok|okay|perfectly|well|without (?:errors?|issues?|problems?)) on (?:the other|a spare|the spare|the second) (?:identical |same )?(?:gpus?|cards?|rigs?|nodes?|machines?)\b` +
+	// "on the same hardware a RTX 3060 Ti works fine".
+	`|\bon the same (?:hardware|machine|rig|system|computer|motherboard)\b[^.\n]{0,40}?\bworks? fine` +
+	// "replacing the riser fixed it", "after swapping the GPU the error went away".
+	`|\b(?:replac(?:ed|ing)|swapp(?:ed|ing)|return(?:ed|ing)) (?:the|my|our|that|a) (?:\w+ )?(?:gpus?|cards?|graphics cards?|risers?|psus?|power suppl(?:y|ies))\b[^.\n]{0,60}?\b(?:fix(?:ed|es)|solv(?:ed|es)|resolv(?:ed|es)|no longer|went away|stopped|is gone)` +
+	// "换了张显卡没问题了" (another card of the same model, and it works).
+	`|换了(?:一)?(?:张|块|个)?(?:显卡|电源|供电)[^。\n]{0,15}?(?:没问题|好了|正常|解决)`)
+
+// hardwareUnitWords let the lines hardwareUnitRE reads reach the parser,
+// as hardwareWords do for hardwareCauseRE; every line it matches holds one.
+var hardwareUnitWords = []string{"only one", "Only one", "one of my", "one of the", "one of our", "One of my", "One of the", "One of our",
+	" fine on", " ok on", " okay on", "perfectly on", " well on", " on the other", " on a spare", " on the spare", " on the second",
+	"same hardware", "same machine", "same rig", "same system", "same computer", "same motherboard",
+	"eplaced", "eplacing", "wapped", "wapping", "eturned", "eturning", "换了"}

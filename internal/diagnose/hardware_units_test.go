@@ -1,0 +1,38 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/cudadoctor/cudadoctor/internal/kb"
+)
+
+// A comparison between units running the same program makes the unit the
+// cause of the access fault it shows; a comparison between GPU models, or a
+// unit ruled out, keeps the surface class.
+func TestHardwareUnitsRefine(t *testing.T) {
+	e := New(kb.MustDefault())
+	illegal := "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+	launch := "Cuda error in func 'neoscrypt_cpu_hash_k4_2stream' at line 1468 : unspecified launch failure.\n"
+	for _, c := range []struct {
+		name, log, want string
+	}{
+		{"only one rig", "Of my 4 minering rigs only one is crashing consistently.\n" + illegal, "hardware-fault"},
+		{"one of the gpus", launch + "One of the GPUs on the node keeps crashing, always the same index.\n", "hardware-fault"},
+		{"other gpus fine", illegal + "The same script runs fine on the other GPUs of the box.\n", "hardware-fault"},
+		{"same hardware", "I get this error with an RTX 2070 Super; on the same hardware a RTX 3060 Ti works fine.\n" + illegal, "hardware-fault"},
+		{"replaced riser", launch + "Replacing the riser fixed it.\n", "hardware-fault"},
+		{"zh card swap", illegal + "换了张显卡没问题了，换的型号和之前一样的。\n", "hardware-fault"},
+		// Look-alikes that must keep the surface class.
+		{"model comparison", illegal + "It works fine on an A100 but fails on the H100.\n", "illegal-address"},
+		{"only one thread", illegal + "Only one kernel is launched per step.\n", "illegal-address"},
+		{"replaced code", illegal + "Replacing the custom op with torch.gather fixed it.\n", "illegal-address"},
+		{"not the card", illegal + "It is not that only one of my GPUs is crashing: all of them do.\n", "illegal-address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := explainText(t, e, c.log)
+			if len(fs) == 0 || fs[0].Class != c.want {
+				t.Fatalf("got %+v, want %s", fs, c.want)
+			}
+		})
+	}
+}
