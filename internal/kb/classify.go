@@ -56,7 +56,8 @@ func PredicateNames() []string {
 
 // factParsers turn a matching line into more facts than a regex can name.
 var factParsers = map[string]func(lines []string, i int) map[string]string{
-	"kernel_assert": func(lines []string, i int) map[string]string { return parseKernelAssert(lines[i]) },
+	"kernel_assert":  func(lines []string, i int) map[string]string { return parseKernelAssert(lines[i]) },
+	"startup_memory": parseStartupMemory,
 	"oom": func(lines []string, i int) map[string]string {
 		m, ok := oom.Parse(oomMessageText(lines, i))
 		if !ok {

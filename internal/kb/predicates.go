@@ -33,8 +33,9 @@ var predicates = map[string]Predicate{
 		return f["memory_growth"] == ""
 	},
 	// The card had no room left: from an OOM message's numbers, from an
-	// nvidia-smi table pasted next to the failure (95% or more in use), or
-	// from XLA's memory reading (5% or less free).
+	// nvidia-smi table pasted next to the failure (95% or more in use),
+	// from XLA's memory reading or a start-up device listing (5% or less
+	// free).
 	"card_full": cardFull,
 	// TensorFlow or XLA could not create a cuDNN handle with an internal
 	// error, and no memory reading shows half the card free: both reserve
@@ -101,8 +102,13 @@ func cardFull(f map[string]string) bool {
 		return true
 	}
 	// XLA logs the card's free memory when a library handle cannot be
-	// created; 5% or less free is the same full card in other words.
-	share, ok := freeShare(f)
+	// created; 5% or less free is the same full card in other words, and
+	// so is a start-up device listing that found 5% or less free (other
+	// processes held the rest).
+	if share, ok := freeShare(f); ok && share <= 0.05 {
+		return true
+	}
+	share, ok := startupFreeShare(f)
 	return ok && share <= 0.05
 }
 

@@ -426,6 +426,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, " error(") {
 		familyCode(t, line, add)
 	}
+	if strings.Contains(line, "cuFFT") {
+		cufftResultCode(t, line, add)
+	}
 	if strings.Contains(line, ") returned ") || strings.Contains(line, "eturn value ") {
 		numberedCode(callResultRE, t, line, add)
 	}
@@ -696,7 +699,7 @@ func (k *KB) StatusAnchors() []string {
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
 		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
 		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value ",
-		" init failure: ", " err: ", " in file "}
+		" init failure: ", " err: ", " in file ", "cuFFT"}
 	if k.status == nil {
 		return out
 	}

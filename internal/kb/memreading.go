@@ -1,0 +1,74 @@
+package kb
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+)
+
+// Device listings that programs print when they start name each card's
+// free and total memory in their own words: TensorFlow 1.x's device
+// properties ("totalMemory: 11.91GiB freeMemory: 10.28GiB"), CUDA.jl's
+// versioninfo ("0: GeForce GTX 1080 Ti (sm_61, 225.375 MiB / 10.917 GiB
+// available)"). The oom class reads them as startup_free and
+// startup_total. A listing is taken before the program allocates
+// anything itself, so little free memory there is memory other processes
+// hold; the program's own reservation (TensorFlow takes nearly all of
+// what is free) comes after it, which is why plenty free at start-up says
+// nothing against a card the program itself then filled.
+
+// startupFreeShare is the share of the card a start-up device listing
+// found free.
+func startupFreeShare(f map[string]string) (float64, bool) {
+	free, ok1 := readingBytes(f["startup_free"])
+	total, ok2 := readingBytes(f["startup_total"])
+	if !ok1 || !ok2 || total <= 0 || free > total {
+		return 0, false
+	}
+	return free / total, true
+}
+
+// readingUnits are the binary units device listings print sizes in.
+var readingUnits = map[string]float64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+// readingBytes reads a size such as "225.375 MiB" or "10.28GiB".
+func readingBytes(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return 0, false
+	}
+	unit, ok := readingUnits[strings.TrimSpace(s[i:])]
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || v < 0 {
+		return 0, false
+	}
+	return v * unit, true
+}
+
+// startupListingRE are the two wordings, free and total in each one's
+// order.
+var (
+	tfListingRE     = lazyre.New(`totalMemory: ?([0-9.]+ ?[KMGT]iB) freeMemory: ?([0-9.]+ ?[KMGT]iB)`)
+	cudajlListingRE = lazyre.New(`\(sm_\d+, ([0-9.]+ ?[KMGT]iB) / ([0-9.]+ ?[KMGT]iB) available\)`)
+)
+
+// parseStartupMemory reads the first device of the listing (the default
+// device, which a failing call uses unless the program chose another),
+// whichever of its lines the signature matched: a listing names every
+// card, and the others' memory says nothing of the one in use.
+func parseStartupMemory(lines []string, _ int) map[string]string {
+	for _, l := range lines {
+		if m := tfListingRE.FindStringSubmatch(l); m != nil {
+			return map[string]string{"startup_total": m[1], "startup_free": m[2]}
+		}
+		if m := cudajlListingRE.FindStringSubmatch(l); m != nil {
+			return map[string]string{"startup_free": m[1], "startup_total": m[2]}
+		}
+	}
+	return nil
+}

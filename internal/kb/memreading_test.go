@@ -1,0 +1,69 @@
+package kb
+
+import "testing"
+
+// TestStartupListingFullCard: a start-up device listing that found 5% or
+// less of the default device free makes the card full; a listing with
+// room, a listing of another device only, or a size without a unit does
+// not.
+func TestStartupListingFullCard(t *testing.T) {
+	cases := []struct {
+		name  string
+		lines []string
+		full  bool
+	}{
+		{"tensorflow listing, card held by others", []string{
+			"name: TITAN X (Pascal) major: 6 minor: 1 memoryClockRate(GHz): 1.531",
+			"totalMemory: 11.91GiB freeMemory: 152.31MiB"}, true},
+		{"tensorflow listing with room", []string{"totalMemory: 11.91GiB freeMemory: 10.28GiB"}, false},
+		{"cuda.jl listing, default device held by others", []string{
+			"  0: GeForce GTX 1080 Ti (sm_61, 225.375 MiB / 10.917 GiB available)",
+			"  1: GeForce GTX 1080 Ti (sm_61, 10.665 GiB / 10.917 GiB available)"}, true},
+		{"cuda.jl listing, only another device short", []string{
+			"  0: GeForce GTX 1080 Ti (sm_61, 10.665 GiB / 10.917 GiB available)",
+			"  1: GeForce GTX 1080 Ti (sm_61, 225.375 MiB / 10.917 GiB available)"}, false},
+		{"no listing", []string{"Epoch 1/10 - loss: 0.25"}, false},
+	}
+	for _, c := range cases {
+		f := parseStartupMemory(c.lines, 0)
+		if got := cardFull(f); got != c.full {
+			t.Errorf("%s: cardFull(%v) = %v, want %v", c.name, f, got, c.full)
+		}
+	}
+	for _, s := range []string{"10.28", "3 GB", "", "MiB"} {
+		if _, ok := readingBytes(s); ok {
+			t.Errorf("readingBytes(%q) read a size", s)
+		}
+	}
+	if b, ok := readingBytes("225.375 MiB"); !ok || b != 225.375*(1<<20) {
+		t.Errorf("readingBytes(225.375 MiB) = %v, %v", b, ok)
+	}
+}
+
+// TestStartupListingSignatures: the oom class's context signatures read
+// both wordings and no look-alike.
+func TestStartupListingSignatures(t *testing.T) {
+	k := MustDefault()
+	ids := map[string]bool{"tf-device-listing-memory": true, "cudajl-device-listing-memory": true}
+	for line, want := range map[string]bool{
+		"totalMemory: 11.91GiB freeMemory: 10.28GiB":                           true,
+		"  0: GeForce GTX 1080 Ti (sm_61, 225.375 MiB / 10.917 GiB available)": true,
+		"freeMemory: 10.28GiB":                  false,
+		"Total memory: 4.00GiB":                 false,
+		"model (sm_61) 2.0 GiB / 10.9 GiB used": false,
+	} {
+		got := false
+		for _, c := range k.Classes {
+			for i := range c.Signatures {
+				if s := &c.Signatures[i]; ids[s.ID] {
+					if _, ok := s.MatchString(line); ok {
+						got = true
+					}
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%q: matched %v, want %v", line, got, want)
+		}
+	}
+}
