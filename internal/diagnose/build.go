@@ -475,7 +475,7 @@ func torchErrorFix(s string) (string, bool) {
 // fatalLine is the index of the first of texts that reports a failure, or -1.
 func fatalLine(texts []string) int {
 	for i, t := range texts {
-		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) {
+		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) || reportsCrash(t) {
 			return i
 		}
 	}
