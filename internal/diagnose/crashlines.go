@@ -1,6 +1,9 @@
 package diagnose
 
-import "github.com/cudadoctor/cudadoctor/internal/lazyre"
+import (
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
+	"github.com/cudadoctor/cudadoctor/internal/logparse"
+)
 
 // A process that dies prints its last words in the form of whatever
 // printed them, not in PyTorch's: the shell that started it names the
@@ -78,4 +81,18 @@ func reportsCrash(line string) bool {
 	}
 	m := gpuCallFailedRE.FindStringSubmatch(line)
 	return m != nil && !noneBeforeRE.MatchString(m[1]) && !optionAfterRE.MatchString(m[2])
+}
+
+// untypedExceptionRE is the line Python prints under a traceback's frames
+// for an exception whose name the parser does not take for a type (it ends
+// in neither Error nor Exception and has no module path:
+// "BackendCompilerFailed: backend='inductor' raised:", "OutOfResources:
+// out of resource"): one name, then a colon or the end of the line.
+var untypedExceptionRE = lazyre.New(`^[A-Za-z_]\w*(?::\s|:$|$)`)
+
+// endsInException reports whether a traceback has frames and, after them,
+// a line in the form of an exception line: Python prints that line only
+// for an exception that was raised, whatever its type is called.
+func endsInException(exc *logparse.Exception) bool {
+	return len(exc.Frames) > 0 && len(exc.Lines) > 0 && untypedExceptionRE.MatchString(exc.Lines[0].Text)
 }

@@ -90,3 +90,24 @@ func TestCrashLineIsNotSilent(t *testing.T) {
 		}
 	}
 }
+
+// A traceback's last line is its exception line whatever the exception's
+// type is called; prose pasted under cut frames is not one.
+func TestTracebackEndsInUntypedException(t *testing.T) {
+	e := New(kb.MustDefault())
+	tb := "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    main()\n"
+	fs := explainText(t, e, tb+"BackendCompilerFailed: backend='inductor' raised: CalledProcessError\n")
+	if len(fs) != 1 || fs[0].Class != "other" || fs[0].Evidence[0].Text != "BackendCompilerFailed: backend='inductor' raised: CalledProcessError" {
+		t.Errorf("untyped exception line: want an other finding quoting it, got %+v", fs)
+	}
+	for _, l := range []string{"BackendCompilerFailed", "OutOfResources: out of resource", "Stop:"} {
+		if !untypedExceptionRE.MatchString(l) {
+			t.Errorf("%q: want an exception line", l)
+		}
+	}
+	for _, l := range []string{"this is what I got", "see the log above", "step 10: loss 2.1"} {
+		if untypedExceptionRE.MatchString(l) {
+			t.Errorf("%q: want no exception line", l)
+		}
+	}
+}
