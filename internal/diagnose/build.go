@@ -202,9 +202,13 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 			// after it, as tracebacks of their own, and those are the
 			// failures ("unhandled errors in a TaskGroup" says nothing).
 			return nil
-		case exc != nil && exc.Type != "":
+		case exc != nil && (exc.Type != "" || endsInException(exc)):
+			what := oneLine(exc.Type, exc.Message)
+			if exc.Type == "" {
+				what = oneLine(exc.Lines[0].Text, "")
+			}
 			b.f = report.Finding{Rule: "other", Class: "other", Severity: report.Warning,
-				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", oneLine(exc.Type, exc.Message))}
+				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", what)}
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
 		case c.fatal < 0 && cutOff(exc):
@@ -475,7 +479,7 @@ func torchErrorFix(s string) (string, bool) {
 // fatalLine is the index of the first of texts that reports a failure, or -1.
 func fatalLine(texts []string) int {
 	for i, t := range texts {
-		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) {
+		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) || reportsCrash(t) {
 			return i
 		}
 	}
