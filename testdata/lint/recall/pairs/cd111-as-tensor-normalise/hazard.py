@@ -9,6 +9,6 @@ class Normalize(nn.Module):
         self.std_values = std
 
     def forward(self, x):
-        mean = torch.as_tensor(self.mean_values).view(1, -1, 1, 1)
+        mean = torch.as_tensor(self.mean_values).view(1, -1, 1, 1)  # want CD111
         std = torch.as_tensor(self.std_values).view(1, -1, 1, 1)
-        return (x - mean) / std  # want CD111
+        return (x - mean) / std

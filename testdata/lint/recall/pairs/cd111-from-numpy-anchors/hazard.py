@@ -9,6 +9,6 @@ class DecodeHead(nn.Module):
         self.anchors_np = np.asarray(anchors, dtype=np.float32)
 
     def forward(self, p):
-        anchors = torch.from_numpy(self.anchors_np)
-        wh = p[..., 2:4].exp() * anchors  # want CD111
+        anchors = torch.from_numpy(self.anchors_np)  # want CD111
+        wh = p[..., 2:4].exp() * anchors
         return torch.cat((p[..., :2].sigmoid(), wh, p[..., 4:]), dim=-1)

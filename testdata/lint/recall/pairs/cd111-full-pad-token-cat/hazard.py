@@ -8,5 +8,5 @@ class ShiftRight(nn.Module):
         self.bos_id = bos_id
 
     def forward(self, input_ids):
-        start = torch.full((input_ids.size(0), 1), self.bos_id, dtype=torch.long)
-        return torch.cat([start, input_ids[:, :-1]], dim=1)  # want CD111
+        start = torch.full((input_ids.size(0), 1), self.bos_id, dtype=torch.long)  # want CD111
+        return torch.cat([start, input_ids[:, :-1]], dim=1)

@@ -9,7 +9,7 @@ class GridDecoder(nn.Module):
 
     def forward(self, pred):
         b, h, w, _ = pred.shape
-        ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+        ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")  # want CD111
         grid = torch.stack((xs, ys), dim=-1).float()
-        xy = (pred[..., :2].sigmoid() + grid) * self.stride  # want CD111
+        xy = (pred[..., :2].sigmoid() + grid) * self.stride
         return torch.cat((xy, pred[..., 2:]), dim=-1)

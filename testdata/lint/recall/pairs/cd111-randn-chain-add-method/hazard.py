@@ -10,5 +10,5 @@ class GaussianNoise(nn.Module):
     def forward(self, x):
         if not self.training:
             return x
-        noise = torch.randn(*x.shape).mul_(self.std)
-        return x.add(noise)  # want CD111
+        noise = torch.randn(*x.shape).mul_(self.std)  # want CD111
+        return x.add(noise)

@@ -8,5 +8,5 @@ class ChannelPicker(nn.Module):
         self.channels = list(channels)
 
     def forward(self, x):
-        idx = torch.tensor(self.channels, dtype=torch.long)
-        return x.index_select(1, idx)  # want CD111
+        idx = torch.tensor(self.channels, dtype=torch.long)  # want CD111
+        return x.index_select(1, idx)
