@@ -559,10 +559,39 @@ func IsNonBlockingD2H(f *File, call *Node) bool {
 	case "cpu":
 		return true
 	case "to":
-		a := f.Compact(call.ChildByFieldName("arguments"))
-		return strings.Contains(a, `"cpu"`) || strings.Contains(a, `'cpu'`)
+		return ToCPU(f, call)
 	}
 	return false
+}
+
+// ToCPU: a .to() call's target is the CPU: "cpu" spelled in its
+// arguments, or a device name every assignment of which in the file binds
+// the CPU (cpu = torch.device("cpu"); x.to(cpu)).
+func ToCPU(f *File, call *Node) bool {
+	a := f.Compact(call.ChildByFieldName("arguments"))
+	if strings.Contains(a, `"cpu"`) || strings.Contains(a, `'cpu'`) {
+		return true
+	}
+	dev := f.Keyword(call, "device")
+	if args := PositionalArgs(call); dev == nil && len(args) > 0 {
+		dev = args[0]
+	}
+	if dev = Unparen(dev); dev == nil || dev.Type() != "identifier" {
+		return false
+	}
+	bound := 0
+	for _, id := range f.Names(f.Text(dev), 0, len(f.Src)) {
+		p := id.Parent()
+		if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), id) {
+			continue
+		}
+		v := f.Compact(p.ChildByFieldName("right"))
+		if v != `"cpu"` && v != `'cpu'` && !strings.HasSuffix(v, `device("cpu")`) && !strings.HasSuffix(v, `device('cpu')`) {
+			return false
+		}
+		bound++
+	}
+	return bound > 0
 }
 
 // Qualified is the dotted name an expression stands for, with its first

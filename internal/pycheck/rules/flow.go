@@ -185,8 +185,7 @@ func copyDirection(f *pycheck.File, call *pycheck.Node) string {
 	case "cuda":
 		return "h2d"
 	case "to":
-		args := f.Compact(call.ChildByFieldName("arguments"))
-		if strings.Contains(args, `"cpu"`) || strings.Contains(args, `'cpu'`) {
+		if pycheck.ToCPU(f, call) {
 			return "d2h"
 		}
 		return "h2d"

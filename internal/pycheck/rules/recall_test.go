@@ -45,7 +45,8 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 334/341 since CD111 knows torch.from_numpy and as_tensor of
+	// tune: 335/341 since a .to(dev) copy counts as device-to-host when
+	// every assignment of dev names the CPU; it was 334/341 since CD111 knows torch.from_numpy and as_tensor of
 	// evident lists, follows a CPU tensor through in-place arithmetic,
 	// comprehensions, meshgrid, pad_sequence and tuple targets into
 	// indexing ops, and a helper's return computed from a factory; and
@@ -74,14 +75,15 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.979, "CD101": 0.962, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.972, "CD107": 0.978,
+	"tune": {"all": 0.982, "CD101": 0.981, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.972, "CD107": 0.978,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.847 (50/59) since the CD111 and CD106 changes above; it
+	// test: 0.864 (51/59) since the .to(dev) change above; it was 0.847
+	// (50/59) since the CD111 and CD106 changes above; it
 	// was 0.813 (48/59) since the CD107 changes above; it was 0.779
 	// (46/59) since six more pairs were added (the 53 before
 	// still 45/53); it was 0.849 (45/53) since three more pairs were added (the 50 before
 	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.847},
+	"test": {"all": 0.864},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a
