@@ -217,3 +217,9 @@ HOST = torch.device("cpu")
 def scores_to_host(model, x):
     s = model(x.cuda()).to(HOST, non_blocking=True)
     return s.tolist()  # want CD101
+
+
+def log_heads(out, log):
+    host = {k: v.to("cpu", non_blocking=True) for k, v in out.items()}
+    for k, v in host.items():
+        log(k, v.tolist())  # want CD101
