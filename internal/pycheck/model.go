@@ -342,7 +342,7 @@ func (m *Model) summarise(s *FuncSummary) {
 					}
 				}
 			}
-			if m.isCPUFactory(r) {
+			if m.isCPUFactory(r, d) {
 				s.ReturnsCPUTensor = true
 			}
 			// return helper(x): what the helper returns, this returns.
@@ -372,44 +372,99 @@ func (m *Model) viaImport(fn *Node) bool {
 	return ok
 }
 
-// cpuFactories are torch functions that allocate on the default device.
-var cpuFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "rand": true, "arange": true, "empty": true,
-	"full": true, "eye": true, "linspace": true, "randint": true, "randperm": true}
+// CPUFactories are torch functions that allocate on the default device,
+// the CPU, unless given device= (from_numpy takes none: its tensor shares
+// the array's host memory).
+var CPUFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "rand": true, "arange": true, "empty": true,
+	"full": true, "eye": true, "linspace": true, "randint": true, "randperm": true, "from_numpy": true}
 
-// cpuFactoryKeeps are methods whose result stays where the tensor is.
-var cpuFactoryKeeps = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
-	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "triu": true, "tril": true}
+// KeepsDevice are tensor methods whose result stays on the receiver's
+// device: dtype and shape changes, and in-place arithmetic, which writes
+// into the receiver (torch.randn(n).mul_(std) is still on the CPU).
+var KeepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
+	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true,
+	"mul_": true, "add_": true, "sub_": true, "div_": true, "clamp_": true, "fill_": true, "normal_": true, "uniform_": true,
+	"zero_": true, "exp_": true, "pow_": true}
+
+// SameDeviceFuncs are torch functions whose result is on their tensor
+// arguments' device (or that fail when those differ): one CPU operand
+// makes a CPU result.
+var SameDeviceFuncs = map[string]bool{"torch.triu": true, "torch.tril": true, "torch.diag": true, "torch.diag_embed": true,
+	"torch.flip": true, "torch.sin": true, "torch.cos": true, "torch.exp": true, "torch.log": true, "torch.sqrt": true,
+	"torch.cat": true, "torch.stack": true, "torch.outer": true, "torch.meshgrid": true,
+	"torch.nn.utils.rnn.pad_sequence": true}
 
 // isCPUFactory: e is torch.<factory>(...) without device=, possibly
-// through methods that keep the device (torch.ones(n, n).tril().bool()).
-func (m *Model) isCPUFactory(e *Node) bool {
-	for e != nil && e.Type() == "parenthesized_expression" && e.NamedChildCount() == 1 {
-		e = e.NamedChild(0)
+// through methods that keep the device (torch.ones(n, n).tril().bool()),
+// or a value computed from one within scope: a name last assigned such a
+// value, arithmetic with it, a same-device torch function of it
+// (torch.cat([torch.sin(pos * freq), ...]) with pos = torch.arange(n)).
+func (m *Model) isCPUFactory(e *Node, scope *Node) bool {
+	return m.cpuValue(e, scope, 12)
+}
+
+// CPUValue reports whether e, in the function or module scope, is a
+// tensor a factory made on the CPU or computed from one (isCPUFactory).
+func (m *Model) CPUValue(e *Node, scope *Node) bool { return m.isCPUFactory(e, scope) }
+
+func (m *Model) cpuValue(e *Node, scope *Node, depth int) bool {
+	if depth == 0 {
+		return false
 	}
-	for e != nil && e.Type() == "call" {
-		fn := e.ChildByFieldName("function")
-		if fn == nil || fn.Type() != "attribute" {
+	e = Unparen(e)
+	if e == nil {
+		return false
+	}
+	f := m.f
+	switch e.Type() {
+	case "identifier":
+		if scope == nil {
 			return false
 		}
-		q := m.Qualified(fn)
-		if name, ok := strings.CutPrefix(q, "torch."); ok && cpuFactories[name] {
-			return !m.f.MayPassKeyword(e, "device")
-		}
-		// torch.triu(x, 1): x's device.
-		if q == "torch.triu" || q == "torch.tril" {
-			args := PositionalArgs(e)
-			if len(args) == 0 {
-				return false
+		var rhs *Node
+		for _, id := range f.Names(f.Text(e), int(scope.StartByte()), int(e.StartByte())) {
+			if p := id.Parent(); p != nil && p.Type() == "assignment" && p.ChildByFieldName("left") == id {
+				rhs = p.ChildByFieldName("right")
 			}
-			e = args[0]
-			continue
 		}
-		if !cpuFactoryKeeps[m.f.Text(fn.ChildByFieldName("attribute"))] {
-			return false
+		return rhs != nil && m.cpuValue(rhs, scope, depth-1)
+	case "binary_operator":
+		switch f.Text(e.ChildByFieldName("operator")) {
+		case "+", "-", "*", "/", "@", "**", "//", "%":
+			return m.cpuValue(e.ChildByFieldName("left"), scope, depth-1) || m.cpuValue(e.ChildByFieldName("right"), scope, depth-1)
 		}
-		e = fn.ChildByFieldName("object")
+		return false
+	case "subscript":
+		// t[:, None]: indexing keeps the device.
+		return m.cpuValue(e.ChildByFieldName("value"), scope, depth-1)
+	case "list", "tuple":
+		for _, el := range e.NamedChildren() {
+			if m.cpuValue(el, scope, depth-1) {
+				return true
+			}
+		}
+		return false
+	case "call":
+	default:
+		return false
 	}
-	return false
+	fn := e.ChildByFieldName("function")
+	if fn == nil || fn.Type() != "attribute" {
+		return false
+	}
+	q := m.Qualified(fn)
+	if name, ok := strings.CutPrefix(q, "torch."); ok && CPUFactories[name] {
+		return !f.MayPassKeyword(e, "device")
+	}
+	if SameDeviceFuncs[q] {
+		for _, a := range PositionalArgs(e) {
+			if m.cpuValue(a, scope, depth-1) {
+				return true
+			}
+		}
+		return false
+	}
+	return KeepsDevice[f.Text(fn.ChildByFieldName("attribute"))] && m.cpuValue(fn.ChildByFieldName("object"), scope, depth-1)
 }
 
 // release lets go of the syntax tree once the summaries are made, for a
@@ -504,10 +559,39 @@ func IsNonBlockingD2H(f *File, call *Node) bool {
 	case "cpu":
 		return true
 	case "to":
-		a := f.Compact(call.ChildByFieldName("arguments"))
-		return strings.Contains(a, `"cpu"`) || strings.Contains(a, `'cpu'`)
+		return ToCPU(f, call)
 	}
 	return false
+}
+
+// ToCPU: a .to() call's target is the CPU: "cpu" spelled in its
+// arguments, or a device name every assignment of which in the file binds
+// the CPU (cpu = torch.device("cpu"); x.to(cpu)).
+func ToCPU(f *File, call *Node) bool {
+	a := f.Compact(call.ChildByFieldName("arguments"))
+	if strings.Contains(a, `"cpu"`) || strings.Contains(a, `'cpu'`) {
+		return true
+	}
+	dev := f.Keyword(call, "device")
+	if args := PositionalArgs(call); dev == nil && len(args) > 0 {
+		dev = args[0]
+	}
+	if dev = Unparen(dev); dev == nil || dev.Type() != "identifier" {
+		return false
+	}
+	bound := 0
+	for _, id := range f.Names(f.Text(dev), 0, len(f.Src)) {
+		p := id.Parent()
+		if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), id) {
+			continue
+		}
+		v := f.Compact(p.ChildByFieldName("right"))
+		if v != `"cpu"` && v != `'cpu'` && !strings.HasSuffix(v, `device("cpu")`) && !strings.HasSuffix(v, `device('cpu')`) {
+			return false
+		}
+		bound++
+	}
+	return bound > 0
 }
 
 // Qualified is the dotted name an expression stands for, with its first

@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), into a dict a comprehension builds of copies (`{k: v.to(\"cpu\", non_blocking=True) for k, v in out.items()}`, read through its elements), into the field of an object of a class of the file it is handed to (a dataclass, NamedTuple or plain class: `Out(loss=copy)`, also returned from a helper and read as `res.loss` by its caller), and from an attribute of self (or a container kept in one, `self.cache[key] = copy`) into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU (`.to(\"cpu\")`, or `.to(dev)` with every assignment of `dev` in the file naming the CPU: `dev = torch.device(\"cpu\")`) returns at once; its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into a list it is appended to (whose elements a loop or comprehension reads), into a dict a comprehension builds of copies (`{k: v.to(\"cpu\", non_blocking=True) for k, v in out.items()}`, read through its elements, also in a loop over its `.items()` or `.values()`), into the field of an object of a class of the file it is handed to (a dataclass, NamedTuple or plain class: `Out(loss=copy)`, also returned from a helper and read as `res.loss` by its caller), and from an attribute of self (or a container kept in one, `self.cache[key] = copy`) into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -363,14 +363,21 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 		}
 		// A dict of copies is read through its elements (host["logits"]);
 		// the dict itself is only looked up.
-		if call.Type() == "dictionary_comprehension" {
+		// Iterating it (`for k, v in host.items()`) reads the elements in
+		// the loop.
+		iterated := call.Type() == "dictionary_comprehension" && len(elementReads(f, use)) > 0
+		if call.Type() == "dictionary_comprehension" && !iterated {
 			el := upParen(use).Parent()
 			if el == nil || el.Type() != "subscript" || !same(el.ChildByFieldName("value"), upParen(use)) || pycheck.IsDef(el) {
 				continue
 			}
 			use = el
 		}
-		n, how := hostRead(f, use)
+		var n *pycheck.Node
+		var how string
+		if !iterated {
+			n, how = hostRead(f, use)
+		}
 		if n == nil {
 			n, how = elementRead(f, use)
 		}
@@ -380,7 +387,9 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 				where = " in the loop's next pass"
 			}
 			subject := what
-			if t := f.Text(use); call.Type() == "dictionary_comprehension" {
+			if t := f.Text(use); iterated {
+				subject = fmt.Sprintf("an element of %s, %s", t, what)
+			} else if call.Type() == "dictionary_comprehension" {
 				subject = fmt.Sprintf("%s, an element of %s", t, what)
 			} else if t != f.Text(place) {
 				subject = fmt.Sprintf("%s, the same tensor as %s", t, what)
@@ -405,27 +414,10 @@ func numpyView(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, *pycheck.Node) 
 }
 
 // elementRead: place is iterated (`for h in place`, a comprehension over
-// it) and an element is read on the host inside.
+// it, `for k, v in place.items()`) and an element is read on the host
+// inside.
 func elementRead(f *pycheck.File, use *pycheck.Node) (*pycheck.Node, string) {
-	p := upParen(use).Parent()
-	if p == nil || (p.Type() != "for_in_clause" && p.Type() != "for_statement") || !same(p.ChildByFieldName("right"), upParen(use)) {
-		return nil, ""
-	}
-	target := p.ChildByFieldName("left")
-	if target == nil || target.Type() != "identifier" {
-		return nil, ""
-	}
-	region := p.Parent()
-	if p.Type() == "for_statement" {
-		region = p.ChildByFieldName("body")
-	}
-	if region == nil {
-		return nil, ""
-	}
-	for _, id := range f.Names(f.Text(target), int(region.StartByte()), int(region.EndByte())) {
-		if same(id, target) {
-			continue
-		}
+	for _, id := range elementReads(f, use) {
 		if n, how := hostRead(f, id); n != nil {
 			return n, how
 		}

@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16; a tensor a torch factory makes with `dtype=torch.float16`; a matrix product computed in a float16 CUDA autocast block and used after it; also the result of a helper of the file that returns such a copy, and float16 copies joined with `torch.stack`/`torch.cat`) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy, float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -91,16 +91,27 @@ func checkCD106(p *pycheck.Pass) {
 				convs = append(convs, call)
 				continue
 			}
-			// torch.zeros(n, dtype=torch.float16): made float16.
-			if d := f.Keyword(call, "dtype"); d != nil && pycheck.Within(n, d) && isFactory[m] && strings.HasPrefix(f.Model().QualifiedCallee(call), "torch.") {
+			// torch.zeros(n, dtype=torch.float16), torch.ones_like(x,
+			// dtype=torch.half): made float16.
+			if d := f.Keyword(call, "dtype"); d != nil && pycheck.Within(n, d) && (isFactory[m] || likeFactories[m]) && strings.HasPrefix(f.Model().QualifiedCallee(call), "torch.") {
 				convs = append(convs, call)
 				continue
 			}
-			// Matrix products computed in an autocast block that runs
-			// in float16 are float16 after it.
-			if pycheck.LastName(f.Model().QualifiedCallee(call)) == "autocast" {
-				products = append(products, autocastProducts(f, call)...)
+			// torch.from_numpy(a.astype(np.float16)): a numpy float16
+			// array becomes a float16 tensor.
+			if m == "astype" {
+				if outer := dataOf(f, call); outer != nil {
+					convs = append(convs, outer)
+				}
+				continue
 			}
+		}
+	}
+	// Matrix products computed in an autocast block that runs in float16
+	// (CUDA's default autocast dtype) are float16 after it.
+	for _, call := range f.CallsAt("autocast(", 0, len(f.Src)) {
+		if pycheck.LastName(f.Model().QualifiedCallee(call)) == "autocast" {
+			products = append(products, autocastProducts(f, call)...)
 		}
 	}
 	// x.to(self.dtype): an attribute that holds float16 (set from a
@@ -205,6 +216,13 @@ func halfNameUse(f *pycheck.File, name *pycheck.Node, depth int) (*pycheck.Node,
 		if f.ContextOf(use)&pycheck.CtxAutocast != 0 {
 			continue
 		}
+		// for c in halves: / {k: v.sum() for k, v in halves.items()}: each
+		// element of a container of float16 tensors.
+		for _, el := range elementReads(f, use) {
+			if n, what := overflowUse(f, halfValue(f, el)); n != nil && f.ContextOf(el)&pycheck.CtxAutocast == 0 {
+				return n, what
+			}
+		}
 		v := halfValue(f, use)
 		if n, what := overflowUse(f, v); n != nil {
 			return n, what
@@ -288,8 +306,9 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 			cur = p
 			continue
 		case "attribute":
-			// .transpose(), .view(), .contiguous() ... keep the dtype.
-			if m, call := methodCallOn(f, cur); call != nil && shapeMethods[m] {
+			// .transpose(), .view(), .contiguous() ... keep the dtype, and
+			// so does a move to another device (.cuda(), .to("cuda")).
+			if m, call := methodCallOn(f, cur); call != nil && (shapeMethods[m] || m == "cuda" || m == "to" && !changesDtype(f, call)) {
 				cur = call
 				continue
 			}
@@ -301,6 +320,12 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 			// ... or [c.half() for c in chunks] ...
 			if same(p.ChildByFieldName("body"), cur) {
 				cur = p
+				continue
+			}
+		case "pair":
+			// ... or {k: v.half() for k, v in feats.items()} ...
+			if dc := p.Parent(); dc != nil && dc.Type() == "dictionary_comprehension" && same(p.ChildByFieldName("value"), cur) && same(dc.ChildByFieldName("body"), p) {
+				cur = dc
 				continue
 			}
 		case "argument_list":
@@ -395,6 +420,14 @@ func autocastProducts(f *pycheck.File, call *pycheck.Node) []*pycheck.Node {
 	if t := f.Compact(call); strings.Contains(t, "bfloat16") || strings.Contains(t, "enabled=False") || strings.Contains(t, "\"cpu\"") || strings.Contains(t, "'cpu'") {
 		return nil
 	}
+	// torch.autocast(device_type) runs in float16 on CUDA unless dtype=
+	// says otherwise; torch.cuda.amp.autocast() is CUDA's.
+	if d := f.Keyword(call, "dtype"); d != nil && !namesFloat16(f.Compact(d)) && !strings.Contains(f.Compact(d), "torch.half") {
+		return nil
+	}
+	if q := f.Model().QualifiedCallee(call); q != "torch.cuda.amp.autocast" && !strings.Contains(f.Compact(call), "cuda") {
+		return nil
+	}
 	body := w.ChildByFieldName("body")
 	if body == nil {
 		return nil
@@ -441,4 +474,50 @@ func paramUses(f *pycheck.File, fn, name *pycheck.Node) []*pycheck.Node {
 		}
 	}
 	return out
+}
+
+// likeFactories make a tensor shaped like their argument, in the dtype
+// given.
+var likeFactories = map[string]bool{"zeros_like": true, "ones_like": true, "full_like": true, "empty_like": true,
+	"rand_like": true, "randn_like": true}
+
+// dataOf: call (arr.astype(...)) is the data a torch function makes a
+// tensor of, in that data's dtype (torch.from_numpy(arr.astype(...)),
+// torch.as_tensor, torch.tensor without dtype=); that function's call.
+func dataOf(f *pycheck.File, call *pycheck.Node) *pycheck.Node {
+	args := upParen(call).Parent()
+	if args == nil || args.Type() != "argument_list" {
+		return nil
+	}
+	outer := args.Parent()
+	if outer == nil || outer.Type() != "call" || f.Keyword(outer, "dtype") != nil {
+		return nil
+	}
+	if pa := pycheck.PositionalArgs(outer); len(pa) == 0 || !same(pycheck.Unparen(pa[0]), call) {
+		return nil
+	}
+	switch f.Model().QualifiedCallee(outer) {
+	case "torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.asarray":
+		return outer
+	}
+	return nil
+}
+
+// changesDtype: a .to() call that names a dtype (x.to(torch.float32),
+// x.to("cuda", dtype=...)), not only a device.
+func changesDtype(f *pycheck.File, call *pycheck.Node) bool {
+	if f.Keyword(call, "dtype") != nil {
+		return true
+	}
+	for _, a := range pycheck.PositionalArgs(call) {
+		a = pycheck.Unparen(a)
+		if a.Type() == "string" {
+			continue
+		}
+		if a.Type() == "attribute" && pycheck.LastName(f.Text(a)) == "device" {
+			continue
+		}
+		return true
+	}
+	return false
 }

@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, a model output's `out.loss` included; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -242,8 +242,28 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	}
 	graph := returned
 	if !returned {
-		for _, d := range fl.ReachingDefs(loss, loss) {
+		// out["loss"]: the element is as fresh as the output it is read from.
+		bound := loss
+		if loss.Type() == "subscript" {
+			bound = pycheck.Unparen(loss.ChildByFieldName("value"))
+		}
+		for _, d := range fl.ReachingDefs(bound, bound) {
 			rhs := defValue(d)
+			// loss, logs = step(...): the element of what a step function
+			// of the file returns after backpropagating it.
+			if c, i := unpackedCall(d); rhs == nil && c != nil && pycheck.Within(c, body) && f.ContextOf(c)&pycheck.CtxNoGrad == 0 {
+				if returnsBackpropagatedAt(f, c, i) != "" {
+					graph, returned = true, true
+					continue
+				}
+				// rec, kld = model(x) with (rec + kld).backward() below:
+				// an element of some call's result, kept only when the
+				// loop backpropagates it.
+				if backpropagatedIn(f, fl, name, body) {
+					graph = true
+					continue
+				}
+			}
 			if rhs == nil || !pycheck.Within(rhs, body) || f.ContextOf(rhs)&pycheck.CtxNoGrad != 0 {
 				return
 			}
@@ -283,7 +303,9 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// steps no optimiser returns the total (a loss function summing over
 	// chunks): the graphs are kept to be used, backpropagated once by the
 	// caller.
-	if target.Type() == "identifier" {
+	// A value backpropagated in the loop has had its backward: the list
+	// stacked after it (torch.stack(history)) is a log, not a loss to come.
+	if target.Type() == "identifier" && !backpropagated {
 		parts := partsLoop(f, loop)
 		from := at
 		if at.Type() == "assignment" {
@@ -328,12 +350,15 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 // call's result need not carry it.
 func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pycheck.Node) bool {
 	for _, c := range f.CallsAt(".backward(", int(body.StartByte()), int(body.EndByte())) {
+		// (recon + kl).backward(): each term is backpropagated.
+		for _, t := range sumTerms(f, receiver(c)) {
+			if r := madeOf(f, t); r != nil && f.Text(r) == name {
+				return true
+			}
+		}
 		r := madeOf(f, receiver(c))
 		if r == nil {
 			continue
-		}
-		if f.Text(r) == name {
-			return true
 		}
 		if fl.Contains(c) {
 			for _, d := range fl.ReachingDefs(r, r) {
@@ -357,7 +382,7 @@ func madeOf(f *pycheck.File, e *pycheck.Node) *pycheck.Node {
 		switch e.Type() {
 		case "identifier":
 			return e
-		case "attribute":
+		case "attribute", "subscript":
 			if lossAttribute(f, e) {
 				return e
 			}
@@ -414,9 +439,22 @@ func elementsOf(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
 // returns as it is after calling backward() on it (no .item() or
 // .detach()), or "" when the call reaches no such function.
 func returnsBackpropagated(f *pycheck.File, call *pycheck.Node) string {
+	return returnsBackpropagatedAt(f, call, -1)
+}
+
+// returnsBackpropagatedAt is returnsBackpropagated for element i of the
+// tuple the function returns (`return loss, logs`), the whole value when
+// i is -1.
+func returnsBackpropagatedAt(f *pycheck.File, call *pycheck.Node, i int) string {
 	fn, rets := localReturns(f, call)
 	for _, r := range rets {
 		v := pycheck.Unparen(r.NamedChild(0))
+		if i >= 0 {
+			if v == nil || v.Type() != "expression_list" && v.Type() != "tuple" || i >= int(v.NamedChildCount()) {
+				continue
+			}
+			v = pycheck.Unparen(v.NamedChild(i))
+		}
 		if v == nil || v.Type() != "identifier" {
 			continue
 		}
@@ -461,6 +499,19 @@ func lossIdentifier(f *pycheck.File, v *pycheck.Node) *pycheck.Node {
 	case "attribute":
 		if lossAttribute(f, v) {
 			return v
+		}
+		return nil
+	case "subscript":
+		// outputs["loss"]: a model output returned as a dict.
+		if lossAttribute(f, v) {
+			return v
+		}
+		return nil
+	case "call":
+		// loss.clone(), loss.mean(), loss.float(): autograd records these,
+		// the result keeps the graph.
+		if r := receiver(v); r != nil && graphKeeping[pycheck.LastName(f.Callee(v))] {
+			return lossIdentifier(f, pycheck.Unparen(r))
 		}
 		return nil
 	case "binary_operator":
@@ -736,9 +787,55 @@ func keeperAt(f *pycheck.File, target, value *pycheck.Node, how string) (keeper,
 // lossAttribute: a loss field of a local value, `out.loss` (not an
 // attribute of self, which outlives the step on its own).
 func lossAttribute(f *pycheck.File, a *pycheck.Node) bool {
+	if a.Type() == "subscript" {
+		// out["loss"]: a string key naming a loss.
+		obj, key := pycheck.Unparen(a.ChildByFieldName("value")), pycheck.Unparen(a.ChildByFieldName("subscript"))
+		return obj != nil && obj.Type() == "identifier" && f.Text(obj) != "self" && key != nil && key.Type() == "string" &&
+			strings.Contains(strings.ToLower(f.Text(key)), "loss")
+	}
 	obj := pycheck.Unparen(a.ChildByFieldName("object"))
 	return obj != nil && obj.Type() == "identifier" && f.Text(obj) != "self" &&
 		strings.Contains(strings.ToLower(f.Text(a.ChildByFieldName("attribute"))), "loss")
+}
+
+// graphKeeping are tensor methods whose result autograd connects to the
+// receiver's graph.
+var graphKeeping = map[string]bool{"clone": true, "mean": true, "sum": true, "float": true, "double": true, "squeeze": true,
+	"view": true, "reshape": true, "unsqueeze": true, "abs": true}
+
+// sumTerms are the terms of a sum (`recon + kl`, `a + b + c`), or e alone.
+func sumTerms(f *pycheck.File, e *pycheck.Node) []*pycheck.Node {
+	e = pycheck.Unparen(e)
+	if e == nil {
+		return nil
+	}
+	if e.Type() == "binary_operator" && f.Text(e.ChildByFieldName("operator")) == "+" {
+		return append(sumTerms(f, e.ChildByFieldName("left")), sumTerms(f, e.ChildByFieldName("right"))...)
+	}
+	return []*pycheck.Node{e}
+}
+
+// unpackedCall: def is the i-th name of a tuple target bound to a call's
+// result (`loss, logs = step(...)`); the call and i, or nil.
+func unpackedCall(def *pycheck.Node) (*pycheck.Node, int) {
+	p := upParen(def).Parent()
+	if p == nil || p.Type() != "pattern_list" && p.Type() != "tuple_pattern" {
+		return nil, 0
+	}
+	a := upParen(p).Parent()
+	if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("left"), upParen(p)) {
+		return nil, 0
+	}
+	c := pycheck.Unparen(a.ChildByFieldName("right"))
+	if c == nil || c.Type() != "call" {
+		return nil, 0
+	}
+	for i, n := range p.NamedChildren() {
+		if same(n, upParen(def)) {
+			return c, i
+		}
+	}
+	return nil, 0
 }
 
 // criterionCall: the call computes a loss with its graph, a criterion by

@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`) and the result is combined with other tensors (arithmetic, `torch.cat`, `matmul`, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/tensor/as_tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic such as `.mul_(std)`, a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -39,11 +39,17 @@ torch.zeros_like(x), x.new_zeros(shape); or register constants as buffers
 	Check:   checkCD111,
 }
 
-var factories = []string{"zeros", "ones", "randn", "rand", "arange", "empty", "full", "eye", "tensor", "linspace", "randint", "randperm"}
+// dataFactories copy Python or numpy data into a new tensor on the
+// default device; only data that evidently holds several numbers makes
+// more than a 0-dim tensor PyTorch lets combine with CUDA tensors.
+// (as_tensor returns a tensor argument as it is, on its own device.)
+var dataFactories = map[string]bool{"tensor": true, "as_tensor": true, "asarray": true}
 
 // combiners are functions whose tensor arguments must share a device.
 var combiners = map[string]bool{"cat": true, "stack": true, "where": true, "matmul": true, "bmm": true, "mm": true, "einsum": true,
-	"add": true, "mul": true, "sub": true, "div": true, "maximum": true, "minimum": true, "masked_fill": true, "gather": true, "bucketize": true}
+	"add": true, "mul": true, "sub": true, "div": true, "maximum": true, "minimum": true, "masked_fill": true, "gather": true, "bucketize": true,
+	// An index tensor must be on the indexed tensor's device.
+	"index_select": true, "take_along_dim": true, "index_add": true, "index_copy": true, "scatter": true, "scatter_add": true}
 
 // pairCombiners combine two tensors that must share a device; positional
 // tables are often built from two CPU tensors with them, so they count
@@ -57,6 +63,7 @@ func checkCD111(p *pycheck.Pass) {
 		start, end := int(fn.StartByte()), int(fn.EndByte())
 		var m *pycheck.Model
 		var modules map[string]bool
+		reported := map[uint32]bool{}
 		for _, call := range f.Calls(start, end) {
 			// A cheap look at the called name before resolving it.
 			callee := call.ChildByFieldName("function")
@@ -82,59 +89,130 @@ func checkCD111(p *pycheck.Pass) {
 				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
 					continue
 				}
-				if fac == "tensor" && scalarLiteral(f, call) || scalarShape(f, call) {
+				if dataFactories[fac] && !severalNumbers(f, call) || scalarShape(f, call) {
 					continue
 				}
 				what = "torch." + fac + "() without device="
 				remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
+				if fac == "from_numpy" {
+					what = "torch.from_numpy(), which shares the array's host memory,"
+					remedy = "move the tensor with .to(<input>.device), or register it as a buffer in __init__"
+				}
 			} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && (!s.Method || onSelf(f, call)) && same(f.Scope(call), fn) {
 				what = s.Name + "(), which returns a tensor made without device=,"
 				remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
 			} else {
 				continue
 			}
-			// torch.triu(torch.ones(t, t), 1), .bool(): the same CPU tensor.
-			val := call
-			for {
-				up := upParen(val)
-				if pr := up.Parent(); pr != nil && pr.Type() == "argument_list" {
-					if outer := pr.Parent(); outer != nil && outer.Type() == "call" && sameDeviceWrappers[m.QualifiedCallee(outer)] {
-						val = outer
-						continue
-					}
-				}
-				if mname, c := methodCallOn(f, up); c != nil && (keepsDevice[mname] || mname == "to" && !movesDevice(f, mname, c)) {
-					val = c
-					continue
-				}
-				break
-			}
-			if moved(f, val) {
+			val := cpuDerived(f, call, false)
+			if moved(f, val) || reported[val.StartByte()] {
 				continue
 			}
 			if n := combinedUse(f, val, modules); n != nil && !sizeOperand(f, call, n) {
+				reported[val.StartByte()] = true
 				p.Report(call, fmt.Sprintf("%s creates a CPU tensor that is combined with the inputs at line %d: a device mismatch on the GPU", what, line(f, n)),
 					remedy)
 				continue
 			}
-			name := assignedName(val)
-			if name == nil {
-				continue
+			// The names the tensor is bound to, and those bound to what is
+			// derived from it on the CPU (masks = [torch.ones(n) ...];
+			// mask = pad_sequence(masks)), a few bindings deep.
+			names := assignedNames(val)
+			list := val.Type() == "list_comprehension"
+			for hop := 0; hop < 3 && len(names) > 0; hop++ {
+				var next []*pycheck.Node
+				nextList := false
+				for _, name := range names {
+					for _, use := range usesAfter(f, name) {
+						// torch.cat(masks) of a list made only of CPU tensors
+						// joins them on the CPU: a derivation, not a mix.
+						if d := cpuDerived(f, use, list); list && !same(d, cpuDerived(f, use, false)) {
+							next = append(next, assignedNames(d)...)
+							continue
+						}
+						// b.to(x.device) moves a copy; b itself moves only where the
+						// copy is bound to it again, which ends the uses above.
+						if m, c := methodCallOn(f, use); c != nil && movesDevice(f, m, c) {
+							continue
+						}
+						if n := combinedUse(f, use, modules); n != nil && !sizeOperand(f, call, n) {
+							reported[val.StartByte()] = true
+							p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
+								remedy)
+							goto nextCall
+						}
+						if d := cpuDerived(f, use, false); !same(d, use) && !moved(f, d) {
+							next = append(next, assignedNames(d)...)
+							nextList = nextList || d.Type() == "list_comprehension"
+						}
+					}
+				}
+				names, list = next, nextList
 			}
-			for _, use := range usesAfter(f, name) {
-				// b.to(x.device) moves a copy; b itself moves only where the
-				// copy is bound to it again, which ends the uses above.
-				if m, c := methodCallOn(f, use); c != nil && movesDevice(f, m, c) {
+		nextCall:
+		}
+	}
+}
+
+// cpuDerived is the outermost expression around n that holds n's CPU
+// tensor, or what is made of it on the same device: torch.triu(n, 1),
+// n.bool(), a list comprehension of n, torch.meshgrid(n, m),
+// pad_sequence(n). Functions that combine (torch.cat) are uses, not
+// derivations, except of a list made only of CPU tensors (list: n is
+// one, torch.cat([torch.full(...) for ...]) and torch.cat(labels) with
+// labels such a list).
+func cpuDerived(f *pycheck.File, n *pycheck.Node, list bool) *pycheck.Node {
+	val := n
+	for {
+		up := upParen(val)
+		pr := up.Parent()
+		if pr != nil && pr.Type() == "argument_list" {
+			if outer := pr.Parent(); outer != nil && outer.Type() == "call" {
+				q := f.Model().QualifiedCallee(outer)
+				last := pycheck.LastName(q)
+				if pycheck.SameDeviceFuncs[q] && !combiners[last] && !pairCombiners[last] {
+					val, list = outer, false
 					continue
 				}
-				if n := combinedUse(f, use, modules); n != nil && !sizeOperand(f, call, n) {
-					p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
-						remedy)
-					break
+				if args := pycheck.PositionalArgs(outer); list && pycheck.SameDeviceFuncs[q] && len(args) == 1 && same(pycheck.Unparen(args[0]), up) {
+					val, list = outer, false
+					continue
 				}
 			}
 		}
+		if pr != nil && pr.Type() == "list_comprehension" && same(pr.ChildByFieldName("body"), up) {
+			val, list = pr, true
+			continue
+		}
+		if mname, c := methodCallOn(f, up); c != nil && (pycheck.KeepsDevice[mname] || mname == "to" && !movesDevice(f, mname, c)) {
+			val, list = c, false
+			continue
+		}
+		return val
 	}
+}
+
+// assignedNames are the names an assignment binds val to: the name, or
+// each name of a tuple target (ys, xs = torch.meshgrid(...)).
+func assignedNames(val *pycheck.Node) []*pycheck.Node {
+	if n := assignedName(val); n != nil {
+		return []*pycheck.Node{n}
+	}
+	a := upParen(val).Parent()
+	if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("right"), upParen(val)) {
+		return nil
+	}
+	l := a.ChildByFieldName("left")
+	if l == nil || l.Type() != "pattern_list" && l.Type() != "tuple_pattern" {
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, n := range l.NamedChildren() {
+		if n.Type() == "identifier" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // lightningSteps are the LightningModule methods Lightning calls with
@@ -229,20 +307,18 @@ func sizeOperand(f *pycheck.File, call, n *pycheck.Node) bool {
 	return false
 }
 
+// isFactory are the torch functions that make a tensor on the default
+// device unless told otherwise.
 var isFactory = func() map[string]bool {
 	m := map[string]bool{}
-	for _, f := range factories {
+	for f := range pycheck.CPUFactories {
+		m[f] = true
+	}
+	for f := range dataFactories {
 		m[f] = true
 	}
 	return m
 }()
-
-// sameDeviceWrappers return a tensor on their argument's device.
-var sameDeviceWrappers = map[string]bool{"torch.triu": true, "torch.tril": true, "torch.diag": true, "torch.diag_embed": true, "torch.flip": true}
-
-// keepsDevice are methods whose result stays on the tensor's device.
-var keepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true, "view": true,
-	"reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true}
 
 // reducesInPlace are reductions whose result stays on the tensor's device.
 var reducesInPlace = map[string]bool{"sum": true, "mean": true, "cumsum": true, "prod": true, "clone": true, "contiguous": true,
@@ -281,20 +357,52 @@ func line(f *pycheck.File, n *pycheck.Node) int {
 	return l
 }
 
-// scalarLiteral: torch.tensor(1.0) is a 0-dim CPU tensor, which PyTorch
-// lets combine with CUDA tensors.
-func scalarLiteral(f *pycheck.File, call *pycheck.Node) bool {
+// severalNumbers: the data torch.tensor(data) copies evidently holds more
+// than one number (torch.tensor(1.0) is a 0-dim CPU tensor, which PyTorch
+// lets combine with CUDA tensors): a list or tuple literal or
+// comprehension, list(...)/tuple(...), or a name or attribute of self
+// bound only to such values (self.channels = list(channels)). Any other
+// name or expression is usually a Python scalar, or for as_tensor a
+// tensor already on its device.
+func severalNumbers(f *pycheck.File, call *pycheck.Node) bool {
 	args := pycheck.PositionalArgs(call)
 	if len(args) == 0 {
-		return true
-	}
-	// Only a list or tuple literal is evidently more than one number: a
-	// name or an expression is usually a Python scalar.
-	switch pycheck.Unparen(args[0]).Type() {
-	case "list", "tuple", "list_comprehension":
 		return false
 	}
-	return true
+	return listValue(f, pycheck.Unparen(args[0]), 2)
+}
+
+func listValue(f *pycheck.File, e *pycheck.Node, depth int) bool {
+	if e == nil || depth < 0 {
+		return false
+	}
+	switch e.Type() {
+	case "list", "tuple", "list_comprehension":
+		return true
+	case "call":
+		c := f.Callee(e)
+		return c == "list" || c == "tuple"
+	case "identifier":
+		defs := f.Flow(f.Scope(e)).ReachingDefs(e, e)
+		for _, d := range defs {
+			if !listValue(f, pycheck.Unparen(defValue(d)), depth-1) {
+				return false
+			}
+		}
+		return len(defs) > 0
+	case "attribute":
+		if f.Text(e.ChildByFieldName("object")) != "self" {
+			return false
+		}
+		vals := f.Model().AttrValues(e)
+		for _, v := range vals {
+			if !listValue(f, pycheck.Unparen(v), depth-1) {
+				return false
+			}
+		}
+		return len(vals) > 0
+	}
+	return false
 }
 
 // moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
@@ -339,7 +447,7 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 	// leaves the value on the CPU.
 	for {
 		mname, c := methodCallOn(f, cur)
-		if c == nil || !keepsDevice[mname] && !reducesInPlace[mname] {
+		if c == nil || !pycheck.KeepsDevice[mname] && !reducesInPlace[mname] {
 			break
 		}
 		cur = upParen(c)
@@ -361,6 +469,10 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 				other = p.ChildByFieldName("right")
 			}
 			if o := pycheck.Unparen(other); o != nil && (o.Type() == "integer" || o.Type() == "float") {
+				return nil
+			}
+			// t * freqs with freqs = torch.arange(...) too: both on the CPU.
+			if f.Model().CPUValue(other, f.Scope(p)) {
 				return nil
 			}
 			return p

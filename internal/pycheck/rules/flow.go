@@ -185,8 +185,7 @@ func copyDirection(f *pycheck.File, call *pycheck.Node) string {
 	case "cuda":
 		return "h2d"
 	case "to":
-		args := f.Compact(call.ChildByFieldName("arguments"))
-		if strings.Contains(args, `"cpu"`) || strings.Contains(args, `'cpu'`) {
+		if pycheck.ToCPU(f, call) {
 			return "d2h"
 		}
 		return "h2d"
@@ -452,6 +451,47 @@ func callersOfReturn(f *pycheck.File, v *pycheck.Node) []*pycheck.Node {
 	for _, c := range f.CallsAt(f.Text(fn.ChildByFieldName("name"))+"(", 0, len(f.Src)) {
 		if s := f.Model().Summary(c); s != nil && same(s.Node, fn) {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// elementReads are the reads of the elements of the container a name use
+// is iterated as: the loop target of `for c in use` or of a comprehension
+// over it, or the value target of `for k, v in use.items()`, read in the
+// loop or comprehension body.
+func elementReads(f *pycheck.File, use *pycheck.Node) []*pycheck.Node {
+	it := upParen(use)
+	items := false
+	if m, c := methodCallOn(f, it); c != nil && (m == "items" || m == "values") {
+		items = m == "items"
+		it = upParen(c)
+	}
+	clause := it.Parent()
+	if clause == nil || clause.Type() != "for_in_clause" && clause.Type() != "for_statement" || !same(clause.ChildByFieldName("right"), it) {
+		return nil
+	}
+	target := clause.ChildByFieldName("left")
+	if items {
+		if target == nil || target.Type() != "pattern_list" && target.Type() != "tuple_pattern" || target.NamedChildCount() != 2 {
+			return nil
+		}
+		target = target.NamedChild(1)
+	}
+	if target == nil || target.Type() != "identifier" {
+		return nil
+	}
+	body := clause.Parent() // the comprehension
+	if clause.Type() == "for_statement" {
+		body = clause.ChildByFieldName("body")
+	}
+	if body == nil {
+		return nil
+	}
+	var out []*pycheck.Node
+	for _, id := range f.Names(f.Text(target), int(body.StartByte()), int(body.EndByte())) {
+		if !pycheck.Within(id, clause) || clause.Type() == "for_statement" {
+			out = append(out, id)
 		}
 	}
 	return out

@@ -45,7 +45,23 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 312/315 since 11 pairs in other styles were added (8 tune, 3
+	// tune: 336/341 since a dict of non_blocking copies is read through a
+	// loop over its .items()/.values() (one element walk shared by CD101
+	// and CD106); it was 335/341 since a .to(dev) copy counts as device-to-host when
+	// every assignment of dev names the CPU; it was 334/341 since CD111 knows torch.from_numpy and as_tensor of
+	// evident lists, follows a CPU tensor through in-place arithmetic,
+	// comprehensions, meshgrid, pad_sequence and tuple targets into
+	// indexing ops, and a helper's return computed from a factory; and
+	// CD106 knows *_like factories with a float16 dtype, numpy float16
+	// arrays made tensors, device moves and dict comprehensions of float16
+	// copies; it was 324/341 since CD107 follows a loss through graph-keeping
+	// methods (loss.clone()), a dict output's "loss" element, the terms of
+	// a backpropagated sum, the loss element of a step function's tuple,
+	// and a list of backpropagated losses stacked after the loop; it was
+	// 320/341 since 32 pairs in other styles were added for CD101,
+	// CD106, CD107 and CD111 (26 tune, 6 test; 8 of the 26 tune and 1 of
+	// the 6 test found when added; the 315 before still 312/315); it was
+	// 312/315 since 11 pairs in other styles were added (8 tune, 3
 	// test; 2 of the 11 found before) and a dict comprehension of copies,
 	// float16 factories, float16 dtype parameter defaults, products of a
 	// float16 autocast block read after it, records appended with the
@@ -61,11 +77,15 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.990, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 1, "CD107": 1,
+	"tune": {"all": 0.985, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.972, "CD107": 0.978,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.849 (45/53) since three more pairs were added (the 50 before
+	// test: 0.864 (51/59) since the .to(dev) change above; it was 0.847
+	// (50/59) since the CD111 and CD106 changes above; it
+	// was 0.813 (48/59) since the CD107 changes above; it was 0.779
+	// (46/59) since six more pairs were added (the 53 before
+	// still 45/53); it was 0.849 (45/53) since three more pairs were added (the 50 before
 	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.849},
+	"test": {"all": 0.864},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

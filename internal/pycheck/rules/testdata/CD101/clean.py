@@ -269,3 +269,18 @@ def decode_outputs(out):
     keys = list(host.keys())
     torch.cuda.synchronize()
     return keys, host["logits"].argmax(-1).numpy()
+
+
+ACCEL = torch.device("cuda")
+
+
+def scores_to_accel(model, x):
+    s = x.to(ACCEL, non_blocking=True)
+    return model(s).tolist()
+
+
+def log_heads_synced(out, log):
+    host = {k: v.to("cpu", non_blocking=True) for k, v in out.items()}
+    torch.cuda.synchronize()
+    for k, v in host.items():
+        log(k, v.tolist())

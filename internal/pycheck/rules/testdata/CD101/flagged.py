@@ -209,3 +209,17 @@ class StagedLabels:
 def decode_outputs(out):
     host = {k: v.to("cpu", non_blocking=True) for k, v in out.items()}
     return host["logits"].argmax(-1).numpy()  # want CD101
+
+
+HOST = torch.device("cpu")
+
+
+def scores_to_host(model, x):
+    s = model(x.cuda()).to(HOST, non_blocking=True)
+    return s.tolist()  # want CD101
+
+
+def log_heads(out, log):
+    host = {k: v.to("cpu", non_blocking=True) for k, v in out.items()}
+    for k, v in host.items():
+        log(k, v.tolist())  # want CD101

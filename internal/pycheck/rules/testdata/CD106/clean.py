@@ -79,3 +79,24 @@ def counts_cumsum(n):
 def energy_default(features, dtype=torch.float16):
     x = features.to(torch.float32)
     return x.pow(2).sum(-1)
+
+
+def like_weights_fp32(x):
+    w = torch.ones_like(x, dtype=torch.float32)
+    return (w * x).sum()
+
+
+def per_key_fp32(feats):
+    h = {k: v.float() for k, v in feats.items()}
+    return {k: v.exp().sum() for k, v in h.items()}
+
+
+def bf16_autocast(a, b):
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        s = a @ b
+    return s.exp().sum()
+
+
+def moved_then_upcast(a):
+    t = a.half().cuda().to(torch.float32)
+    return t.sum()

@@ -49,3 +49,26 @@ def counts_cumsum(n):
 def energy_default(features, dtype=torch.float16):
     x = features.to(dtype)
     return x.pow(2).sum(-1)  # want CD106
+
+
+def like_weights(x):
+    w = torch.ones_like(x, dtype=torch.half)
+    return (w * x.half()).sum()  # want CD106
+
+
+def from_np16(a):
+    import numpy as np
+
+    t = torch.from_numpy(a.astype(np.float16)).cuda()
+    return t.sum()  # want CD106
+
+
+def per_key(feats):
+    h = {k: v.half() for k, v in feats.items()}
+    return {k: v.exp().sum() for k, v in h.items()}  # want CD106
+
+
+def default_autocast_dtype(a, b):
+    with torch.autocast("cuda"):
+        s = a @ b
+    return s.exp().sum()  # want CD106

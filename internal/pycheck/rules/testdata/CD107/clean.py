@@ -312,3 +312,28 @@ def build_criteria(cfgs):
     for cfg in cfgs:
         criteria.append(build_loss(cfg))
     return criteria
+
+
+def train_clone_detached(model, opt, loader):
+    kept = []
+    for x in loader:
+        loss = model(x).mean()
+        loss.backward()
+        opt.step()
+        kept.append(loss.detach().clone())
+    return torch.stack(kept)
+
+
+def one_step_detached(model, opt, x):
+    loss = model(x).mean()
+    loss.backward()
+    opt.step()
+    return loss.detach(), x.shape[0]
+
+
+def train_tuple_detached(model, opt, loader):
+    total = 0
+    for x in loader:
+        loss, n = one_step_detached(model, opt, x)
+        total += loss
+    return total

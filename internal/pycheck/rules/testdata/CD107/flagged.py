@@ -124,3 +124,48 @@ class Evaluator:
         for x, y in val_loader:
             total += self.criterion(self.model(x), y)  # want CD107
         return total / len(val_loader)
+
+
+def train_terms(model, opt, loader):
+    rec_sum = 0.0
+    for x in loader:
+        rec, kld = model(x)
+        (rec + kld).backward()
+        opt.step()
+        rec_sum += rec  # want CD107
+    return rec_sum
+
+
+def train_dict_out(model, opt, loader):
+    seen = []
+    for batch in loader:
+        out = model(**batch)
+        out["loss"].backward()
+        opt.step()
+        seen.append(out["loss"])  # want CD107
+    return seen
+
+
+def one_step(model, opt, x):
+    loss = model(x).mean()
+    loss.backward()
+    opt.step()
+    return loss, x.shape[0]
+
+
+def train_tuple(model, opt, loader):
+    total = 0
+    for x in loader:
+        loss, n = one_step(model, opt, x)
+        total += loss  # want CD107
+    return total
+
+
+def train_clone(model, opt, loader):
+    kept = []
+    for x in loader:
+        loss = model(x).mean()
+        loss.backward()
+        opt.step()
+        kept.append(loss.clone())  # want CD107
+    return torch.stack(kept)

@@ -65,3 +65,44 @@ class NoisyRegressor(LightningModule):
         x, y = batch
         noise = torch.randn(x.shape)  # want CD111
         return F.mse_loss(self(x + noise), y)
+
+
+class YoloGrid(nn.Module):
+    def forward(self, p):
+        h, w = p.shape[1], p.shape[2]
+        gy, gx = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")  # want CD111
+        return p[..., :2] + torch.stack((gx, gy), -1)
+
+
+class LengthMask(nn.Module):
+    def forward(self, x, lengths):
+        rows = [torch.ones(n) for n in lengths]  # want CD111
+        mask = torch.nn.utils.rnn.pad_sequence(rows, batch_first=True)
+        return x * mask.unsqueeze(-1)
+
+
+class Jitter(nn.Module):
+    def forward(self, x):
+        eps = torch.rand(x.shape).mul_(0.01)  # want CD111
+        return x + eps
+
+
+class Pick(nn.Module):
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = list(keep)
+
+    def forward(self, x):
+        idx = torch.tensor(self.keep)  # want CD111
+        return x.index_select(-1, idx)
+
+
+def rope_table(n, dim):
+    t = torch.arange(n).float()
+    freqs = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+    return torch.cat([torch.sin(t[:, None] * freqs), torch.cos(t[:, None] * freqs)], dim=-1)
+
+
+class Rope(nn.Module):
+    def forward(self, x):
+        return x * rope_table(x.shape[1], x.shape[-1])  # want CD111

@@ -1,0 +1,8 @@
+import torch
+
+
+def mean_eval_loss(losses):
+    host = [l.detach().to("cpu", non_blocking=True) for l in losses]
+    torch.cuda.synchronize()
+    total = sum(v.item() for v in host)
+    return total / max(len(host), 1)

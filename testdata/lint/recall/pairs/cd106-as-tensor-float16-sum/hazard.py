@@ -1,0 +1,7 @@
+import numpy as np
+import torch
+
+
+def spectrum_energy(frames: np.ndarray, device="cuda"):
+    x = torch.as_tensor(frames, dtype=torch.float16, device=device)
+    return x.square().sum(dim=-1)  # want CD106

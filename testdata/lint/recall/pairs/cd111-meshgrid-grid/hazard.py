@@ -1,0 +1,15 @@
+import torch
+from torch import nn
+
+
+class GridDecoder(nn.Module):
+    def __init__(self, stride):
+        super().__init__()
+        self.stride = stride
+
+    def forward(self, pred):
+        b, h, w, _ = pred.shape
+        ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")  # want CD111
+        grid = torch.stack((xs, ys), dim=-1).float()
+        xy = (pred[..., :2].sigmoid() + grid) * self.stride
+        return torch.cat((xy, pred[..., 2:]), dim=-1)
