@@ -699,7 +699,9 @@ func (k *KB) StatusAnchors() []string {
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
 		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
 		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value ",
-		" init failure: ", " err: ", " in file ", "cuFFT"}
+		" init failure: ", " err: ", " in file ",
+		// TensorFlow/XLA cuFFT steps logged with their result (status_cufft.go).
+		"cuFFT plan", "cuFFT batched", "cuFFT routine"}
 	if k.status == nil {
 		return out
 	}
