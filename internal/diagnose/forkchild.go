@@ -2,7 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
@@ -15,7 +15,7 @@ import (
 // or a Pool's relay of a worker's traceback. On Linux the default start
 // method before Python 3.14 is fork, so such a child inherits the parent's
 // CUDA state and cannot use it.
-var forkChildLine = regexp.MustCompile(`^\s*Process (?:Fork(?:Pool|Process)?\w*|Process)-\d+:\s*$|\bForkPoolWorker-\d+\b|\bForkProcess-\d+\b|\bmultiprocessing\.pool\.RemoteTraceback\b`)
+var forkChildLine = lazyre.New(`^\s*Process (?:Fork(?:Pool|Process)?\w*|Process)-\d+:\s*$|\bForkPoolWorker-\d+\b|\bForkProcess-\d+\b|\bmultiprocessing\.pool\.RemoteTraceback\b`)
 
 // initializationErrors are the status names of CUDA's "initialization
 // error" (runtime error 3, driver CUDA_ERROR_NOT_INITIALIZED): the status

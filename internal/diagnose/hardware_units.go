@@ -1,6 +1,6 @@
 package diagnose
 
-import "regexp"
+import "github.com/cudadoctor/cudadoctor/internal/lazyre"
 
 // A failing card also shows itself by comparison, without anyone naming the
 // hardware: of several rigs running the same miner only one keeps crashing,
@@ -10,7 +10,7 @@ import "regexp"
 // fails is the cause. Comparisons between GPU models ("fine on an A100,
 // fails on an H100") are not among these: a kernel built or tuned for one
 // architecture fails on another for reasons of its own.
-var hardwareUnitRE = regexp.MustCompile(`(?i)` +
+var hardwareUnitRE = lazyre.New(`(?i)` +
 	// "Of my 4 mining rigs only one is crashing consistently."
 	`\bonly one (?:of (?:them|my|the|our)(?: \w+){0,3} )?(?:is|keeps|was|kept) (?:crashing|failing|faulting|erroring|dying|dropping)` +
 	// "one of the GPUs on cn110 keeps crashing", "one of my 8 cards is faulty".

@@ -2,7 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -21,7 +21,7 @@ import (
 // hardwareCauseRE is a statement that the hardware is at fault. It names the
 // cause positively; a line that negates it (hardwareNegatedRE before the
 // match) is not one: "I don't think it is a hardware issue".
-var hardwareCauseRE = regexp.MustCompile(`(?i)` +
+var hardwareCauseRE = lazyre.New(`(?i)` +
 	// "It's likely a hardware issue", "turned out to be a hardware problem",
 	// "indeed some sort of hardware issue".
 	`\b(?:likely|probably|possibly|must be|seems to be|looks like|it'?s|it is|it was|turned out to be|indeed|a|an)\s+(?:an?\s+|some (?:sort|kind) of\s+)?(?:gpu\s+)?(?:hardware|hw)(?:[ -]related)?\s+(?:issue|problem|fault|failure|defect|error|bug)s?\b` +
@@ -41,7 +41,7 @@ var hardwareCauseRE = regexp.MustCompile(`(?i)` +
 	`|显卡[^。，,.!?！？\n没不无]{0,6}?(?:坏|故障|出问题|有问题)|硬件(?:问题|故障)`)
 
 // hardwareNegatedRE: the words before a statement that deny it.
-var hardwareNegatedRE = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
+var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
 
 // hardwareWords let the lines hardwareCauseRE reads reach the parser;
 // every line it matches holds one of them. They are a person's words about
@@ -67,7 +67,7 @@ var unknownStatuses = map[string]bool{"cudaErrorUnknown": true, "CUDA_ERROR_UNKN
 // hardware cause, or -1.
 func hardwareStated(texts []string) int {
 	for i, t := range texts {
-		for _, re := range []*regexp.Regexp{hardwareCauseRE, hardwareUnitRE} {
+		for _, re := range []*lazyre.Regexp{hardwareCauseRE, hardwareUnitRE} {
 			for _, m := range re.FindAllStringIndex(t, -1) {
 				if !hardwareNegatedRE.MatchString(t[:m[0]]) {
 					return i
