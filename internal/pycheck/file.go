@@ -18,8 +18,12 @@ type File struct {
 	Tree *Tree
 
 	lineStarts []int // see lines
-	model      *Model
-	project    *Project
+	// cpuNames memoizes ToCPU's answer per device name: it reads every
+	// assignment of the name in the file, and a file may hold thousands of
+	// x.to(device) calls.
+	cpuNames map[string]bool
+	model    *Model
+	project  *Project
 	// ctx is the run's context: the searches rules make over the whole
 	// file look at it now and then and come back empty once it is
 	// cancelled, so Ctrl-C stops a very large file within one rule.

@@ -342,7 +342,7 @@ func (m *Model) summarise(s *FuncSummary) {
 					}
 				}
 			}
-			if m.isCPUFactory(r, d) {
+			if m.CPUValue(r, d) {
 				s.ReturnsCPUTensor = true
 			}
 			// return helper(x): what the helper returns, this returns.
@@ -394,18 +394,16 @@ var SameDeviceFuncs = map[string]bool{"torch.triu": true, "torch.tril": true, "t
 	"torch.cat": true, "torch.stack": true, "torch.outer": true, "torch.meshgrid": true,
 	"torch.nn.utils.rnn.pad_sequence": true}
 
-// isCPUFactory: e is torch.<factory>(...) without device=, possibly
-// through methods that keep the device (torch.ones(n, n).tril().bool()),
-// or a value computed from one within scope: a name last assigned such a
-// value, arithmetic with it, a same-device torch function of it
-// (torch.cat([torch.sin(pos * freq), ...]) with pos = torch.arange(n)).
-func (m *Model) isCPUFactory(e *Node, scope *Node) bool {
+// CPUValue reports whether e, in the function or module scope, is a
+// tensor a torch factory made on the CPU (torch.<factory>(...) without
+// device=), possibly through methods that keep the device
+// (torch.ones(n, n).tril().bool()), or a value computed from one within
+// scope: a name last assigned such a value, arithmetic with it, a
+// same-device torch function of it (torch.cat([torch.sin(pos * freq),
+// ...]) with pos = torch.arange(n)).
+func (m *Model) CPUValue(e *Node, scope *Node) bool {
 	return m.cpuValue(e, scope, 12)
 }
-
-// CPUValue reports whether e, in the function or module scope, is a
-// tensor a factory made on the CPU or computed from one (isCPUFactory).
-func (m *Model) CPUValue(e *Node, scope *Node) bool { return m.isCPUFactory(e, scope) }
 
 func (m *Model) cpuValue(e *Node, scope *Node, depth int) bool {
 	if depth == 0 {
@@ -579,8 +577,23 @@ func ToCPU(f *File, call *Node) bool {
 	if dev = Unparen(dev); dev == nil || dev.Type() != "identifier" {
 		return false
 	}
+	name := f.Text(dev)
+	cpu, ok := f.cpuNames[name]
+	if !ok {
+		cpu = bindsOnlyCPU(f, name)
+		if f.cpuNames == nil {
+			f.cpuNames = map[string]bool{}
+		}
+		f.cpuNames[name] = cpu
+	}
+	return cpu
+}
+
+// bindsOnlyCPU: name is assigned in the file, and every assignment binds
+// the CPU device.
+func bindsOnlyCPU(f *File, name string) bool {
 	bound := 0
-	for _, id := range f.Names(f.Text(dev), 0, len(f.Src)) {
+	for _, id := range f.Names(name, 0, len(f.Src)) {
 		p := id.Parent()
 		if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), id) {
 			continue
