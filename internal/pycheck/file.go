@@ -22,6 +22,7 @@ type File struct {
 	// assignment of the name in the file, and a file may hold thousands of
 	// x.to(device) calls.
 	cpuNames map[string]bool
+	names    map[string][]int32 // see nameIndex
 	model    *Model
 	project  *Project
 	// ctx is the run's context: the searches rules make over the whole
@@ -131,17 +132,41 @@ func IsIdentByte(b byte) bool {
 // Names returns the identifier nodes spelling name in [start, end): code
 // only, never the same letters inside a string, a comment or a longer name.
 func (f *File) Names(name string, start, end int) []*Node {
+	if f.Tree == nil || f.cancelled() {
+		return nil
+	}
+	all := f.nameIndex()[name]
+	// The index is in source order: the range is a slice of it.
+	i := sort.Search(len(all), func(i int) bool { return int(f.Tree.nodes[all[i]].start) >= start })
 	var out []*Node
-	for _, off := range f.Find(name, start, end) {
-		if off > 0 && IsIdentByte(f.Src[off-1]) || off+len(name) < len(f.Src) && IsIdentByte(f.Src[off+len(name)]) {
-			continue
+	for _, k := range all[i:] {
+		n := &f.Tree.nodes[k]
+		if int(n.end) > end {
+			break
 		}
-		n := f.NodeAt(off, off+len(name))
-		if n != nil && n.Type() == "identifier" && int(n.StartByte()) == off && int(n.EndByte()) == off+len(name) {
-			out = append(out, n)
-		}
+		out = append(out, n)
 	}
 	return out
+}
+
+// nameIndex lists every identifier node by its text, in source order,
+// built on first use. Rules ask for the names of a scope once per call
+// site; scanning the source for each (y1 also finds y10, y100, ...) made
+// a function of n distinct names cost n times its length.
+func (f *File) nameIndex() map[string][]int32 {
+	if f.names != nil {
+		return f.names
+	}
+	f.names = map[string][]int32{}
+	t := f.Tree
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		if n.nkids == 0 && n.Type() == "identifier" && int(n.end) <= len(f.Src) {
+			k := string(f.Src[n.start:n.end])
+			f.names[k] = append(f.names[k], int32(i))
+		}
+	}
+	return f.names
 }
 
 // CallsAt returns the call nodes whose callee ends with the text at each

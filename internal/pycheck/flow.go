@@ -35,6 +35,76 @@ type Flow struct {
 	exit  int32
 	calls []*Node
 	preds [][]flowPred
+	// occ and defs memoize Occurrences and Defs by the place's spelling:
+	// rules ask them once per call site, and a function with thousands of
+	// calls on one name would otherwise rescan the scope for each.
+	occ  map[string][]*Node
+	defs map[string][]*Node
+	// memo holds the answers of Remember.
+	memo map[string][]*Node
+	// locs memoizes locate; idx the points of the node lists the graph
+	// hands out (Occurrences, Defs, Remember), by the list's backing
+	// array, which the memo keeps alive so no other list can take its
+	// address. Rules ask a flow question per call site, each about the
+	// same lists: building their points every time made a scope of n
+	// calls cost n*n.
+	locs map[*Node]located
+	idx  map[listID]points
+}
+
+type located struct {
+	id  int32
+	pos uint32
+	ok  bool
+}
+
+type listID struct {
+	first *(*Node)
+	n     int
+}
+
+func idOf(ns []*Node) listID {
+	if len(ns) == 0 {
+		return listID{}
+	}
+	return listID{&ns[0], len(ns)}
+}
+
+// own marks a list as handed out by the graph: its points may be
+// memoized.
+func (fl *Flow) own(ns []*Node) []*Node {
+	ns = ns[:len(ns):len(ns)] // an append by a caller copies
+	if len(ns) > 0 {
+		if fl.idx == nil {
+			fl.idx = map[listID]points{}
+		}
+		if _, ok := fl.idx[idOf(ns)]; !ok {
+			fl.idx[idOf(ns)] = nil // known, not built yet
+		}
+	}
+	return ns
+}
+
+// Remember returns compute's answer for key, computing it once per graph.
+// Rules ask some questions of a whole scope (its synchronising calls) once
+// per call site; when the answer depends only on the scope and key, asking
+// again must not cost a pass over the scope. The slice is shared.
+func (fl *Flow) Remember(key string, compute func() []*Node) []*Node {
+	if out, ok := fl.memo[key]; ok {
+		return out
+	}
+	out := fl.own(compute())
+	if fl.memo == nil {
+		fl.memo = map[string][]*Node{}
+	}
+	fl.memo[key] = out
+	return out
+}
+
+// placeKey names a place by what Occurrences matches on: its node type and
+// its text.
+func (fl *Flow) placeKey(place *Node) string {
+	return place.Type() + "\x00" + fl.f.Text(place)
 }
 
 type flowPiece struct {
@@ -498,6 +568,18 @@ func (fl *Flow) Contains(n *Node) bool {
 // call's end), or for the target of an assignment (`x = ...`, `x += ...`, `with ... as x`)
 // the end of the piece, since the target is bound after the right side.
 func (fl *Flow) locate(n *Node) (int32, uint32, bool) {
+	if l, ok := fl.locs[n]; ok {
+		return l.id, l.pos, l.ok
+	}
+	id, pos, ok := fl.locateOnce(n)
+	if fl.locs == nil {
+		fl.locs = map[*Node]located{}
+	}
+	fl.locs[n] = located{id, pos, ok}
+	return id, pos, ok
+}
+
+func (fl *Flow) locateOnce(n *Node) (int32, uint32, bool) {
 	if n == nil || !fl.runsHere(n) && !(n.t == fl.scope.t && n.Index() == fl.scope.Index()) {
 		return 0, 0, false
 	}
@@ -610,15 +692,38 @@ func (fl *Flow) Certain(n *Node) bool {
 	return true
 }
 
-// marks groups points by the node key of their piece.
-type marks map[int32][]uint32
+// points groups the points of a node list by the node key of their
+// piece; each keeps the node's index in the list.
+type points map[int32][]searchTarget
 
-func (fl *Flow) marks(ns []*Node) marks {
-	m := marks{}
-	for _, n := range ns {
+// points are the points of ns, memoized when the graph handed ns out.
+func (fl *Flow) points(ns []*Node) points {
+	id := idOf(ns)
+	pts, owned := fl.idx[id]
+	if pts != nil {
+		return pts
+	}
+	pts = points{}
+	for i, n := range ns {
 		if id, pos, ok := fl.locate(n); ok {
 			k := fl.pieces[id].key
-			m[k] = append(m[k], pos)
+			pts[k] = append(pts[k], searchTarget{k, pos, i})
+		}
+	}
+	if owned {
+		fl.idx[id] = pts
+	}
+	return pts
+}
+
+// marks are the points of blocker lists, asked together.
+type marks []points
+
+func (fl *Flow) marks(lists ...[]*Node) marks {
+	var m marks
+	for _, ns := range lists {
+		if len(ns) > 0 {
+			m = append(m, fl.points(ns))
 		}
 	}
 	return m
@@ -628,31 +733,36 @@ func (fl *Flow) marks(ns []*Node) marks {
 // false: strictly after), or ok=false.
 func (m marks) first(key int32, after uint32, strict bool) (uint32, bool) {
 	best, ok := uint32(0), false
-	for _, p := range m[key] {
-		if (p > after || !strict && p == after) && (!ok || p < best) {
-			best, ok = p, true
+	for _, pts := range m {
+		for _, p := range pts[key] {
+			if (p.pos > after || !strict && p.pos == after) && (!ok || p.pos < best) {
+				best, ok = p.pos, true
+			}
 		}
 	}
 	return best, ok
 }
 
+// any reports whether piece key holds a mark.
+func (m marks) any(key int32) bool {
+	for _, pts := range m {
+		if len(pts[key]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // search walks forward from point `from` and reports which targets some
 // path reaches without passing a blocker. onGPU leaves out the else of a
 // CUDA check.
-func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool {
+func (fl *Flow) search(from *Node, targets []*Node, blockers marks, onGPU bool) []bool {
 	found := make([]bool, len(targets))
 	start, spos, ok := fl.locate(from)
 	if !ok {
 		return found
 	}
-	byKey := map[int32][]searchTarget{}
-	for i, t := range targets {
-		if id, pos, ok := fl.locate(t); ok {
-			k := fl.pieces[id].key
-			byKey[k] = append(byKey[k], searchTarget{k, pos, i})
-		}
-	}
-	fl.walk(start, spos, true, byKey, fl.marks(blockers), found, onGPU)
+	fl.walk(start, spos, true, fl.points(targets), blockers, found, onGPU)
 	return found
 }
 
@@ -661,25 +771,13 @@ func (fl *Flow) search(from *Node, targets, blockers []*Node, onGPU bool) []bool
 // of blockers: the uses that read the value place held when the function
 // was called (`self.pending` set by another method).
 func (fl *Flow) EntryUses(place *Node, blockers []*Node, onGPU bool) []*Node {
-	var uses []*Node
-	for _, n := range fl.Occurrences(place) {
-		if !IsDef(n) {
-			uses = append(uses, n)
-		}
-	}
-	byKey := map[int32][]searchTarget{}
-	for i, t := range uses {
-		if id, pos, ok := fl.locate(t); ok {
-			k := fl.pieces[id].key
-			byKey[k] = append(byKey[k], searchTarget{k, pos, i})
-		}
-	}
-	found := make([]bool, len(uses))
-	fl.walk(fl.entry, 0, false, byKey, fl.marks(append(fl.Defs(place), blockers...)), found, onGPU)
+	occ := fl.Occurrences(place)
+	found := make([]bool, len(occ))
+	fl.walk(fl.entry, 0, false, fl.points(occ), fl.marks(fl.Defs(place), blockers), found, onGPU)
 	var out []*Node
 	for i, ok := range found {
-		if ok {
-			out = append(out, uses[i])
+		if ok && !IsDef(occ[i]) {
+			out = append(out, occ[i])
 		}
 	}
 	return out
@@ -692,10 +790,15 @@ type searchTarget struct {
 }
 
 // walk is search's forward walk from position spos of piece start.
-// It returns the pieces it reached.
-func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]searchTarget, block marks, found []bool, onGPU bool) []bool {
+// It returns the pieces it reached; with targets, it stops once all are
+// found, so only a walk without targets (LeavesPast) reads that.
+func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey points, block marks, found []bool, onGPU bool) []bool {
 	// enter visits a piece from pos on (after it when strict); it returns
 	// whether the walk goes on past it.
+	// left counts the targets not found yet: once none is left, walking
+	// on learns nothing (a scope of n copies each read once would
+	// otherwise be walked to its end n times).
+	left := len(found)
 	enter := func(id int32, pos uint32, strict bool) bool {
 		p := &fl.pieces[id]
 		if p.key < 0 {
@@ -705,8 +808,9 @@ func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]se
 		// for in one call) is reached: it runs before the wait is over.
 		stop, blocked := block.first(p.key, pos, strict)
 		for _, t := range byKey[p.key] {
-			if (t.pos > pos || !strict && t.pos == pos) && (!blocked || t.pos <= stop) {
+			if (t.pos > pos || !strict && t.pos == pos) && (!blocked || t.pos <= stop) && !found[t.i] {
 				found[t.i] = true
+				left--
 			}
 		}
 		return !blocked
@@ -738,11 +842,11 @@ func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]se
 			}
 		}
 	}
-	for len(stack) > 0 {
+	for len(stack) > 0 && (len(found) == 0 || left > 0) {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		p := &fl.pieces[id]
-		if p.key >= 0 && len(block[p.key]) > 0 {
+		if p.key >= 0 && block.any(p.key) {
 			// A piece with a blocker is taken to complete: it does not
 			// raise, and the walk ends at its blocker.
 			enter(id, 0, false)
@@ -757,7 +861,7 @@ func (fl *Flow) walk(start int32, spos uint32, strict bool, byKey map[int32][]se
 // Reaches reports whether some path runs from `from` (just after it) to
 // `to` without passing any of blockers.
 func (fl *Flow) Reaches(from, to *Node, blockers []*Node, onGPU bool) bool {
-	return fl.search(from, []*Node{to}, blockers, onGPU)[0]
+	return fl.search(from, []*Node{to}, fl.marks(blockers), onGPU)[0]
 }
 
 // LeavesPast reports whether some path runs from `from` (just after it)
@@ -830,8 +934,21 @@ func IsDef(n *Node) bool {
 }
 
 // Occurrences lists the nodes in the graph's scope that spell place, in
-// source order.
+// source order. The slice is shared: callers must not change it.
 func (fl *Flow) Occurrences(place *Node) []*Node {
+	k := fl.placeKey(place)
+	if out, ok := fl.occ[k]; ok {
+		return out
+	}
+	out := fl.own(fl.occurrences(place))
+	if fl.occ == nil {
+		fl.occ = map[string][]*Node{}
+	}
+	fl.occ[k] = out
+	return out
+}
+
+func (fl *Flow) occurrences(place *Node) []*Node {
 	f := fl.f
 	var out []*Node
 	start, end := int(fl.scope.start), int(fl.scope.end)
@@ -857,8 +974,22 @@ func (fl *Flow) Occurrences(place *Node) []*Node {
 }
 
 // Defs lists where place, or a place it is part of (`d` for `d["loss"]`,
-// `self.a` for `self.a.b`), is rebound in the graph's scope.
+// `self.a` for `self.a.b`), is rebound in the graph's scope. The slice is
+// shared: callers must not change it.
 func (fl *Flow) Defs(place *Node) []*Node {
+	k := fl.placeKey(Unparen(place))
+	if out, ok := fl.defs[k]; ok {
+		return out
+	}
+	out := fl.own(fl.defsOf(place))
+	if fl.defs == nil {
+		fl.defs = map[string][]*Node{}
+	}
+	fl.defs[k] = out
+	return out
+}
+
+func (fl *Flow) defsOf(place *Node) []*Node {
 	var out []*Node
 	for p := Unparen(place); p != nil; {
 		for _, n := range fl.Occurrences(p) {
@@ -908,21 +1039,14 @@ func (fl *Flow) UsesAfter(at, place *Node, blockers []*Node, onGPU bool) []*Node
 const aliasDepth = 3
 
 func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth int) []*Node {
-	occ := fl.Occurrences(place)
-	var uses []*Node
-	for _, n := range occ {
-		if !IsDef(n) && !same(n, at) {
-			uses = append(uses, n)
-		}
-	}
-	if len(uses) == 0 {
+	uses := fl.uses(place)
+	if len(uses) == 0 || len(uses) == 1 && same(uses[0], at) {
 		return nil
 	}
 	defs := fl.Defs(place)
-	stops := append(defs[:len(defs):len(defs)], blockers...)
 	var out []*Node
-	for i, ok := range fl.search(at, uses, stops, onGPU) {
-		if ok {
+	for i, ok := range fl.search(at, uses, fl.marks(defs, blockers), onGPU) {
+		if ok && !same(uses[i], at) {
 			out = append(out, uses[i])
 		}
 	}
@@ -942,9 +1066,9 @@ func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth i
 	if at.Type() == place.Type() && fl.f.Text(at) == text && IsDef(at) {
 		return out
 	}
-	for _, u := range uses {
+	for _, u := range fl.copiedUses(place) {
 		q := CopyTarget(u)
-		if q == nil || fl.f.Text(q) == text {
+		if same(u, at) || fl.f.Text(q) == text {
 			continue
 		}
 		if fl.Reaches(q, at, append(fl.Defs(q), defs...), onGPU) {
@@ -973,6 +1097,34 @@ func (fl *Flow) usesAfter(at, place *Node, blockers []*Node, onGPU bool, depth i
 		}
 	}
 	return out
+}
+
+// uses are the occurrences of place that read it (not its definitions),
+// in source order; shared.
+func (fl *Flow) uses(place *Node) []*Node {
+	return fl.Remember("uses\x00"+fl.placeKey(place), func() []*Node {
+		var out []*Node
+		for _, n := range fl.Occurrences(place) {
+			if !IsDef(n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	})
+}
+
+// copiedUses are the uses of place copied into another place (see
+// CopyTarget); shared.
+func (fl *Flow) copiedUses(place *Node) []*Node {
+	return fl.Remember("copied\x00"+fl.placeKey(place), func() []*Node {
+		var out []*Node
+		for _, n := range fl.uses(place) {
+			if CopyTarget(n) != nil {
+				out = append(out, n)
+			}
+		}
+		return out
+	})
 }
 
 // outermostParens is n, or the outermost parentheses around it: what an
@@ -1100,17 +1252,8 @@ func (fl *Flow) ReachingDefs(use, place *Node) []*Node {
 	if !ok {
 		return nil
 	}
-	type def struct {
-		n   *Node
-		pos uint32
-	}
-	byKey := map[int32][]def{}
-	for _, d := range fl.Defs(place) {
-		if id, pos, ok := fl.locate(d); ok {
-			k := fl.pieces[id].key
-			byKey[k] = append(byKey[k], def{d, pos})
-		}
-	}
+	defs := fl.Defs(place)
+	byKey := fl.points(defs)
 	if len(byKey) == 0 {
 		return nil
 	}
@@ -1124,18 +1267,18 @@ func (fl *Flow) ReachingDefs(use, place *Node) []*Node {
 		if k < 0 {
 			return false
 		}
-		var best *def
+		best := -1
 		for i, d := range byKey[k] {
-			if (whole || d.pos < pos) && (best == nil || d.pos > best.pos) {
-				best = &byKey[k][i]
+			if (whole || d.pos < pos) && (best < 0 || d.pos > byKey[k][best].pos) {
+				best = i
 			}
 		}
-		if best == nil {
+		if best < 0 {
 			return false
 		}
-		if !picked[best.n] {
-			picked[best.n] = true
-			out = append(out, best.n)
+		if n := defs[byKey[k][best].i]; !picked[n] {
+			picked[n] = true
+			out = append(out, n)
 		}
 		return true
 	}

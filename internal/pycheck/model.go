@@ -24,6 +24,7 @@ type Model struct {
 	// every answer is recorded for Project.changed to check.
 	firstPhase bool
 	asked      []asked
+	askedSeen  map[asked]bool
 	aliases    map[string]string // local name -> qualified name
 	// syncNames are names bound to a bound method that waits for the GPU.
 	syncNames map[string]bool
@@ -471,7 +472,7 @@ func (m *Model) release() {
 	for _, s := range m.fns {
 		s.Node = nil
 	}
-	m.f, m.defs, m.flows, m.classes = nil, nil, nil, nil
+	m.f, m.defs, m.flows, m.classes, m.askedSeen = nil, nil, nil, nil, nil
 }
 
 // isNonBlockingD2H: e is a non_blocking copy to the CPU, or a name in scope
@@ -675,7 +676,15 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 		if m.viaImport(fn) {
 			a.imported = m.Qualified(fn)
 		}
-		m.asked = append(m.asked, a)
+		// Many calls ask the same question; the project compares each
+		// distinct answer once.
+		if !m.askedSeen[a] {
+			if m.askedSeen == nil {
+				m.askedSeen = map[asked]bool{}
+			}
+			m.askedSeen[a] = true
+			m.asked = append(m.asked, a)
+		}
 	}
 	return s
 }

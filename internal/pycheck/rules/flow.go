@@ -3,6 +3,7 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -298,6 +299,21 @@ func placeOccurrences(f *pycheck.File, scope, place *pycheck.Node, start, end in
 // waits: it drains the current stream, and the copy queued on it before.
 // They are the blockers of "read before synchronising" questions.
 func hostSyncs(f *pycheck.File, fl *pycheck.Flow, device ...*pycheck.Node) []*pycheck.Node {
+	// The answer depends on the device places only through their names
+	// (deviceNames): a function of many copies of one tensor asks once.
+	var names []string
+	for _, d := range device {
+		if d != nil && d.Type() == "identifier" {
+			names = append(names, f.Text(d))
+		}
+	}
+	slices.Sort(names)
+	return fl.Remember("hostSyncs\x00"+strings.Join(names, "\x00"), func() []*pycheck.Node {
+		return scanHostSyncs(f, fl, device)
+	})
+}
+
+func scanHostSyncs(f *pycheck.File, fl *pycheck.Flow, device []*pycheck.Node) []*pycheck.Node {
 	m := f.Model()
 	dev := deviceNames(f, fl, device)
 	var out []*pycheck.Node
