@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.917, top3: 0.958, silent: 0.011, deep: 0.588},
-	Test: {top1: 0.829, top3: 0.896, silent: 0.058, deep: 0.374},
+	Test: {top1: 0.830, top3: 0.897, silent: 0.057, deep: 0.374},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
