@@ -246,7 +246,8 @@ func refineByWords(k *kb.KB, name string, lines []logparse.Line, texts []string,
 		if _, known := f.Facts["assertion"]; known {
 			continue
 		}
-		to, at := k.RefineByContext(f.Class, texts)
+		status, _ := f.Facts["status"].(string)
+		to, at := k.RefineByContext(f.Class, status, texts)
 		if to == nil {
 			continue
 		}

@@ -19,7 +19,7 @@ func TestAppleSiliconRefinesLibraryFailure(t *testing.T) {
 		{"the M1 Garand rifle dataset", ""},
 	} {
 		got := ""
-		if c, _ := k.RefineByContext("library-mismatch", []string{tc.line}); c != nil {
+		if c, _ := k.RefineByContext("library-mismatch", "", []string{tc.line}); c != nil {
 			got = c.ID
 		}
 		if got != tc.want {

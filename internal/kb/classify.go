@@ -678,15 +678,17 @@ func (k *KB) ContextWords() []string {
 
 // RefineByContext tries the context refinements of class id against every
 // line of an input (prose included) and returns the class it refines to
-// and the index of the line that showed it.
-func (k *KB) RefineByContext(id string, lines []string) (*Class, int) {
+// and the index of the line that showed it. status is the finding's
+// canonical status ("" when it has none), which a refinement's
+// unless_status may rule out.
+func (k *KB) RefineByContext(id, status string, lines []string) (*Class, int) {
 	c, ok := k.byID[id]
 	if !ok {
 		return nil, -1
 	}
 	for i := range c.Refine {
 		r := &c.Refine[i]
-		if r.contextRE == nil {
+		if r.contextRE == nil || (r.unlessRE != nil && status != "" && r.unlessRE.MatchString(status)) {
 			continue
 		}
 		for j, l := range lines {

@@ -37,14 +37,14 @@ func TestContextRefinementRules(t *testing.T) {
 
 func TestRefineByContext(t *testing.T) {
 	k := MustDefault()
-	to, at := k.RefineByContext("device-assert-other", []string{"RuntimeError: CUDA error: device-side assert triggered", "model_args.num_labels = 3"})
+	to, at := k.RefineByContext("device-assert-other", "", []string{"RuntimeError: CUDA error: device-side assert triggered", "model_args.num_labels = 3"})
 	if to == nil || to.ID != "device-assert-target" || at != 1 {
 		t.Errorf("got %v at %d", to, at)
 	}
-	if to, _ := k.RefineByContext("device-assert-other", []string{"RuntimeError: CUDA error: device-side assert triggered"}); to != nil {
+	if to, _ := k.RefineByContext("device-assert-other", "", []string{"RuntimeError: CUDA error: device-side assert triggered"}); to != nil {
 		t.Errorf("refined without words: %v", to.ID)
 	}
-	if to, _ := k.RefineByContext("oom", []string{"num_labels = 3"}); to != nil {
+	if to, _ := k.RefineByContext("oom", "", []string{"num_labels = 3"}); to != nil {
 		t.Errorf("a class without context refinements was refined: %v", to.ID)
 	}
 	for _, w := range k.ContextWords() {

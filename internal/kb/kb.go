@@ -109,11 +109,19 @@ type Refinement struct {
 	// the failure's own lines and run after them.
 	Context string   `yaml:"context,omitempty"`
 	Words   []string `yaml:"context_words,omitempty"`
+	// UnlessStatus (an RE2 regex, with Context only) keeps a context
+	// refinement off a finding whose canonical status (its status fact)
+	// it matches. A status that judges the call's arguments
+	// (CUDNN_STATUS_NOT_SUPPORTED) is returned before any memory is
+	// sought, so words tying it to the batch size point at a size limit
+	// of the library, not at a full card.
+	UnlessStatus string `yaml:"unless_status,omitempty"`
 	// Why is shown to the user: the sentence that justifies the refinement.
 	Why string `yaml:"why"`
 
 	evidenceRE *regexp.Regexp
 	contextRE  *regexp.Regexp
+	unlessRE   *regexp.Regexp
 }
 
 // Remedy is one concrete fix. Text may hold {fact} placeholders filled from
@@ -485,6 +493,16 @@ func (c *Class) compile() error {
 				return fmt.Errorf("refinement to %s: %w", r.To, err)
 			}
 			r.contextRE = re
+		}
+		if r.UnlessStatus != "" {
+			if r.Context == "" {
+				return fmt.Errorf("refinement to %s: unless_status goes with context", r.To)
+			}
+			re, err := regexp.Compile(r.UnlessStatus)
+			if err != nil {
+				return fmt.Errorf("refinement to %s: %w", r.To, err)
+			}
+			r.unlessRE = re
 		}
 		if r.Why == "" {
 			return fmt.Errorf("refinement to %s: why is required", r.To)
