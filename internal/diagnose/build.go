@@ -61,8 +61,10 @@ type classified struct {
 	// status and fatal index the failure's lines, for a failure of no
 	// class only.
 	status, fatal int
-	st            *kb.Status
-	hints         textHints
+	// exitOnly: the fatal line is only a non-zero exit code.
+	exitOnly bool
+	st       *kb.Status
+	hints    textHints
 }
 
 // textHints are what a failure's lines say about how it was reported.
@@ -124,6 +126,10 @@ func (e *Engine) classify(texts []string) classified {
 	if !c.ok {
 		c.status, c.st = e.statusLine(texts)
 		c.fatal = fatalLine(texts)
+		if c.fatal < 0 {
+			c.fatal = exitLine(texts)
+			c.exitOnly = c.fatal >= 0
+		}
 	}
 	c.hints = hintsOf(texts)
 	return c
@@ -211,7 +217,7 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 				Message: fmt.Sprintf("a Python exception that is not a known CUDA or PyTorch failure: %s", what)}
 			b.f.Evidence = []report.Evidence{{Path: f.src.name, Line: exc.Lines[0].N, Text: exc.Lines[0].Text}}
 			b.f.Location = &report.Location{Path: f.src.name, Line: exc.Lines[0].N}
-		case c.fatal < 0 && cutOff(exc):
+		case (c.fatal < 0 || c.exitOnly) && cutOff(exc):
 			// A traceback whose paste ends at a frame: the error line was
 			// cut off, but a traceback is only printed when something
 			// raised. Say so, quote the deepest frame, and ask for the rest.
@@ -255,7 +261,7 @@ func (e *Engine) build(f *failure, ft failureText, cache map[string]classified) 
 			}
 		}
 		b.f.Remedies = unknownRemedies
-		if cutOff(exc) && c.fatal < 0 {
+		if cutOff(exc) && (c.fatal < 0 || c.exitOnly) {
 			b.f.Remedies = cutOffRemedies
 		}
 		if st != nil && len(st.Remedies) > 0 {

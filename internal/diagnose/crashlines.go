@@ -42,6 +42,71 @@ var crashLineRE = lazyre.New(`` +
 	`|^\s*(?:nvcc|ptxas|nvlink|fatbinary|cicc)(?:\.exe)?\s*(?:fatal|error)\s*:\s` +
 	`|\.cuh?\(\d+\):\s*(?:catastrophic\s+)?error\b|\.cuh?:\d+(?::\d+)?:\s*(?:fatal\s+)?error:`)
 
+// Programs that are not Python, and the loggers and launchers around them,
+// word the end of a run in their own forms: a C library's abort at a
+// source line ("ggml.c:11754: fatal error"), a Java thread's uncaught
+// exception, a Go panic, Julia's "ERROR: LoadError:", a qualified Python
+// exception quoted inside prose, a failed XLA/absl RET_CHECK, glog's check
+// failure banner, a logger's FATAL or CRITICAL level, the kernel's segfault line, a
+// BLAS library's "On entry to GEMM_EX parameter number 9 had an illegal
+// value". runtimeFailureRE reads them so that such a log gets the generic
+// finding that quotes the line instead of silence.
+var runtimeFailureRE = lazyre.New(`` +
+	// A C or C++ source file's line followed by an error: an abort macro
+	// ("ggml.c:11754: fatal error"), or a compiler's error in GCC's or
+	// MSVC's form ("launcher.c(123): error C2059: ...").
+	`[\w.\\/-]+\.(?:c|cc|cpp|cxx|h|hpp|m|mm)(?::\d+(?::\d+)?:|\(\d+\):)\s*(?:fatal\s+)?error\b` +
+	// Java's uncaught exception, Go's panic, a program's own "Error: "
+	// line with a sentence after it (Blender's "Error: Found no Cycles
+	// device of the specified type") or Rust's main returning an error
+	// value ("Error: DriverError(...)"); a number or "None" after it is a
+	// metric or a variable printed.
+	`|^\s*Exception in thread "[^"]*" |^panic: \S|^\s*Error: (?:[A-Z][a-z]+(?: [a-z]+)+|[A-Z]\w*[({])` +
+	// Julia's error banner with an exception after it, and CUDA.jl's
+	// report of an exception inside a kernel.
+	`|^\s*ERROR: (?:LoadError|TaskFailedException|[A-Z]\w*(?:Error|Exception))\b|\berror was thrown during kernel execution\b` +
+	// A Python exception quoted in prose or a log line: a qualified name
+	// ("jaxlib.xla_extension.XlaRuntimeError: ..."), or any name right
+	// after a quote.
+	`|(?:^|[\s(])(?:[a-z_]\w*\.)+_?[A-Z]\w*(?:Error|Exception): \S|["'\x60]_?[A-Z]\w*(?:Error|Exception): \S` +
+	// Failed checks: absl/XLA RET_CHECK, glog's banner after an F line.
+	`|\bRET_CHECK failure\b|\*\*\* Check failure stack trace: \*\*\*` +
+	// A logger's fatal level.
+	`|\[(?:FATAL|CRITICAL)\]|^\s*(?:CRITICAL|FATAL):\w*:` +
+	// The kernel's log of a crashed process.
+	`|\bsegfault at [0-9a-f]+ ip [0-9a-f]+|\btraps: \S+\[\d+\] (?:general protection|trap )` +
+	// A BLAS or LAPACK routine that rejected its arguments (cuBLAS prints
+	// the reference BLAS's words).
+	`|\bOn entry to \w+ +parameter number \d+ had an illegal value`)
+
+// exitCodeRE is an exit code that is not 0, as an IDE ("Process finished
+// with exit code 1"), a subprocess call ("returned non-zero exit status
+// 1") or a launcher ("srun: error: node17: task 1: Exited with exit code
+// 1", DeepSpeed's "exits with return code = 1") reports it. It says the run failed and nothing of why: it is the
+// failure line only of a log that holds no other, and a traceback cut
+// before its error line says more than it.
+var exitCodeRE = lazyre.New(`(?i:\bexit(?:s|ed)?(?: with)?(?: (?:exit|return))? (?:code|status)\s*[:=]?\s*-?[1-9]\d*\b|\bnon-zero exit (?:code|status)\b)`)
+
+// exitLine is the index of the first of texts that reports a non-zero exit
+// code, or -1.
+func exitLine(texts []string) int {
+	for i, t := range texts {
+		if exitCodeRE.MatchString(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// runtimeTriggers let the lines runtimeFailureRE and exitCodeRE read reach
+// the parser.
+var runtimeTriggers = []string{
+	": fatal error", ": error", "Exception in thread", "panic: ", "Error: ", "ERROR: ", "during kernel execution",
+	"Exception: ", "RET_CHECK failure", "Check failure stack trace", "[FATAL]", "[CRITICAL]", "CRITICAL:", "FATAL:",
+	"exit code", "Exit code", "exit status", "Exit status", "exited with", "non-zero exit", "return code", "segfault at", "general protection",
+	"traps: ", "had an illegal value",
+}
+
 // gpuCallFailedRE is a program's own words for a failed GPU call: "Cuda
 // error (err_no=30)", "CUDA Error", "GPU error 2", "NCCL failure". Group 1
 // is what comes before them, group 2 the word after.
@@ -76,7 +141,7 @@ var crashTriggers = []string{
 
 // reportsCrash reports whether a line is one of the crash lines above.
 func reportsCrash(line string) bool {
-	if crashLineRE.MatchString(line) {
+	if crashLineRE.MatchString(line) || runtimeFailureRE.MatchString(line) {
 		return true
 	}
 	m := gpuCallFailedRE.FindStringSubmatch(line)
