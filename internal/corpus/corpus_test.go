@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.917, top3: 0.958, silent: 0.011, deep: 0.592},
-	Test: {top1: 0.828, top3: 0.896, silent: 0.058, deep: 0.374},
+	Tune: {top1: 0.917, top3: 0.958, silent: 0.011, deep: 0.598},
+	Test: {top1: 0.830, top3: 0.897, silent: 0.057, deep: 0.374},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
