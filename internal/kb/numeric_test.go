@@ -100,6 +100,10 @@ func TestStatusNameSpellings(t *testing.T) {
 		{"Check failed: cudaSuccess == cudaStreamCreateWithFlags(&stream_, 0x01) (0 vs. 2) no error.", "cudaErrorMemoryAllocation"},
 		{"Check failed: CUBLAS_STATUS_SUCCESS == status (0 vs. 13)", "CUBLAS_STATUS_EXECUTION_FAILED"},
 		{"Check failed: cudaSuccess == err (0 vs. 0)", ""},
+		{"NvidiaKernel.cpp:82 Check failed: cuLinkAddFile_v2( link_state, CU_JIT_INPUT_FATBINARY, gpu_rt_path.c_str(), 0, nullptr, nullptr) == CUDA_SUCCESS (218 == 0) ptxas application ptx input", "cudaErrorInvalidPtx"},
+		{"Check failed: cuInit(0) == CUDA_SUCCESS (100 == 0)", "cudaErrorNoDevice"},
+		{"Check failed: cuInit(0) == CUDA_SUCCESS (0 == 0)", ""},
+		{"expected err == CUDA_SUCCESS (218 == 218)", ""},
 		{"CUDA error: Some Words here", ""},
 		{"terminate called after throwing an instance of 'c10::CUDAError'", ""},
 	}

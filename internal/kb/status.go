@@ -420,7 +420,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, "cudaError_enum(0x") {
 		hexCode(t, line, add)
 	}
-	if strings.Contains(line, " vs. 0)") || strings.Contains(line, " (0 vs. ") {
+	if strings.Contains(line, " vs. 0)") || strings.Contains(line, " (0 vs. ") || strings.Contains(line, " == 0)") || strings.Contains(line, " (0 == ") {
 		checkCode(t, line, add)
 	}
 	if strings.Contains(line, " error(") {
@@ -588,7 +588,10 @@ func numberedCode(re *lazyre.Regexp, t *statusTable, line string, add func(*Stat
 // The success value stands on either side of a glog CHECK_EQ, whose values
 // follow in the same order: "error == cudaSuccess (2 vs. 0)", and
 // "cudaSuccess == cudaStat (0 vs. 35)" (PaddlePaddle's hl_cuda_device.cc).
-var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_SUCCESS|CUFFT_SUCCESS)(?: \((\d{1,4}) vs\. 0\)| == .{1,200}? \(0 vs\. (\d{1,4})\))`)
+// Other check macros print the two values joined by the operator they
+// compared with: "cuLinkAddFile_v2(...) == CUDA_SUCCESS (218 == 0)"
+// (HeavyDB's CHECK_EQ).
+var checkRE = lazyre.New(`\b(cudaSuccess|CUDA_SUCCESS|ncclSuccess|CU(?:BLAS|DNN|SOLVER|SPARSE|RAND)_STATUS_SUCCESS|CUFFT_SUCCESS)(?: \((\d{1,4}) (?:vs\.|==) 0\)| == .{1,200}? \(0 (?:vs\.|==) (\d{1,4})\))`)
 
 // checkCode reads the failed result's number. A CUDA number is taken only
 // where the numbering before CUDA 10.1 and after it agree (both name the
