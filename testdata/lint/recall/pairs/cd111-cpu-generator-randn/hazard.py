@@ -11,5 +11,5 @@ class SeededNoise(nn.Module):
     def forward(self, x):
         g = torch.Generator()
         g.manual_seed(self.seed)
-        noise = torch.randn(x.shape, generator=g)
-        return x + self.sigma * noise  # want CD111
+        noise = torch.randn(x.shape, generator=g)  # want CD111
+        return x + self.sigma * noise

@@ -8,5 +8,5 @@ class WordDropout(nn.Module):
         self.p = p
 
     def forward(self, x):
-        keep = torch.empty(x.shape[:2]).bernoulli_(1 - self.p)
-        return x * keep.unsqueeze(-1)  # want CD111
+        keep = torch.empty(x.shape[:2]).bernoulli_(1 - self.p)  # want CD111
+        return x * keep.unsqueeze(-1)

@@ -9,5 +9,5 @@ class Reorder(nn.Module):
         self.proj = nn.Linear(len(order), len(order))
 
     def forward(self, x):
-        idx = torch.LongTensor(self.order)
-        return self.proj(x.index_select(1, idx))  # want CD111
+        idx = torch.LongTensor(self.order)  # want CD111
+        return self.proj(x.index_select(1, idx))

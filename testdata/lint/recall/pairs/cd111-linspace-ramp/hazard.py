@@ -4,5 +4,5 @@ from torch import nn
 
 class Fade(nn.Module):
     def forward(self, x):
-        ramp = torch.linspace(0.0, 1.0, x.size(-1))
-        return x * ramp  # want CD111
+        ramp = torch.linspace(0.0, 1.0, x.size(-1))  # want CD111
+        return x * ramp

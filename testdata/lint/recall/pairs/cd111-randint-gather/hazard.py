@@ -9,5 +9,5 @@ class RandomPatches(nn.Module):
 
     def forward(self, x):
         b, n, d = x.shape
-        idx = torch.randint(0, n, (b, self.k, 1)).expand(-1, -1, d)
-        return torch.gather(x, 1, idx)  # want CD111
+        idx = torch.randint(0, n, (b, self.k, 1)).expand(-1, -1, d)  # want CD111
+        return torch.gather(x, 1, idx)

@@ -8,5 +8,5 @@ class Jitter(nn.Module):
         self.std = std
 
     def forward(self, x):
-        eps = torch.normal(0.0, self.std, size=x.shape)
-        return x * (1 + eps)  # want CD111
+        eps = torch.normal(0.0, self.std, size=x.shape)  # want CD111
+        return x * (1 + eps)
