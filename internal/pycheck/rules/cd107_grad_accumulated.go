@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -146,12 +146,48 @@ func checkCD107(p *pycheck.Pass) {
 		}
 		l, r := pycheck.Unparen(n.ChildByFieldName("left")), pycheck.Unparen(n.ChildByFieldName("right"))
 		switch {
-		case l != nil && f.Compact(l) == f.Compact(left):
-			checkAccumulation(p, a, l, r, "+")
-		case r != nil && f.Compact(r) == f.Compact(left):
-			checkAccumulation(p, a, r, l, "+")
+		case l != nil && carries(f, l, left) != nil:
+			checkAccumulation(p, a, carries(f, l, left), r, "+")
+		case r != nil && carries(f, r, left) != nil:
+			checkAccumulation(p, a, carries(f, r, left), l, "+")
 		}
 	}
+}
+
+// isParameter: name is a parameter of the function fn.
+func isParameter(f *pycheck.File, fn *pycheck.Node, name string) bool {
+	if fn == nil || fn.Type() != "function_definition" {
+		return false
+	}
+	ps := fn.ChildByFieldName("parameters")
+	return ps != nil && len(f.Names(name, int(ps.StartByte()), int(ps.EndByte()))) > 0
+}
+
+// carries is the occurrence of the accumulator acc that side of a sum
+// carries on: acc itself, or acc scaled by a number or a name (the decayed
+// average of `ema = 0.98 * ema + 0.02 * loss`); nil otherwise.
+func carries(f *pycheck.File, side, acc *pycheck.Node) *pycheck.Node {
+	if f.Compact(side) == f.Compact(acc) {
+		return side
+	}
+	if side.Type() != "binary_operator" {
+		return nil
+	}
+	if op := f.Text(side.ChildByFieldName("operator")); op != "*" && op != "/" {
+		return nil
+	}
+	l, r := pycheck.Unparen(side.ChildByFieldName("left")), pycheck.Unparen(side.ChildByFieldName("right"))
+	for _, pair := range [][2]*pycheck.Node{{l, r}, {r, l}} {
+		a, k := pair[0], pair[1]
+		if a == nil || k == nil || f.Compact(a) != f.Compact(acc) {
+			continue
+		}
+		switch k.Type() {
+		case "integer", "float", "identifier", "attribute":
+			return a
+		}
+	}
+	return nil
 }
 
 func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how string) {
@@ -204,8 +240,17 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// The accumulator outlives the loop: a name assigned before it, an
 	// attribute, or an element of one (running["loss"], log["train"]).
 	base := target
-	for base.Type() == "subscript" && pycheck.IsPlace(base) {
-		base = pycheck.Unparen(base.ChildByFieldName("value"))
+	for {
+		if base.Type() == "subscript" && pycheck.IsPlace(base) {
+			base = pycheck.Unparen(base.ChildByFieldName("value"))
+			continue
+		}
+		// logs.setdefault("train", []): the list kept in logs.
+		if r := receiver(base); base.Type() == "call" && r != nil && pycheck.LastName(f.Callee(base)) == "setdefault" {
+			base = pycheck.Unparen(r)
+			continue
+		}
+		break
 	}
 	fl := f.Flow(scope)
 	if base.Type() == "identifier" && step {
@@ -217,10 +262,16 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	} else if base.Type() == "identifier" {
 		// Some assignment from before the loop reaches the accumulation.
 		outside := false
-		for _, d := range fl.ReachingDefs(base, base) {
+		defs := fl.ReachingDefs(base, base)
+		for _, d := range defs {
 			if !pycheck.Within(d, loop) {
 				outside = true
 			}
+		}
+		// A parameter (hist.append(loss) with hist given by the caller)
+		// is the caller's container: it outlives the loop.
+		if len(defs) == 0 && isParameter(f, scope, f.Text(base)) {
+			outside = true
 		}
 		if !outside {
 			return
@@ -334,7 +385,7 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	case "+=":
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
 	case "+":
-		msg = fmt.Sprintf("%s = %s + %s chains the autograd graph of every iteration into %s", tt, tt, name, tt)
+		msg = fmt.Sprintf("%s = %s chains the autograd graph of every iteration into %s", tt, shorten(f.Text(at.ChildByFieldName("right"))), tt)
 	case "call " + strings.TrimPrefix(how, "call "):
 		msg = fmt.Sprintf("%s(...) appends %s to %s, keeping the autograd graph of every iteration alive", strings.TrimPrefix(how, "call "), name, tt)
 	default: // a keeper method
