@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -198,12 +198,20 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	scope := f.Scope(at)
 	loop := enclosingLoop(at, scope)
 	step := false
+	// outer: the target is a name of an enclosing scope (`nonlocal total`,
+	// `global total`), which outlives every call of this function.
+	outer := false
 	if loop == nil {
 		// A step method a framework calls once per batch is the body of
 		// the framework's loop: what it keeps in self, or in a name bound
-		// outside it, outlives the step.
+		// outside it, outlives the step. So is a function the file calls
+		// in a loop, for the names it declares nonlocal or global.
 		if loop = frameworkStep(f, scope); loop == nil {
-			return
+			if t := pycheck.Unparen(target); t != nil && t.Type() == "identifier" && declaredOuter(f, scope, f.Text(t)) && calledInLoop(f, scope) {
+				loop, outer = scope, true
+			} else {
+				return
+			}
 		}
 		step = true
 	}
@@ -253,7 +261,9 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		break
 	}
 	fl := f.Flow(scope)
-	if base.Type() == "identifier" && step {
+	if base.Type() == "identifier" && outer {
+		// bound by the enclosing scope, not by a call of this one.
+	} else if base.Type() == "identifier" && step {
 		// A step method's own local starts afresh each step; a module's
 		// list (`LOSSES.append(loss)`) does not.
 		if len(fl.Defs(base)) != 0 || how != "append" && how != "extend" {
@@ -706,6 +716,35 @@ func localReturns(f *pycheck.File, call *pycheck.Node) (*pycheck.Node, []*pychec
 		out = append(out, r)
 	}
 	return fn, out
+}
+
+// declaredOuter: fn declares name nonlocal or global.
+func declaredOuter(f *pycheck.File, fn *pycheck.Node, name string) bool {
+	if fn == nil || fn.Type() != "function_definition" {
+		return false
+	}
+	for _, id := range f.Names(name, int(fn.StartByte()), int(fn.EndByte())) {
+		if p := id.Parent(); p != nil && (p.Type() == "nonlocal_statement" || p.Type() == "global_statement") && same(f.Scope(id), fn) {
+			return true
+		}
+	}
+	return false
+}
+
+// calledInLoop: the function fn is called by its name inside a loop of
+// the file (`for x, y in loader: step(x, y)`).
+func calledInLoop(f *pycheck.File, fn *pycheck.Node) bool {
+	name := f.Text(fn.ChildByFieldName("name"))
+	for _, id := range f.Names(name, 0, len(f.Src)) {
+		c := id.Parent()
+		if c == nil || c.Type() != "call" || !same(c.ChildByFieldName("function"), id) {
+			continue
+		}
+		if enclosingLoop(c, f.Scope(c)) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // frameworkStep returns scope when it is a step method a training
