@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -36,7 +36,7 @@ total += loss.detach() (or float(loss)).`},
 			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
 		},
 	},
-	Anchors: []string{".append(", "+", ".add_(", ".extend("},
+	Anchors: []string{".append(", "+", ".add_(", ".extend(", "yield"},
 	// The accumulated value must be a loss or something back-propagated.
 	AlsoAnchors: []string{"loss", "backward("},
 	Check:       checkCD107,
@@ -127,6 +127,9 @@ func checkCD107(p *pycheck.Pass) {
 			}
 		}
 	}
+	// list(steps(...)): a generator of the file that yields each loss it
+	// backpropagated, every value kept by the caller.
+	checkYieldedLosses(p)
 	// total = total + loss (or loss + total): += written out.
 	for _, off := range f.Find("+", 0, len(f.Src)) {
 		if off+1 < len(f.Src) && f.Src[off+1] == '=' {
@@ -716,6 +719,46 @@ func localReturns(f *pycheck.File, call *pycheck.Node) (*pycheck.Node, []*pychec
 		out = append(out, r)
 	}
 	return fn, out
+}
+
+// checkYieldedLosses reports the calls that keep every value of a
+// generator of the file which yields, in a loop, a loss it has called
+// backward() on (`yield loss`, without .item() or .detach()): list(gen),
+// tuple(gen), history.extend(gen).
+func checkYieldedLosses(p *pycheck.Pass) {
+	f := p.File
+	for _, off := range f.Find("yield", 0, len(f.Src)) {
+		y := f.NodeAt(off, off+5)
+		if y == nil || y.Type() != "yield" || y.NamedChildCount() != 1 {
+			continue
+		}
+		v := pycheck.Unparen(y.NamedChild(0))
+		gen := f.Scope(y)
+		if v == nil || v.Type() != "identifier" || gen == nil || gen.Type() != "function_definition" {
+			continue
+		}
+		loop := enclosingLoop(y, gen)
+		if loop == nil || loop.ChildByFieldName("body") == nil || !backpropagatedIn(f, f.Flow(gen), f.Text(v), loop.ChildByFieldName("body")) {
+			continue
+		}
+		name := f.Text(gen.ChildByFieldName("name"))
+		for _, id := range f.Names(name, 0, len(f.Src)) {
+			c := id.Parent()
+			if c == nil || c.Type() != "call" || !same(c.ChildByFieldName("function"), id) {
+				continue
+			}
+			a := upParen(c).Parent()
+			if a == nil || a.Type() != "argument_list" || a.NamedChildCount() != 1 {
+				continue
+			}
+			keep := a.Parent()
+			switch pycheck.LastName(f.Callee(keep)) {
+			case "list", "tuple", "extend":
+				p.Report(keep, fmt.Sprintf("%s keeps every %s that %s() yields after its backward(), and with them the autograd graph of every iteration; memory grows until CUDA runs out", shorten(f.Text(keep)), f.Text(v), name),
+					fmt.Sprintf("yield %s.item() (or %s.detach()) instead", f.Text(v), f.Text(v)))
+			}
+		}
+	}
 }
 
 // declaredOuter: fn declares name nonlocal or global.
