@@ -36,7 +36,7 @@ total += loss.detach() (or float(loss)).`},
 			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
 		},
 	},
-	Anchors: []string{".append(", "+", ".add_(", ".extend(", "yield"},
+	Anchors: []string{".append(", "+", ".add_(", ".extend("},
 	// The accumulated value must be a loss or something back-propagated.
 	AlsoAnchors: []string{"loss", "backward("},
 	Check:       checkCD107,
