@@ -55,9 +55,11 @@ type Stats struct {
 // mentionsGPU is the cheapest filter: a file that never names torch or cuda
 // cannot hold any hazard these rules know, unless it is written for
 // Lightning (a callback importing only `lightning` runs in the trainer's
-// GPU steps).
+// GPU steps) or calls backward() (a training loop handed its model,
+// optimiser and loss function needs no import of torch).
 func mentionsGPU(src []byte) bool {
-	return bytes.Contains(src, []byte("torch")) || bytes.Contains(src, []byte("cuda")) || bytes.Contains(src, []byte("lightning"))
+	return bytes.Contains(src, []byte("torch")) || bytes.Contains(src, []byte("cuda")) || bytes.Contains(src, []byte("lightning")) ||
+		bytes.Contains(src, []byte("backward("))
 }
 
 // MaxNesting bounds the syntax tree depth the rules look at. CPython gives up

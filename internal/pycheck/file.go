@@ -22,9 +22,11 @@ type File struct {
 	// assignment of the name in the file, and a file may hold thousands of
 	// x.to(device) calls.
 	cpuNames map[string]bool
-	names    map[string][]int32 // see nameIndex
-	model    *Model
-	project  *Project
+	// trueNames memoizes IsTrue's answer per flag name, for the same reason.
+	trueNames map[string]bool
+	names     map[string][]int32 // see nameIndex
+	model     *Model
+	project   *Project
 	// ctx is the run's context: the searches rules make over the whole
 	// file look at it now and then and come back empty once it is
 	// cancelled, so Ctrl-C stops a very large file within one rule.
@@ -483,8 +485,32 @@ func classifyContext(t string) (Context, bool) {
 	return 0, false
 }
 
-// IsTrue reports whether a node is the literal True.
-func (f *File) IsTrue(n *Node) bool { return n != nil && n.Type() == "true" }
+// IsTrue reports whether a node is the literal True, or a name every
+// assignment of which in the file binds True (a flag constant:
+// ASYNC = True; x.to("cpu", non_blocking=ASYNC)). A name never assigned
+// in the file, a parameter for one, may be anything and is not True.
+func (f *File) IsTrue(n *Node) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	if n.Type() == "true" {
+		return true
+	}
+	if n.Type() != "identifier" {
+		return false
+	}
+	name := f.Text(n)
+	t, ok := f.trueNames[name]
+	if !ok {
+		t = boundOnlyTo(f, name, func(v *Node) bool { return v.Type() == "true" })
+		if f.trueNames == nil {
+			f.trueNames = map[string]bool{}
+		}
+		f.trueNames[name] = t
+	}
+	return t
+}
 
 // compact strips all whitespace, for matching call text.
 func compact(s string) string { return strings.Join(strings.Fields(s), "") }

@@ -385,7 +385,7 @@ var CPUFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "
 var KeepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
 	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true,
 	"mul_": true, "add_": true, "sub_": true, "div_": true, "clamp_": true, "fill_": true, "normal_": true, "uniform_": true,
-	"zero_": true, "exp_": true, "pow_": true}
+	"zero_": true, "exp_": true, "pow_": true, "bernoulli_": true, "random_": true, "exponential_": true, "log_normal_": true, "geometric_": true, "cauchy_": true}
 
 // SameDeviceFuncs are torch functions whose result is on their tensor
 // arguments' device (or that fail when those differ): one CPU operand
@@ -593,14 +593,34 @@ func ToCPU(f *File, call *Node) bool {
 // bindsOnlyCPU: name is assigned in the file, and every assignment binds
 // the CPU device.
 func bindsOnlyCPU(f *File, name string) bool {
+	return boundOnlyTo(f, name, func(v *Node) bool {
+		t := f.Compact(v)
+		return t == `"cpu"` || t == `'cpu'` || strings.HasSuffix(t, `device("cpu")`) || strings.HasSuffix(t, `device('cpu')`)
+	})
+}
+
+// boundOnlyTo: name is assigned in the file, and every value assigned to
+// it satisfies ok.
+func boundOnlyTo(f *File, name string, ok func(v *Node) bool) bool {
 	bound := 0
 	for _, id := range f.Names(name, 0, len(f.Src)) {
 		p := id.Parent()
-		if p == nil || p.Type() != "assignment" || !same(p.ChildByFieldName("left"), id) {
+		if p == nil {
 			continue
 		}
-		v := f.Compact(p.ChildByFieldName("right"))
-		if v != `"cpu"` && v != `'cpu'` && !strings.HasSuffix(v, `device("cpu")`) && !strings.HasSuffix(v, `device('cpu')`) {
+		switch p.Type() {
+		case "pattern_list", "tuple_pattern", "list_pattern", "parameters", "default_parameter", "typed_parameter", "typed_default_parameter":
+			// bound to something else somewhere: unpacked or a parameter.
+			return false
+		case "augmented_assignment", "for_statement":
+			if same(p.ChildByFieldName("left"), id) {
+				return false
+			}
+		}
+		if p.Type() != "assignment" || !same(p.ChildByFieldName("left"), id) {
+			continue
+		}
+		if v := Unparen(p.ChildByFieldName("right")); v == nil || !ok(v) {
 			return false
 		}
 		bound++

@@ -337,6 +337,22 @@ func checkOtherMethodReads(p *pycheck.Pass, call *pycheck.Node, line int, place 
 	}
 }
 
+// guardedSyncs are the conditions of the if statements whose body calls
+// synchronize() (`if overlap: torch.cuda.synchronize()`): every path
+// passes the condition, and the wait is taken on the paths it selects.
+func guardedSyncs(f *pycheck.File, fl *pycheck.Flow) []*pycheck.Node {
+	var out []*pycheck.Node
+	for _, c := range fl.Calls() {
+		if pycheck.LastName(f.Model().QualifiedCallee(c)) != "synchronize" {
+			continue
+		}
+		if st := pycheck.Ancestor(c, "if_statement", "function_definition"); st != nil && st.Type() == "if_statement" && pycheck.Within(c, st.ChildByFieldName("consequence")) {
+			out = append(out, st.ChildByFieldName("condition"))
+		}
+	}
+	return out
+}
+
 // checkPlaceReadsAt is checkPlaceReads for a copy made on line, followed
 // through up to depth numpy views of it.
 func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pycheck.Node, what string, depth int) {
@@ -350,7 +366,15 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 	} else if pycheck.IsDef(place) && pycheck.Within(call, pycheck.Statement(place)) {
 		at = place // a, b = f(): the unpacking target
 	}
-	uses := fl.UsesAfter(at, place, hostSyncs(f, fl, copySource(f, call)), true)
+	syncs := hostSyncs(f, fl, copySource(f, call))
+	if !same(throughConditional(call), call) {
+		// `host = t.to("cpu", non_blocking=True) if overlap else t.cpu()`:
+		// the copy is made on one path only, and a synchronize under a
+		// condition after it (`if overlap: torch.cuda.synchronize()`) is
+		// taken to be the wait of that path: its condition blocks.
+		syncs = append(syncs, guardedSyncs(f, fl)...)
+	}
+	uses := fl.UsesAfter(at, place, syncs, true)
 	sortNodes(uses)
 	for _, use := range uses {
 		// arr = t.numpy() shares t's memory and reads nothing yet: the

@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy, float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16, or with a name one value of a conditional expression binds to float16 (`dtype = torch.float16 if fp16 else torch.float32`); `.type_as(w)` or `.to(w)` with `w` a float16 copy; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy, float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a product with itself or another float16 operand, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -68,7 +68,9 @@ func checkCD106(p *pycheck.Pass) {
 				var name *pycheck.Node
 				if pa := e.Parent(); pa != nil && (pa.Type() == "default_parameter" || pa.Type() == "typed_default_parameter") && same(pa.ChildByFieldName("value"), e) {
 					name = pa.ChildByFieldName("name")
-				} else if a := pycheck.Ancestor(e, "assignment", "block", "module"); a != nil && a.Type() == "assignment" && same(pycheck.Unparen(a.ChildByFieldName("right")), e) {
+				} else if a := pycheck.Ancestor(e, "assignment", "block", "module"); a != nil && a.Type() == "assignment" && same(pycheck.Unparen(a.ChildByFieldName("right")), pycheck.Unparen(throughConditional(e))) {
+					// dtype = torch.float16 if args.fp16 else torch.float32:
+					// float16 on one path.
 					name = assignedName(e)
 				}
 				if name != nil {
@@ -117,7 +119,7 @@ func checkCD106(p *pycheck.Pass) {
 	// x.to(self.dtype): an attribute that holds float16 (set from a
 	// parameter defaulting to it, a dataclass field, a constructor's
 	// argument).
-	for _, needle := range []string{".to(", ".type("} {
+	for _, needle := range []string{".to(", ".type(", ".type_as("} {
 		for _, c := range f.CallsAt(needle, 0, len(f.Src)) {
 			arg := f.Keyword(c, "dtype")
 			if args := pycheck.PositionalArgs(c); arg == nil && len(args) > 0 {
@@ -129,6 +131,9 @@ func checkCD106(p *pycheck.Pass) {
 			// from torch import float16 as f16 ... x.to(f16)
 			if arg.Type() == "identifier" {
 				if q := f.Model().Qualified(arg); q == "torch.float16" || q == "torch.half" {
+					convs = append(convs, c)
+				} else if v := reachingValue(f, arg); v != nil && v.Type() == "call" && halfConversion(f, v) {
+					// x.type_as(w), x.to(w) with w = y.half(): w's dtype.
 					convs = append(convs, c)
 				}
 				continue
@@ -300,7 +305,8 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 			if same(other, cur) {
 				other = p.ChildByFieldName("right")
 			}
-			if !keepsHalf(f, pycheck.Unparen(other)) {
+			// x * x: the other operand is the same float16 value.
+			if f.Compact(pycheck.Unparen(other)) != f.Compact(pycheck.Unparen(cur)) && !keepsHalf(f, pycheck.Unparen(other)) {
 				return cur
 			}
 			cur = p
@@ -367,6 +373,19 @@ func keepsHalf(f *pycheck.File, n *pycheck.Node) bool {
 	}
 	t := f.Compact(n)
 	return strings.Contains(t, ".half()") || namesFloat16(t)
+}
+
+// halfConversion: call converts its receiver to float16 (`.half()`,
+// `.to(torch.float16)`, `.type(torch.half)`).
+func halfConversion(f *pycheck.File, call *pycheck.Node) bool {
+	switch pycheck.LastName(f.Callee(call)) {
+	case "half":
+		return receiver(call) != nil && len(pycheck.PositionalArgs(call)) == 0
+	case "to", "type":
+		a := f.Compact(call.ChildByFieldName("arguments"))
+		return namesFloat16(a) || strings.Contains(a, "torch.half")
+	}
+	return false
 }
 
 // namesFloat16: the text names float16 as a word of its own (bfloat16,

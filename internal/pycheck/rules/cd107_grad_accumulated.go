@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -127,6 +127,9 @@ func checkCD107(p *pycheck.Pass) {
 			}
 		}
 	}
+	// list(steps(...)): a generator of the file that yields each loss it
+	// backpropagated, every value kept by the caller.
+	checkYieldedLosses(p)
 	// total = total + loss (or loss + total): += written out.
 	for _, off := range f.Find("+", 0, len(f.Src)) {
 		if off+1 < len(f.Src) && f.Src[off+1] == '=' {
@@ -146,12 +149,48 @@ func checkCD107(p *pycheck.Pass) {
 		}
 		l, r := pycheck.Unparen(n.ChildByFieldName("left")), pycheck.Unparen(n.ChildByFieldName("right"))
 		switch {
-		case l != nil && f.Compact(l) == f.Compact(left):
-			checkAccumulation(p, a, l, r, "+")
-		case r != nil && f.Compact(r) == f.Compact(left):
-			checkAccumulation(p, a, r, l, "+")
+		case l != nil && carries(f, l, left) != nil:
+			checkAccumulation(p, a, carries(f, l, left), r, "+")
+		case r != nil && carries(f, r, left) != nil:
+			checkAccumulation(p, a, carries(f, r, left), l, "+")
 		}
 	}
+}
+
+// isParameter: name is a parameter of the function fn.
+func isParameter(f *pycheck.File, fn *pycheck.Node, name string) bool {
+	if fn == nil || fn.Type() != "function_definition" {
+		return false
+	}
+	ps := fn.ChildByFieldName("parameters")
+	return ps != nil && len(f.Names(name, int(ps.StartByte()), int(ps.EndByte()))) > 0
+}
+
+// carries is the occurrence of the accumulator acc that side of a sum
+// carries on: acc itself, or acc scaled by a number or a name (the decayed
+// average of `ema = 0.98 * ema + 0.02 * loss`); nil otherwise.
+func carries(f *pycheck.File, side, acc *pycheck.Node) *pycheck.Node {
+	if f.Compact(side) == f.Compact(acc) {
+		return side
+	}
+	if side.Type() != "binary_operator" {
+		return nil
+	}
+	if op := f.Text(side.ChildByFieldName("operator")); op != "*" && op != "/" {
+		return nil
+	}
+	l, r := pycheck.Unparen(side.ChildByFieldName("left")), pycheck.Unparen(side.ChildByFieldName("right"))
+	for _, pair := range [][2]*pycheck.Node{{l, r}, {r, l}} {
+		a, k := pair[0], pair[1]
+		if a == nil || k == nil || f.Compact(a) != f.Compact(acc) {
+			continue
+		}
+		switch k.Type() {
+		case "integer", "float", "identifier", "attribute":
+			return a
+		}
+	}
+	return nil
 }
 
 func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how string) {
@@ -162,12 +201,20 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	scope := f.Scope(at)
 	loop := enclosingLoop(at, scope)
 	step := false
+	// outer: the target is a name of an enclosing scope (`nonlocal total`,
+	// `global total`), which outlives every call of this function.
+	outer := false
 	if loop == nil {
 		// A step method a framework calls once per batch is the body of
 		// the framework's loop: what it keeps in self, or in a name bound
-		// outside it, outlives the step.
+		// outside it, outlives the step. So is a function the file calls
+		// in a loop, for the names it declares nonlocal or global.
 		if loop = frameworkStep(f, scope); loop == nil {
-			return
+			if t := pycheck.Unparen(target); t != nil && t.Type() == "identifier" && declaredOuter(f, scope, f.Text(t)) && calledInLoop(f, scope) {
+				loop, outer = scope, true
+			} else {
+				return
+			}
 		}
 		step = true
 	}
@@ -204,11 +251,22 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// The accumulator outlives the loop: a name assigned before it, an
 	// attribute, or an element of one (running["loss"], log["train"]).
 	base := target
-	for base.Type() == "subscript" && pycheck.IsPlace(base) {
-		base = pycheck.Unparen(base.ChildByFieldName("value"))
+	for {
+		if base.Type() == "subscript" && pycheck.IsPlace(base) {
+			base = pycheck.Unparen(base.ChildByFieldName("value"))
+			continue
+		}
+		// logs.setdefault("train", []): the list kept in logs.
+		if r := receiver(base); base.Type() == "call" && r != nil && pycheck.LastName(f.Callee(base)) == "setdefault" {
+			base = pycheck.Unparen(r)
+			continue
+		}
+		break
 	}
 	fl := f.Flow(scope)
-	if base.Type() == "identifier" && step {
+	if base.Type() == "identifier" && outer {
+		// bound by the enclosing scope, not by a call of this one.
+	} else if base.Type() == "identifier" && step {
 		// A step method's own local starts afresh each step; a module's
 		// list (`LOSSES.append(loss)`) does not.
 		if len(fl.Defs(base)) != 0 || how != "append" && how != "extend" {
@@ -217,10 +275,16 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	} else if base.Type() == "identifier" {
 		// Some assignment from before the loop reaches the accumulation.
 		outside := false
-		for _, d := range fl.ReachingDefs(base, base) {
+		defs := fl.ReachingDefs(base, base)
+		for _, d := range defs {
 			if !pycheck.Within(d, loop) {
 				outside = true
 			}
+		}
+		// A parameter (hist.append(loss) with hist given by the caller)
+		// is the caller's container: it outlives the loop.
+		if len(defs) == 0 && isParameter(f, scope, f.Text(base)) {
+			outside = true
 		}
 		if !outside {
 			return
@@ -334,7 +398,7 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	case "+=":
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
 	case "+":
-		msg = fmt.Sprintf("%s = %s + %s chains the autograd graph of every iteration into %s", tt, tt, name, tt)
+		msg = fmt.Sprintf("%s = %s chains the autograd graph of every iteration into %s", tt, shorten(f.Text(at.ChildByFieldName("right"))), tt)
 	case "call " + strings.TrimPrefix(how, "call "):
 		msg = fmt.Sprintf("%s(...) appends %s to %s, keeping the autograd graph of every iteration alive", strings.TrimPrefix(how, "call "), name, tt)
 	default: // a keeper method
@@ -655,6 +719,75 @@ func localReturns(f *pycheck.File, call *pycheck.Node) (*pycheck.Node, []*pychec
 		out = append(out, r)
 	}
 	return fn, out
+}
+
+// checkYieldedLosses reports the calls that keep every value of a
+// generator of the file which yields, in a loop, a loss it has called
+// backward() on (`yield loss`, without .item() or .detach()): list(gen),
+// tuple(gen), history.extend(gen).
+func checkYieldedLosses(p *pycheck.Pass) {
+	f := p.File
+	for _, off := range f.Find("yield", 0, len(f.Src)) {
+		y := f.NodeAt(off, off+5)
+		if y == nil || y.Type() != "yield" || y.NamedChildCount() != 1 {
+			continue
+		}
+		v := pycheck.Unparen(y.NamedChild(0))
+		gen := f.Scope(y)
+		if v == nil || v.Type() != "identifier" || gen == nil || gen.Type() != "function_definition" {
+			continue
+		}
+		loop := enclosingLoop(y, gen)
+		if loop == nil || loop.ChildByFieldName("body") == nil || !backpropagatedIn(f, f.Flow(gen), f.Text(v), loop.ChildByFieldName("body")) {
+			continue
+		}
+		name := f.Text(gen.ChildByFieldName("name"))
+		for _, id := range f.Names(name, 0, len(f.Src)) {
+			c := id.Parent()
+			if c == nil || c.Type() != "call" || !same(c.ChildByFieldName("function"), id) {
+				continue
+			}
+			a := upParen(c).Parent()
+			if a == nil || a.Type() != "argument_list" || a.NamedChildCount() != 1 {
+				continue
+			}
+			keep := a.Parent()
+			switch pycheck.LastName(f.Callee(keep)) {
+			case "list", "tuple", "extend":
+				p.Report(keep, fmt.Sprintf("%s keeps every %s that %s() yields after its backward(), and with them the autograd graph of every iteration; memory grows until CUDA runs out", shorten(f.Text(keep)), f.Text(v), name),
+					fmt.Sprintf("yield %s.item() (or %s.detach()) instead", f.Text(v), f.Text(v)))
+			}
+		}
+	}
+}
+
+// declaredOuter: fn declares name nonlocal or global.
+func declaredOuter(f *pycheck.File, fn *pycheck.Node, name string) bool {
+	if fn == nil || fn.Type() != "function_definition" {
+		return false
+	}
+	for _, id := range f.Names(name, int(fn.StartByte()), int(fn.EndByte())) {
+		if p := id.Parent(); p != nil && (p.Type() == "nonlocal_statement" || p.Type() == "global_statement") && same(f.Scope(id), fn) {
+			return true
+		}
+	}
+	return false
+}
+
+// calledInLoop: the function fn is called by its name inside a loop of
+// the file (`for x, y in loader: step(x, y)`).
+func calledInLoop(f *pycheck.File, fn *pycheck.Node) bool {
+	name := f.Text(fn.ChildByFieldName("name"))
+	for _, id := range f.Names(name, 0, len(f.Src)) {
+		c := id.Parent()
+		if c == nil || c.Type() != "call" || !same(c.ChildByFieldName("function"), id) {
+			continue
+		}
+		if enclosingLoop(c, f.Scope(c)) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // frameworkStep returns scope when it is a step method a training

@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/tensor/as_tensor(...)` is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic such as `.mul_(std)`, a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`), a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -43,7 +43,14 @@ torch.zeros_like(x), x.new_zeros(shape); or register constants as buffers
 // default device; only data that evidently holds several numbers makes
 // more than a 0-dim tensor PyTorch lets combine with CUDA tensors.
 // (as_tensor returns a tensor argument as it is, on its own device.)
-var dataFactories = map[string]bool{"tensor": true, "as_tensor": true, "asarray": true}
+// The legacy typed constructors (torch.LongTensor(data)) always make a
+// CPU tensor.
+var dataFactories = map[string]bool{"tensor": true, "as_tensor": true, "asarray": true,
+	"LongTensor": true, "IntTensor": true, "FloatTensor": true, "DoubleTensor": true, "BoolTensor": true, "ByteTensor": true}
+
+// sizedFactories make a CPU tensor only in their form with size=
+// (torch.normal(0.0, std, size=shape)); given tensors, they follow them.
+var sizedFactories = map[string]bool{"normal": true}
 
 // combiners are functions whose tensor arguments must share a device.
 var combiners = map[string]bool{"cat": true, "stack": true, "where": true, "matmul": true, "bmm": true, "mm": true, "einsum": true,
@@ -89,11 +96,15 @@ func checkCD111(p *pycheck.Pass) {
 				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
 					continue
 				}
-				if dataFactories[fac] && !severalNumbers(f, call) || scalarShape(f, call) {
+				if dataFactories[fac] && !severalNumbers(f, call) || sizedFactories[fac] && f.Keyword(call, "size") == nil || scalarShape(f, call) {
 					continue
 				}
 				what = "torch." + fac + "() without device="
 				remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
+				if strings.HasSuffix(fac, "Tensor") {
+					what = "the legacy constructor torch." + fac + "(), which always allocates on the CPU,"
+					remedy = fmt.Sprintf("use torch.tensor(..., dtype=..., device=<input>.device) instead of torch.%s", fac)
+				}
 				if fac == "from_numpy" {
 					what = "torch.from_numpy(), which shares the array's host memory,"
 					remedy = "move the tensor with .to(<input>.device), or register it as a buffer in __init__"
@@ -142,6 +153,13 @@ func checkCD111(p *pycheck.Pass) {
 							goto nextCall
 						}
 						if d := cpuDerived(f, use, false); !same(d, use) && !moved(f, d) {
+							// x * (1 + eps): what is made of it is combined in place.
+							if n := combinedUse(f, d, modules); n != nil && !sizeOperand(f, call, n) {
+								reported[val.StartByte()] = true
+								p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
+									remedy)
+								goto nextCall
+							}
 							next = append(next, assignedNames(d)...)
 							nextList = nextList || d.Type() == "list_comprehension"
 						}
@@ -184,12 +202,32 @@ func cpuDerived(f *pycheck.File, n *pycheck.Node, list bool) *pycheck.Node {
 			val, list = pr, true
 			continue
 		}
+		// 1 + eps, eps * 0.5, -eps: arithmetic with a Python number stays
+		// on the CPU.
+		if pr != nil && !list && (pr.Type() == "unary_operator" || pr.Type() == "binary_operator" && numberOperand(pr, up)) {
+			val = pr
+			continue
+		}
 		if mname, c := methodCallOn(f, up); c != nil && (pycheck.KeepsDevice[mname] || mname == "to" && !movesDevice(f, mname, c)) {
 			val, list = c, false
 			continue
 		}
 		return val
 	}
+}
+
+// numberOperand: the other operand of the binary operator op than x is a
+// number literal.
+func numberOperand(op, x *pycheck.Node) bool {
+	for _, side := range []string{"left", "right"} {
+		o := op.ChildByFieldName(side)
+		if o == nil || same(o, x) {
+			continue
+		}
+		o = pycheck.Unparen(o)
+		return o.Type() == "integer" || o.Type() == "float"
+	}
+	return false
 }
 
 // assignedNames are the names an assignment binds val to: the name, or
@@ -315,6 +353,9 @@ var isFactory = func() map[string]bool {
 		m[f] = true
 	}
 	for f := range dataFactories {
+		m[f] = true
+	}
+	for f := range sizedFactories {
 		m[f] = true
 	}
 	return m

@@ -18,7 +18,7 @@ import (
 // (`x = expr`, through parentheses), or nil.
 func assignedName(n *pycheck.Node) *pycheck.Node {
 	cur := n
-	for p := cur.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = cur.Parent() {
+	for p := cur.Parent(); p != nil && (p.Type() == "parenthesized_expression" || conditionalBranch(p, cur)); p = cur.Parent() {
 		cur = p
 	}
 	p := cur.Parent()
@@ -36,6 +36,15 @@ func assignedName(n *pycheck.Node) *pycheck.Node {
 		return l
 	}
 	return nil
+}
+
+// conditionalBranch: n is a value of the conditional expression p (`a if
+// c else b`), not its condition: what p is bound to holds n on one path.
+func conditionalBranch(p, n *pycheck.Node) bool {
+	if p.Type() != "conditional_expression" || p.NamedChildCount() != 3 {
+		return false
+	}
+	return same(p.NamedChild(0), n) || same(p.NamedChild(2), n)
 }
 
 // isRebinding reports whether identifier id is the target of a plain
@@ -250,7 +259,21 @@ func sortNodes(ns []*pycheck.Node) {
 // assignedPlace is the place an expression is assigned to (`p = expr`,
 // or positionally `p, q = expr, other`), or nil.
 func assignedPlace(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
-	return pycheck.CopyTarget(n)
+	return pycheck.CopyTarget(throughConditional(n))
+}
+
+// throughConditional is the conditional expression n is a value of (`n
+// if c else m`, through parentheses and nested conditionals), whose
+// target holds n on one path; n itself otherwise.
+func throughConditional(n *pycheck.Node) *pycheck.Node {
+	for {
+		c := upParen(n)
+		p := c.Parent()
+		if p == nil || !conditionalBranch(p, c) {
+			return n
+		}
+		n = p
+	}
 }
 
 // placeRebound reports whether n is the target of a plain assignment.

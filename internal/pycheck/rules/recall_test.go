@@ -45,7 +45,22 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 336/341 since a dict of non_blocking copies is read through a
+	// tune: 357/362 since 27 pairs in other styles were added for CD101,
+	// CD106, CD107 and CD111 (21 tune, 6 test; 5 of the 27 found when
+	// added, 5/21 tune and 0/6 test; 6 tune CD111 pairs then had their
+	// want marker moved to the factory line CD111 reports on, which made
+	// 3 more of them found without a rule change) and these changes: a
+	// True flag constant for non_blocking=, a copy that is one value of a
+	// conditional expression (its conditional synchronize counted as the
+	// wait of that path); legacy typed constructors, torch.normal(size=),
+	// random in-place fills and number arithmetic in CD111; a conditional
+	// float16 dtype, .type_as(w) with w float16, x * x in CD106; files
+	// that call backward() linted without naming torch, decayed averages,
+	// dict.setdefault lists, a caller's list, nonlocal totals and
+	// materialised generators of losses (in files the pre-filter passes:
+	// its 64 anchors are all taken, "yield" could not be added) in CD107;
+	// it was
+	// 336/341 since a dict of non_blocking copies is read through a
 	// loop over its .items()/.values() (one element walk shared by CD101
 	// and CD106); it was 335/341 since a .to(dev) copy counts as device-to-host when
 	// every assignment of dev names the CPU; it was 334/341 since CD111 knows torch.from_numpy and as_tensor of
@@ -77,15 +92,17 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.985, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.972, "CD107": 0.978,
+	"tune": {"all": 0.986, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.975, "CD107": 0.980,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.864 (51/59) since the .to(dev) change above; it was 0.847
+	// test: 0.784 (51/65) since six more pairs were added (0/6 found
+	// when added; the split's total unchanged by the changes above); it
+	// was 0.864 (51/59) since the .to(dev) change above; it was 0.847
 	// (50/59) since the CD111 and CD106 changes above; it
 	// was 0.813 (48/59) since the CD107 changes above; it was 0.779
 	// (46/59) since six more pairs were added (the 53 before
 	// still 45/53); it was 0.849 (45/53) since three more pairs were added (the 50 before
 	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.864},
+	"test": {"all": 0.784},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

@@ -59,6 +59,22 @@ func TestFixtures(t *testing.T) {
 // TestRegistry checks what every rule must have: a unique code in order, a
 // kebab-case name, every doc section, references, and fixtures that both
 // flag (flagged.py, with wants) and stay quiet (clean.py, without).
+// TestAnchorsFit: the pre-filter holds at most 64 distinct anchors (one
+// bit each); one more is silently left out, the rule it belongs to is then
+// never skipped, and the set of parsed files, with the cross-file
+// summaries taken from them, changes for every rule.
+func TestAnchorsFit(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range append(pycheck.EngineRules(), All()...) {
+		for _, a := range append(append([]string{}, r.Anchors...), r.AlsoAnchors...) {
+			seen[a] = true
+		}
+	}
+	if len(seen) > 64 {
+		t.Errorf("%d distinct anchors; the pre-filter holds 64", len(seen))
+	}
+}
+
 func TestRegistry(t *testing.T) {
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)+$`)
 	codes := map[string]bool{}

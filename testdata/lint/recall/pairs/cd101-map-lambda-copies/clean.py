@@ -1,0 +1,8 @@
+import numpy as np
+import torch
+
+
+def gather_outputs(outs):
+    hosts = list(map(lambda t: t.to("cpu", non_blocking=True), outs))
+    torch.cuda.synchronize()
+    return np.stack([h.numpy() for h in hosts])

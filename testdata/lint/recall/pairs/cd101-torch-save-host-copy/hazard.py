@@ -1,0 +1,6 @@
+import torch
+
+
+def save_codebook(quantizer, path):
+    book = quantizer.codebook.detach().to("cpu", non_blocking=True)
+    torch.save(book, path)  # want CD101

@@ -1,0 +1,12 @@
+import torch
+
+
+def run(model, loader, opt):
+    hist = torch.empty(0, device="cuda")
+    for batch in loader:
+        loss = model(batch).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hist = torch.cat([hist, loss.detach().view(1)])
+    return hist

@@ -1,0 +1,12 @@
+import torch
+from torch import nn
+
+
+class WordDropout(nn.Module):
+    def __init__(self, p=0.1):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        keep = torch.empty_like(x[..., 0]).bernoulli_(1 - self.p)
+        return x * keep.unsqueeze(-1)
