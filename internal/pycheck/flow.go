@@ -35,12 +35,10 @@ type Flow struct {
 	exit  int32
 	calls []*Node
 	preds [][]flowPred
-	// occ and defs memoize Occurrences and Defs by the place's spelling:
-	// rules ask them once per call site, and a function with thousands of
+	// memo holds the answers of Remember: Occurrences, Defs and the uses
+	// of a place by its spelling, and rules' questions about the scope.
+	// Rules ask them once per call site, and a function with thousands of
 	// calls on one name would otherwise rescan the scope for each.
-	occ  map[string][]*Node
-	defs map[string][]*Node
-	// memo holds the answers of Remember.
 	memo map[string][]*Node
 	// locs memoizes locate; idx the points of the node lists the graph
 	// hands out (Occurrences, Defs, Remember), by the list's backing
@@ -936,16 +934,7 @@ func IsDef(n *Node) bool {
 // Occurrences lists the nodes in the graph's scope that spell place, in
 // source order. The slice is shared: callers must not change it.
 func (fl *Flow) Occurrences(place *Node) []*Node {
-	k := fl.placeKey(place)
-	if out, ok := fl.occ[k]; ok {
-		return out
-	}
-	out := fl.own(fl.occurrences(place))
-	if fl.occ == nil {
-		fl.occ = map[string][]*Node{}
-	}
-	fl.occ[k] = out
-	return out
+	return fl.Remember("occ\x00"+fl.placeKey(place), func() []*Node { return fl.occurrences(place) })
 }
 
 func (fl *Flow) occurrences(place *Node) []*Node {
@@ -977,16 +966,7 @@ func (fl *Flow) occurrences(place *Node) []*Node {
 // `self.a` for `self.a.b`), is rebound in the graph's scope. The slice is
 // shared: callers must not change it.
 func (fl *Flow) Defs(place *Node) []*Node {
-	k := fl.placeKey(Unparen(place))
-	if out, ok := fl.defs[k]; ok {
-		return out
-	}
-	out := fl.own(fl.defsOf(place))
-	if fl.defs == nil {
-		fl.defs = map[string][]*Node{}
-	}
-	fl.defs[k] = out
-	return out
+	return fl.Remember("defs\x00"+fl.placeKey(Unparen(place)), func() []*Node { return fl.defsOf(place) })
 }
 
 func (fl *Flow) defsOf(place *Node) []*Node {
