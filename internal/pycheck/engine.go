@@ -82,10 +82,13 @@ type Linter struct {
 
 	anchorsOnce sync.Once
 	anchors     *anchorSet
+	anchorsErr  error
 }
 
+// anchorSet is the rules' anchor set; Lint refuses to run (anchorsErr)
+// when the rules have more anchors than it holds.
 func (l *Linter) anchorSet() *anchorSet {
-	l.anchorsOnce.Do(func() { l.anchors = newAnchorSet(l.Rules) })
+	l.anchorsOnce.Do(func() { l.anchors, l.anchorsErr = newAnchorSet(l.Rules) })
 	return l.anchors
 }
 
@@ -95,7 +98,7 @@ type job struct {
 	src    Source
 	active []*Rule
 	// anchors found in the file's bytes, when scanned (scanned).
-	anchors uint64
+	anchors anchorBits
 	scanned bool
 	// model is the file's model from the first phase (tree released),
 	// with the summary questions its rules asked.
@@ -254,6 +257,11 @@ func summaryRelevant(path string, src []byte) bool {
 // parser, the tree passes and the rules' searches all look at ctx) and
 // returns ctx's error.
 func (l *Linter) Lint(ctx context.Context, sources <-chan Source) ([]report.Finding, Stats, error) {
+	if l.anchorSet(); l.anchorsErr != nil {
+		for range sources { // drain, so the reader can stop
+		}
+		return nil, Stats{}, l.anchorsErr
+	}
 	workers := l.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -456,7 +464,7 @@ func (l *Linter) addFollowers(proj *Project, jobs []*job) {
 					j.anchors, j.scanned = set.scan(j.src.Src), true
 				}
 				found := j.anchors
-				if m, ok := set.mask(r.Anchors); ok && found&m == 0 {
+				if m, ok := set.mask(r.Anchors); ok && !found.any(m) {
 					continue
 				}
 			}
@@ -523,7 +531,7 @@ func identifiersIn(src []byte, ns *nameSet, want uint64) uint64 {
 // activeRules are the rules that can match a file, decided from its bytes,
 // and the anchors found in it (scanned false when the file was not read
 // for them).
-func (l *Linter) activeRules(s Source) (active []*Rule, found uint64, scanned bool) {
+func (l *Linter) activeRules(s Source) (active []*Rule, found anchorBits, scanned bool) {
 	if l.AlwaysParse || mentionsGPU(s.Src) {
 		set := l.anchorSet()
 		found, scanned = set.scan(s.Src), true

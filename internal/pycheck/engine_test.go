@@ -151,7 +151,10 @@ func TestRulePanicBecomesFinding(t *testing.T) {
 
 func TestAnchorSet(t *testing.T) {
 	rules := []*Rule{{Anchors: []string{"non_blocking", "+="}}, {Anchors: []string{"cuda.amp"}, AlsoAnchors: []string{"i"}}}
-	s := newAnchorSet(rules)
+	s, err := newAnchorSet(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
 	found := s.scan([]byte("a += 1\nimport torch.cuda.amp\n"))
 	if !rules[0].applies(s, found) || !rules[1].applies(s, found) {
 		t.Error("anchors present but rule skipped")
@@ -159,6 +162,56 @@ func TestAnchorSet(t *testing.T) {
 	found = s.scan([]byte("torch.cuda.amp"))
 	if rules[0].applies(s, found) || rules[1].applies(s, found) { // no "i": the second group fails
 		t.Error("rule applied without its anchors")
+	}
+}
+
+// manyAnchorRules returns n one-anchor rules, anchor i spelt "anchor<i>_",
+// so that no anchor is a prefix of another.
+func manyAnchorRules(n int) []*Rule {
+	rules := make([]*Rule, n)
+	for i := range rules {
+		rules[i] = &Rule{Anchors: []string{fmt.Sprintf("anchor%d_", i)}}
+	}
+	return rules
+}
+
+// TestAnchorSetWide: anchors past the first 64-bit word are found and keep
+// their rules off files without them, and adding anchors changes nothing
+// for the rules already there.
+func TestAnchorSetWide(t *testing.T) {
+	rules := manyAnchorRules(MaxAnchors)
+	s, err := newAnchorSet(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := []byte("x = anchor3_ + anchor70_\nanchor255_()\n")
+	found := s.scan(src)
+	for i, r := range rules {
+		want := i == 3 || i == 70 || i == 255
+		if r.applies(s, found) != want {
+			t.Errorf("rule %d applies = %v, want %v", i, !want, want)
+		}
+	}
+	// The first 64 rules see the same files whether or not the others
+	// are there.
+	narrow, err := newAnchorSet(rules[:64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"anchor3_", "anchor63_ anchor64_", "anchor200_", ""} {
+		fw, fn := s.scan([]byte(text)), narrow.scan([]byte(text))
+		for i, r := range rules[:64] {
+			if r.applies(s, fw) != r.applies(narrow, fn) {
+				t.Errorf("%q: rule %d applies differently once more anchors are added", text, i)
+			}
+		}
+	}
+	if _, err := newAnchorSet(manyAnchorRules(MaxAnchors + 1)); err == nil {
+		t.Errorf("%d anchors accepted; the set holds %d", MaxAnchors+1, MaxAnchors)
+	}
+	l := &Linter{Rules: manyAnchorRules(MaxAnchors + 1)}
+	if _, err := l.LintSources(Source{Path: "a.py", Src: []byte("import torch\n")}); err == nil {
+		t.Error("Lint ran with an anchor left out of the pre-filter")
 	}
 }
 

@@ -31,13 +31,13 @@ type Rule struct {
 }
 
 // applies checks the rule's anchors against the anchors found in a file.
-func (r *Rule) applies(set *anchorSet, found uint64) bool {
+func (r *Rule) applies(set *anchorSet, found anchorBits) bool {
 	for _, group := range [][]string{r.Anchors, r.AlsoAnchors} {
 		if len(group) == 0 {
 			continue
 		}
 		m, ok := set.mask(group)
-		if ok && found&m == 0 {
+		if ok && !found.any(m) {
 			return false
 		}
 	}

@@ -50,7 +50,16 @@ var passOn = map[string]bool{"to": true, "cuda": true, "pin_memory": true, "reco
 
 // hostReadFuncs are builtins and numpy functions that read their argument.
 var hostReadFuncs = map[string]bool{"print": true, "float": true, "int": true, "bool": true, "list": true, "str": true,
-	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true, "np.save": true, "len": false}
+	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true, "np.save": true, "len": false,
+	// Builtins that compare or add the elements they iterate: a read of
+	// a tensor's elements, and of the tensors in a list.
+	"max": true, "min": true, "sum": true, "sorted": true, "any": true, "all": true}
+
+// iterFuncs are builtins that iterate their argument: of a tensor, they
+// read each element on the host (zip and enumerate when what they yield
+// is iterated, at once in practice); of a list, they only hand its
+// tensors on.
+var iterFuncs = map[string]bool{"zip": true, "enumerate": true, "iter": true, "reversed": true, "tuple": true, "set": true}
 
 func checkCD101(p *pycheck.Pass) {
 	f := p.File
@@ -163,6 +172,10 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 		return
 	}
 	if n, how := hostRead(f, upParen(call)); n != nil {
+		p.Report(n, fmt.Sprintf("%s reads %s before it has completed", how, what))
+		return
+	}
+	if n, how := iterationRead(f, upParen(call)); n != nil {
 		p.Report(n, fmt.Sprintf("%s reads %s before it has completed", how, what))
 		return
 	}
@@ -376,6 +389,9 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 	}
 	uses := fl.UsesAfter(at, place, syncs, true)
 	sortNodes(uses)
+	// place holds a list or dict of copies (made in a comprehension or
+	// appended to it), not a copy: iterating it reads nothing yet.
+	container := call.Type() != "call" || appendedTo(f, upParen(call)) != nil
 	for _, use := range uses {
 		// arr = t.numpy() shares t's memory and reads nothing yet: the
 		// reads of arr are the reads of the copy.
@@ -401,6 +417,9 @@ func checkPlaceReadsAt(p *pycheck.Pass, call *pycheck.Node, line int, place *pyc
 		var how string
 		if !iterated {
 			n, how = hostRead(f, use)
+		}
+		if n == nil && !container {
+			n, how = iterationRead(f, use)
 		}
 		if n == nil {
 			n, how = elementRead(f, use)
@@ -481,6 +500,29 @@ func hostRead(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
 	case "argument_list":
 		call := p.Parent()
 		if call != nil && call.Type() == "call" && hostReadFuncs[f.Callee(call)] {
+			return call, f.Callee(call) + "()"
+		}
+	}
+	return nil, ""
+}
+
+// iterationRead: n, a host tensor (not a list of them), is iterated:
+// `for v in host`, a comprehension over it, zip(labels, host). Each pass
+// reads an element.
+func iterationRead(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
+	n = upParen(n)
+	p := n.Parent()
+	if p == nil {
+		return nil, ""
+	}
+	switch p.Type() {
+	case "for_statement", "for_in_clause":
+		if same(p.ChildByFieldName("right"), n) {
+			return p, "iteration"
+		}
+	case "argument_list":
+		call := p.Parent()
+		if call != nil && call.Type() == "call" && iterFuncs[f.Callee(call)] {
 			return call, f.Callee(call) + "()"
 		}
 	}

@@ -89,6 +89,12 @@ func checkCD106(p *pycheck.Pass) {
 				continue
 			}
 			m := pycheck.LastName(f.Callee(call))
+			// torch.set_default_dtype(torch.float16): the floating
+			// factories after it make float16 tensors.
+			if m == "set_default_dtype" && f.Model().QualifiedCallee(call) == "torch.set_default_dtype" {
+				convs = append(convs, defaultDtypeFactories(f, call)...)
+				continue
+			}
 			if (m == "to" || m == "type") && receiver(call) != nil && len(f.Callee(call)) > 0 {
 				convs = append(convs, call)
 				continue
@@ -140,6 +146,13 @@ func checkCD106(p *pycheck.Pass) {
 			}
 			if arg.Type() != "attribute" {
 				continue
+			}
+			// x.to(w.dtype) with w = v.half(): the dtype of a float16 tensor.
+			if obj := pycheck.Unparen(arg.ChildByFieldName("object")); obj != nil && obj.Type() == "identifier" && f.Text(arg.ChildByFieldName("attribute")) == "dtype" {
+				if v := reachingValue(f, obj); v != nil && v.Type() == "call" && halfConversion(f, v) {
+					convs = append(convs, c)
+					continue
+				}
 			}
 			for _, v := range f.Model().AttrValues(arg) {
 				if namesFloat16(f.Compact(v)) || strings.Contains(f.Compact(v), "torch.half") {
@@ -365,6 +378,10 @@ func keepsHalf(f *pycheck.File, n *pycheck.Node) bool {
 	case "integer", "float":
 		return true
 	case "identifier", "attribute":
+		// w with w = v.half(): float16 with float16 stays float16.
+		if v := reachingValue(f, n); n.Type() == "identifier" && v != nil && v.Type() == "call" && halfConversion(f, v) {
+			return true
+		}
 		return scalarNames[pycheck.LastName(f.Text(n))]
 	case "call":
 		if strings.HasPrefix(f.Callee(n), "math.") {
@@ -373,6 +390,39 @@ func keepsHalf(f *pycheck.File, n *pycheck.Node) bool {
 	}
 	t := f.Compact(n)
 	return strings.Contains(t, ".half()") || namesFloat16(t)
+}
+
+// floatFactories make floating-point tensors of the default dtype when
+// given no dtype=.
+var floatFactories = map[string]bool{"randn": true, "rand": true, "zeros": true, "ones": true, "empty": true, "full": true,
+	"linspace": true, "logspace": true}
+
+// defaultDtypeFactories are the floating factory calls without dtype= that
+// run after set (a torch.set_default_dtype call to float16) in its scope:
+// the module's statements below it, or, for a call that is a statement of
+// a function's body (not under a branch), the rest of that function.
+func defaultDtypeFactories(f *pycheck.File, set *pycheck.Node) []*pycheck.Node {
+	st := pycheck.Statement(set)
+	if st == nil || st.Parent() == nil {
+		return nil
+	}
+	scope := f.Scope(set)
+	if blk := st.Parent(); blk.Type() != "module" && !(blk.Type() == "block" && same(blk.Parent(), scope)) {
+		return nil
+	}
+	var out []*pycheck.Node
+	start, end := int(st.EndByte()), int(scope.EndByte())
+	if st.Parent().Type() == "module" {
+		end = len(f.Src)
+	}
+	for _, c := range f.Calls(start, end) {
+		q := f.Model().QualifiedCallee(c)
+		fac := strings.TrimPrefix(q, "torch.")
+		if fac != q && floatFactories[fac] && !f.MayPassKeyword(c, "dtype") {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // halfConversion: call converts its receiver to float16 (`.half()`,

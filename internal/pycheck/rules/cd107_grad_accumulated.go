@@ -36,7 +36,8 @@ total += loss.detach() (or float(loss)).`},
 			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
 		},
 	},
-	Anchors: []string{".append(", "+", ".add_(", ".extend("},
+	// "yield": a generator that yields the losses it backpropagated.
+	Anchors: []string{".append(", "+", ".add_(", ".extend(", "yield", ".insert(", ".appendleft(", "heappush", "insort(", "] =", "]="},
 	// The accumulated value must be a loss or something back-propagated.
 	AlsoAnchors: []string{"loss", "backward("},
 	Check:       checkCD107,
@@ -127,6 +128,50 @@ func checkCD107(p *pycheck.Pass) {
 			}
 		}
 	}
+	// hist.insert(0, loss), window.appendleft(loss): appends at another
+	// end; heapq.heappush(worst, (loss, step)), bisect.insort(xs, loss):
+	// a container kept in order, given as the first argument.
+	for _, m := range []string{"insert", "appendleft"} {
+		for _, call := range f.CallsAt("."+m+"(", 0, len(f.Src)) {
+			args := pycheck.PositionalArgs(call)
+			if want := map[string]int{"insert": 2, "appendleft": 1}[m]; len(args) != want {
+				continue
+			}
+			for _, el := range recordElements(args[len(args)-1]) {
+				checkAccumulation(p, call, receiver(call), el, "append")
+			}
+		}
+	}
+	for _, fn := range []string{"heappush(", "heappushpop(", "insort("} {
+		for _, call := range f.CallsAt(fn, 0, len(f.Src)) {
+			q := f.Model().QualifiedCallee(call)
+			args := pycheck.PositionalArgs(call)
+			if len(args) != 2 || q != "heapq."+strings.TrimSuffix(fn, "(") && q != "bisect."+strings.TrimSuffix(fn, "(") {
+				continue
+			}
+			for _, el := range recordElements(args[1]) {
+				checkAccumulation(p, call, args[0], el, "call "+q)
+			}
+		}
+	}
+	// losses[i] = loss: a slot per step of a container made before the
+	// loop (a constant key, stats["last"] = loss, holds one step's graph).
+	for _, needle := range []string{"] =", "]="} {
+		for _, off := range f.Find(needle, 0, len(f.Src)) {
+			if needle == "]=" && off+2 < len(f.Src) && f.Src[off+2] == '=' {
+				continue
+			}
+			a := pycheck.Ancestor(f.NodeAt(off, off+1), "assignment")
+			if a == nil {
+				continue
+			}
+			l := pycheck.Unparen(a.ChildByFieldName("left"))
+			if l == nil || l.Type() != "subscript" || int(l.EndByte()) != off+1 || constantIndex(l) {
+				continue
+			}
+			checkAccumulation(p, a, l, a.ChildByFieldName("right"), "store")
+		}
+	}
 	// list(steps(...)): a generator of the file that yields each loss it
 	// backpropagated, every value kept by the caller.
 	checkYieldedLosses(p)
@@ -155,6 +200,19 @@ func checkCD107(p *pycheck.Pass) {
 			checkAccumulation(p, a, carries(f, r, left), l, "+")
 		}
 	}
+}
+
+// constantIndex: the subscript's key is a literal (stats["last"], xs[0]),
+// the same slot every step.
+func constantIndex(sub *pycheck.Node) bool {
+	for _, k := range sub.NamedChildren()[1:] {
+		switch pycheck.Unparen(k).Type() {
+		case "string", "integer", "float", "true", "false", "none", "unary_operator":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isParameter: name is a parameter of the function fn.
@@ -252,7 +310,8 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// attribute, or an element of one (running["loss"], log["train"]).
 	base := target
 	for {
-		if base.Type() == "subscript" && pycheck.IsPlace(base) {
+		// losses[i] = loss: the store's own key may vary (a slot a step).
+		if base.Type() == "subscript" && (pycheck.IsPlace(base) || how == "store" && same(base, target)) {
 			base = pycheck.Unparen(base.ChildByFieldName("value"))
 			continue
 		}
@@ -399,6 +458,8 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		msg = fmt.Sprintf("%s += %s chains the autograd graph of every iteration into %s", tt, name, tt)
 	case "+":
 		msg = fmt.Sprintf("%s = %s chains the autograd graph of every iteration into %s", tt, shorten(f.Text(at.ChildByFieldName("right"))), tt)
+	case "store":
+		msg = fmt.Sprintf("%s = %s keeps the autograd graph of every iteration alive in its own slot", tt, name)
 	case "call " + strings.TrimPrefix(how, "call "):
 		msg = fmt.Sprintf("%s(...) appends %s to %s, keeping the autograd graph of every iteration alive", strings.TrimPrefix(how, "call "), name, tt)
 	default: // a keeper method

@@ -87,13 +87,12 @@ func checkCD111(p *pycheck.Pass) {
 				m = f.Model()
 				modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
 			}
-			// what names the maker: torch.zeros(), or a helper (of this file
-			// or imported from the project) that returns such a tensor.
+			// what names the maker: torch.zeros(), a name bound to it
+			// (make = torch.zeros), or a helper (of this file or imported
+			// from the project) that returns such a tensor.
 			var what, remedy string
-			if isFactory[f.Text(callee)] {
-				q := m.QualifiedCallee(call)
-				fac := strings.TrimPrefix(q, "torch.")
-				if fac == q || !isFactory[fac] || !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
+			if fac, ok := factoryCalled(f, m, call, callee); ok {
+				if !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
 					continue
 				}
 				if dataFactories[fac] && !severalNumbers(f, call) || sizedFactories[fac] && f.Keyword(call, "size") == nil || scalarShape(f, call) {
@@ -208,7 +207,13 @@ func cpuDerived(f *pycheck.File, n *pycheck.Node, list bool) *pycheck.Node {
 			val = pr
 			continue
 		}
-		if mname, c := methodCallOn(f, up); c != nil && (pycheck.KeepsDevice[mname] || mname == "to" && !movesDevice(f, mname, c)) {
+		// torch.rand(n) >= p: a comparison with a number is a mask on the
+		// same device (with a CUDA tensor it fails right there).
+		if pr != nil && !list && pr.Type() == "comparison_operator" && pr.NamedChildCount() == 2 {
+			val = pr
+			continue
+		}
+		if mname, c := methodCallOn(f, up); c != nil && (pycheck.KeepsDevice[mname] || (mname == "to" || mname == "type") && !movesDevice(f, mname, c)) {
 			val, list = c, false
 			continue
 		}
@@ -446,6 +451,22 @@ func listValue(f *pycheck.File, e *pycheck.Node, depth int) bool {
 	return false
 }
 
+// factoryCalled is the torch factory a call makes its tensor with:
+// torch.zeros(...), zeros(...) imported from torch, or a local name the
+// factory reaches the call in (make = torch.zeros; make(n)).
+func factoryCalled(f *pycheck.File, m *pycheck.Model, call, name *pycheck.Node) (string, bool) {
+	var q string
+	if isFactory[f.Text(name)] {
+		q = m.QualifiedCallee(call)
+	} else if fn := call.ChildByFieldName("function"); fn != nil && fn.Type() == "identifier" {
+		if v := reachingValue(f, fn); v != nil && v.Type() == "attribute" {
+			q = m.Qualified(v)
+		}
+	}
+	fac := strings.TrimPrefix(q, "torch.")
+	return fac, fac != q && isFactory[fac]
+}
+
 // moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).
 func moved(f *pycheck.File, call *pycheck.Node) bool {
 	m, c := methodCallOn(f, upParen(call))
@@ -458,6 +479,11 @@ func movesDevice(f *pycheck.File, m string, c *pycheck.Node) bool {
 	switch m {
 	case "cuda", "type_as":
 		return true
+	case "type":
+		// .type(torch.float32) keeps the device, .type(torch.FloatTensor)
+		// puts the tensor on the CPU, .type(x.type()) follows x.
+		args := pycheck.PositionalArgs(c)
+		return len(args) == 0 || !namesDtype(f, pycheck.Unparen(args[0])) && !cpuTensorType(f, pycheck.Unparen(args[0]))
 	case "to":
 		if f.Keyword(c, "device") != nil {
 			return true
@@ -466,6 +492,25 @@ func movesDevice(f *pycheck.File, m string, c *pycheck.Node) bool {
 		return len(args) == 0 || !namesDtype(f, pycheck.Unparen(args[0]))
 	}
 	return false
+}
+
+// cpuTensorType: e names a CPU tensor type, torch.FloatTensor or the
+// string 'torch.FloatTensor' (the CUDA ones are torch.cuda.*).
+func cpuTensorType(f *pycheck.File, e *pycheck.Node) bool {
+	if e == nil {
+		return false
+	}
+	var q string
+	switch e.Type() {
+	case "attribute":
+		q = f.Model().Qualified(e)
+	case "string":
+		q = strings.Trim(f.Text(e), `'"`)
+	default:
+		return false
+	}
+	fac := strings.TrimPrefix(q, "torch.")
+	return fac != q && !strings.Contains(fac, ".") && strings.HasSuffix(fac, "Tensor") && dataFactories[fac]
 }
 
 // namesDtype: e spells a dtype (torch.float16, x.dtype, self.dtype).

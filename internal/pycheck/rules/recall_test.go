@@ -45,7 +45,18 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 357/362 since 27 pairs in other styles were added for CD101,
+	// tune: 367/371 since 12 pairs in other styles were added for CD101,
+	// CD106, CD107 and CD111 (9 tune, 3 test; 0 of the 12 found when
+	// added) and these changes: "yield" back among CD107's anchors (the
+	// pre-filter holds 256 now), a host copy iterated (for, zip,
+	// enumerate) or given to max/min/sum/sorted/any/all in CD101, a
+	// factory reached through a local name, .type() to a CPU tensor type
+	// and a comparison with a number in CD111, the dtype of a float16
+	// tensor (x.to(w.dtype)), float16 operands on both sides and
+	// torch.set_default_dtype(torch.float16) in CD106, a slot a step
+	// (losses[i] = loss), insert/appendleft and heapq/bisect pushes in
+	// CD107 (the 362 before are 358/362); it was
+	// 357/362 since 27 pairs in other styles were added for CD101,
 	// CD106, CD107 and CD111 (21 tune, 6 test; 5 of the 27 found when
 	// added, 5/21 tune and 0/6 test; 6 tune CD111 pairs then had their
 	// want marker moved to the factory line CD111 reports on, which made
@@ -92,9 +103,11 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.986, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.975, "CD107": 0.980,
+	"tune": {"all": 0.989, "CD101": 1, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.977, "CD107": 1,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.784 (51/65) since six more pairs were added (0/6 found
+	// test: 0.749 (51/68) since three more pairs were added (0/3 found
+	// when added, none found by the changes above); it was
+	// 0.784 (51/65) since six more pairs were added (0/6 found
 	// when added; the split's total unchanged by the changes above); it
 	// was 0.864 (51/59) since the .to(dev) change above; it was 0.847
 	// (50/59) since the CD111 and CD106 changes above; it
@@ -102,7 +115,7 @@ var recallFloors = map[string]map[string]float64{
 	// (46/59) since six more pairs were added (the 53 before
 	// still 45/53); it was 0.849 (45/53) since three more pairs were added (the 50 before
 	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.784},
+	"test": {"all": 0.749},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

@@ -100,3 +100,15 @@ def bf16_autocast(a, b):
 def moved_then_upcast(a):
     t = a.half().cuda().to(torch.float32)
     return t.sum()
+
+
+def energy_default_float32(n):
+    torch.set_default_dtype(torch.float32)
+    feats = torch.randn(n, 8, device="cuda")
+    return (feats * feats).sum()
+
+
+def energy_explicit_dtype_after_half_default(n):
+    torch.set_default_dtype(torch.float16)
+    feats = torch.randn(n, 8, device="cuda", dtype=torch.float32)
+    return (feats * feats).sum()

@@ -337,3 +337,24 @@ def train_tuple_detached(model, opt, loader):
         loss, n = one_step_detached(model, opt, x)
         total += loss
     return total
+
+
+def train_last_loss_slot(model, opt, crit, loader):
+    # One slot overwritten every step keeps one step's graph, not all.
+    stats = {}
+    for x, y in loader:
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        stats["last"] = loss
+    return stats
+
+
+def train_indexed_items(model, opt, crit, loader, steps):
+    losses = [0.0] * steps
+    for i, (x, y) in enumerate(loader):
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        losses[i] = loss.item()
+    return losses

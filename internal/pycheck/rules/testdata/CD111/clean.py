@@ -127,3 +127,10 @@ class PickScalar(nn.Module):
 
     def forward(self, x):
         return x * torch.tensor(self.k)
+
+
+class TypedSteps(nn.Module):
+    def forward(self, x):
+        # .type(x.type()) follows the input's tensor type, CUDA included.
+        steps = torch.arange(x.size(-1)).type(x.type())
+        return x * steps
