@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.916, top3: 0.957, silent: 0.013, deep: 0.598},
-	Test: {top1: 0.833, top3: 0.894, silent: 0.064, deep: 0.399},
+	Tune: {top1: 0.916, top3: 0.957, silent: 0.013, deep: 0.600},
+	Test: {top1: 0.833, top3: 0.894, silent: 0.064, deep: 0.406},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
