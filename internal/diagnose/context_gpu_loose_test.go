@@ -13,7 +13,7 @@ func TestNormaliseLooseGPU(t *testing.T) {
 		"在8卡 a100 环境下 finetune 时":                    "在8卡 NVIDIA A100 环境下 finetune 时",
 		"training on a100x8 nodes":                   "training on NVIDIA A100 x8 nodes",
 		"we run 8x a100 in one box":                  "we run 8x NVIDIA A100 in one box",
-		"When my gpu version is Telsa T4.":            "When my gpu version is Tesla T4.",
+		"When my gpu version is Telsa T4.":           "When my gpu version is Tesla T4.",
 		"two RTX 3090s and four A100s":               "two RTX 3090 and four A100",
 		// Look-alikes stay as they are: a PCI address, an identifier
 		// holding a model, a count of things that are not GPUs.
