@@ -133,7 +133,8 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			f := &fs[i]
 			for _, c := range sf.judged {
 				if !refinable(c, f) || c.Facts["binary_compatible"] == true && createsHandle(f) ||
-					c.Facts["ptx_jit"] == true && !gpuFailure(f) || !ptxExplains(c, *f) {
+					c.Facts["ptx_jit"] == true && !gpuFailure(f) || !ptxExplains(c, *f) ||
+					c.Facts["library_only"] == true && !libraryFailure(f) {
 					continue
 				}
 				refine(f, c, sf.lines, s.name)
@@ -160,7 +161,7 @@ func readFacts(lines []logparse.Line) *sourceFacts {
 	expanded := make([]string, len(lines))
 	for i, l := range lines {
 		sf.texts[i] = l.Text
-		expanded[i] = expandGPUNames(l.Text)
+		expanded[i] = expandGPUNames(normaliseLooseGPU(l.Text))
 	}
 	if sf.pasted = probe.FromText(expanded); sf.pasted != nil {
 		sf.judged = sf.pasted.Judge()

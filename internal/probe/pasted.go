@@ -156,6 +156,7 @@ func fromText(lines []string, gate bool) *Pasted {
 	var gpus []nvml.GPU
 	seenGPU := map[string]bool{}
 	var stated, tensorflow string
+	source := false // the torch version is a source or container build's
 	for i, l := range lines {
 		w := newLineWords(l, gate)
 		if !w.may(factWords) {
@@ -167,6 +168,9 @@ func fromText(lines []string, gate bool) *Pasted {
 			if _, ok := releaseNewestCUDA[torchRelease(ver)]; ok || cudaMajor(ver) >= 1 {
 				torch.Version = ver
 				p.Lines["torch"] = i
+				if at := strings.Index(l, ver); at >= 0 {
+					source = sourceBuild(l, at+len(ver))
+				}
 				if strings.HasPrefix(strings.ToLower(tag), "cu") {
 					torch.CUDA = cudaTagVersion(tag)
 					p.Lines["cuda"] = i
@@ -196,8 +200,17 @@ func fromText(lines []string, gate bool) *Pasted {
 				p.Lines["stated"] = i
 			}
 		}
+		if stated == "" {
+			if v, ok := proseCUDA(w); ok {
+				stated = v
+				p.Lines["stated"] = i
+			}
+		}
 		if stated == "" && !strings.Contains(l, "+cu") {
 			if v, ok := wheelTagCUDA(w); ok {
+				stated = v
+				p.Lines["stated"] = i
+			} else if v, ok := majorTagCUDA(w); ok {
 				stated = v
 				p.Lines["stated"] = i
 			}
@@ -261,7 +274,7 @@ func fromText(lines []string, gate bool) *Pasted {
 	for k, i := range p.Lines {
 		p.Tool[k] = p.Tool[k] || toolOutput(lines[i])
 	}
-	p.Facts.Toolkit = toolkitOf(torch, stated, tensorflow)
+	p.Facts.Toolkit = toolkitOf(torch, stated, tensorflow, source)
 	if torch.Version != "" || torch.CUDA != "" {
 		torch.ArchList = buildArchList(torch)
 		devs := make([]TorchDevice, len(gpus))
@@ -331,10 +344,11 @@ var toolkitArchs = []struct{ below, lo, hi int }{
 // toolkitOf is the CUDA version the failing stack was built with, from
 // the most direct statement a report makes: the torch build's own CUDA, a
 // version the user wrote, the named TensorFlow release's, or the newest of
-// the named torch release's wheels.
-func toolkitOf(t *TorchFacts, stated, tensorflow string) *Toolkit {
+// the named torch release's wheels (not for a source or container build,
+// whose CUDA no wheel table knows).
+func toolkitOf(t *TorchFacts, stated, tensorflow string, source bool) *Toolkit {
 	newest := ""
-	if t.Version != "" {
+	if t.Version != "" && !source {
 		newest = newestCUDAOf(torchRelease(t.Version))
 	}
 	switch {
@@ -363,7 +377,7 @@ func cudaKnown(major string) bool {
 }
 
 // pastedChecks are the checks whose facts a paste can hold.
-var pastedChecks = []Check{driverVersionCheck, ptxVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, gpuMemoryCheck}
+var pastedChecks = []Check{driverVersionCheck, ptxVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, legacyGPUCheck, gpuMemoryCheck}
 
 // Judge runs the checks that pasted facts can answer and returns their
 // failing findings (errors only); each one's evidence names the pasted
@@ -400,4 +414,5 @@ var evidenceKeys = map[string][]string{
 	"env/gpu-memory":     {"memory", "gpu"},
 	"env/build-arch":     {"build_archs"},
 	"env/ptx-version":    {"ptx", "driver"},
+	"env/legacy-gpu":     {"gpu"},
 }
