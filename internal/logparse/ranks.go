@@ -31,7 +31,7 @@ func srunLabels(b []byte) bool {
 		} else {
 			raw, b = b, nil
 		}
-		if bytes.IndexByte(raw, ':') < 0 {
+		if !digitColon(raw) {
 			if len(bytes.TrimSpace(raw)) > 0 {
 				bare++
 				prev = -1
@@ -61,4 +61,21 @@ func srunLabels(b []byte) bool {
 		prev = n
 	}
 	return shaped == 0 || (bare == 0 && len(count) == 1)
+}
+
+// digitColon says whether a digit stands right before a colon in the head
+// of raw, where a label could be: a line without one needs no cleaning.
+func digitColon(raw []byte) bool {
+	raw = raw[:min(len(raw), 160)]
+	for i := bytes.IndexByte(raw, ':'); i >= 0; {
+		if i > 0 && raw[i-1] >= '0' && raw[i-1] <= '9' {
+			return true
+		}
+		j := bytes.IndexByte(raw[i+1:], ':')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }

@@ -138,3 +138,20 @@ func TestElidedFrames(t *testing.T) {
 		t.Errorf("events:\n%s", summarize(evs))
 	}
 }
+
+// Code pasted with its line numbers (an editor's "12  x = ...", a
+// viewer's "12: x = ...") above a traceback is neither ranks nor frames.
+func TestLineNumberedCodeAboveTraceback(t *testing.T) {
+	tb := "Traceback (most recent call last):\n" +
+		"  File \"t.py\", line 12, in <module>\n" +
+		"    y = x.cuda()\n" +
+		"RuntimeError: CUDA error: out of memory\n"
+	for _, sep := range []string{"  ", ": ", "\t", " | "} {
+		code := "10" + sep + "import torch\n11" + sep + "x = torch.zeros(3)\n12" + sep + "y = x.cuda()\n"
+		evs := parseString(t, code+"\n"+tb)
+		if len(evs) != 1 || evs[0].Rank != -1 || evs[0].Line != 5 || len(evs[0].Chain) != 1 ||
+			evs[0].Chain[0].Type != "RuntimeError" || len(evs[0].Chain[0].Frames) != 1 || evs[0].Chain[0].Frames[0].Line != 12 {
+			t.Errorf("%q: events:\n%s", sep, summarize(evs))
+		}
+	}
+}
