@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.915, top3: 0.956, silent: 0.013, deep: 0.588},
+	Tune: {top1: 0.915, top3: 0.956, silent: 0.013, deep: 0.589},
 	Test: {top1: 0.823, top3: 0.890, silent: 0.064, deep: 0.374},
 }
 
