@@ -165,9 +165,11 @@ func skipEscape(b []byte, i int) int {
 
 // stripRank removes a launcher's rank prefix: torchrun's "[rank1]:" and
 // "[default0]:" (then one optional space), mpirun's "[1,0]<stderr>:", and
-// srun --label's "0: ". It returns -1 when there is none.
+// srun --label's "0: ". It returns -1 when there is none. It reads one
+// line alone, so it takes every "N: " for srun's label; the parser reads
+// them only in a log that shows srun's labels (see srunLabels).
 func stripRank(s string) (int, string) {
-	n, _, rest := stripRankKind(s)
+	n, _, rest := stripRankKind(s, true)
 	return n, rest
 }
 
@@ -180,8 +182,10 @@ const (
 	rankSrun                   // srun --label's "0: "
 )
 
-// stripRankKind is stripRank that also says which form the prefix had.
-func stripRankKind(s string) (int, rankKind, string) {
+// stripRankKind is stripRank that also says which form the prefix had;
+// srun says whether a bare "N: " is srun's label. A label in front of
+// torchrun's or mpirun's prefix ("3: [rank3]:") is srun's either way.
+func stripRankKind(s string, srun bool) (int, rankKind, string) {
 	s = stripStamp(s)
 	if len(s) < 2 {
 		return -1, rankGlobal, s
@@ -216,28 +220,42 @@ func stripRankKind(s string) (int, rankKind, string) {
 		}
 		return -1, rankGlobal, s
 	}
-	// srun --label: "<rank>: " at the start (at most 5 digits, optional leading spaces).
+	n, rest, ok := srunShape(s)
+	if !ok {
+		return -1, rankGlobal, s
+	}
+	// torchrun inside srun: "3: [rank3]:..." names the job's rank
+	// behind the task's label, and that rank is the one to keep.
+	if len(rest) > 0 && rest[0] == '[' {
+		if r, kind, inner := stripRankKind(rest, srun); r >= 0 {
+			return r, kind, inner
+		}
+	}
+	if !srun {
+		return -1, rankGlobal, s
+	}
+	return n, rankSrun, rest
+}
+
+// srunShape reads srun --label's "<task>: " at the start of s (at most 5
+// digits, optional leading spaces); an empty line of a task is "N:" once
+// its trailing space is trimmed. A numbered list has the same shape.
+func srunShape(s string) (n int, rest string, ok bool) {
 	i := 0
 	for i < len(s) && i < 4 && s[i] == ' ' {
 		i++
 	}
 	n, k := digits(s, i)
-	// An empty line of a task is "N:" once its trailing space is trimmed.
-	if k > i && k-i <= 5 && k+1 == len(s) && s[k] == ':' {
-		return n, rankSrun, ""
+	if k == i || k-i > 5 || k >= len(s) || s[k] != ':' {
+		return 0, "", false
 	}
-	if k > i && k-i <= 5 && k+1 < len(s) && s[k] == ':' && s[k+1] == ' ' {
-		rest := s[k+2:]
-		// torchrun inside srun: "3: [rank3]:..." names the job's rank
-		// behind the task's label, and that rank is the one to keep.
-		if len(rest) > 0 && rest[0] == '[' {
-			if r, kind, inner := stripRankKind(rest); r >= 0 {
-				return r, kind, inner
-			}
-		}
-		return n, rankSrun, rest
+	if k+1 == len(s) {
+		return n, "", true
 	}
-	return -1, rankGlobal, s
+	if s[k+1] != ' ' {
+		return 0, "", false
+	}
+	return n, s[k+2:], true
 }
 
 func trimOneSpace(s string) string {
@@ -373,6 +391,32 @@ func stripQuote(s string) string {
 	return s
 }
 
+// promptLineRE is the start of a line the user typed, not one the program
+// printed: Python's ">>> " and "... " prompts, IPython's "In [3]:" and the
+// "Out[3]:" it writes in front of the value of what was typed. A bare
+// "..." is not one: a paste marks the lines it left out with it.
+var promptLineRE = lazyre.New(`^(?:>>>(?: |$)|\.\.\. |In \[\d*\]:|Out\[\d*\]:)`)
+
+// isPromptLine says whether s (a line behind a Markdown quote or none)
+// starts at a REPL's or a notebook's prompt.
+func isPromptLine(s string) bool {
+	for strings.HasPrefix(s, "> ") {
+		s = s[2:]
+	}
+	if len(s) < 3 {
+		return false
+	}
+	switch s[0] {
+	case '>', '.', 'I', 'O':
+		return promptLineRE.MatchString(s)
+	}
+	return false
+}
+
+// elisionRE is a line a paste puts where it left lines out: "...",
+// "[...]", "(...)", "<snip>".
+var elisionRE = lazyre.New(`^(?:\.{3,}|…|\[\s*(?:\.{3}|…|snip(?:ped)?)\s*\]|\(\s*(?:\.{3}|…|snip(?:ped)?)\s*\)|<\s*(?:\.{3}|…|snip(?:ped)?)\s*>)$`)
+
 // minEscapedBreaks is how many literal "\n" a line needs before it is read
 // as a whole log pasted as one string (a JSON field, a Python repr, an
 // exception's message re-raised by a wrapper): fewer could be a path or a
@@ -453,6 +497,11 @@ func stripLogger(s string) string {
 // service's output: its container name (service and replica number,
 // "vllm-1", or "project_trainer_1" before Compose v2), padded, and a bar.
 var composePrefixRE = lazyre.New(`^[A-Za-z0-9][\w.-]*[-_]\d+ *\| `)
+
+// stripPaste removes what a wrapper or a paste puts in front of a line
+// before any rank prefix: docker compose's service, a quote's marker, a
+// serving stack's logger prefix.
+func stripPaste(s string) string { return stripLogger(stripQuote(stripCompose(s))) }
 
 // stripCompose removes composePrefixRE's prefix.
 func stripCompose(s string) string {

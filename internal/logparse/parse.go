@@ -76,6 +76,7 @@ func Parse(ctx context.Context, r io.Reader, name string, pf *Prefilter, emit fu
 	c := &chunker{ctx: ctx, r: decodeUTF16(r), name: name, first: true}
 	first, more := c.next()
 	first.data = stripEscapes(first.data)
+	p.noSrun = !srunLabels(first.data)
 	wr := detectWrap(first.data)
 	if !more {
 		if first.err != nil {
@@ -438,6 +439,9 @@ type parser struct {
 	// srunSeen records the ranks that appeared behind srun --label's
 	// "N: " prefix.
 	srunSeen map[int]bool
+	// noSrun: the log's "N: " prefixes are a numbered list, not srun's
+	// task labels (see srunLabels); decided on the first chunk.
+	noSrun bool
 	// inGroup: inside an exception group's frame (exgroup.go).
 	inGroup bool
 	// rankLastN is the number of each rank's last prefixed line, and
@@ -475,6 +479,9 @@ type pline struct {
 	// Stamp is the log collector's time the line began with (see
 	// stripStamp), "" when none.
 	Stamp string
+	// Prompt marks a line typed at a REPL's or a notebook's prompt (see
+	// isPromptLine): input, never the rest of the output before it.
+	Prompt bool
 }
 
 // follows says whether l comes right after the line numbered prev, or
@@ -540,9 +547,10 @@ func (p *parser) line(n int, raw []byte, cand bool) {
 // text parses one line of display text; sub is true for the second and
 // later lines of a log that was pasted as one escaped string.
 func (p *parser) text(n int, text string, cand, sub bool) {
-	text = stripLogger(stripQuote(stripCompose(text)))
+	prompt := isPromptLine(stripCompose(text))
+	text = stripPaste(text)
 	stamp := text[:len(text)-len(stripStamp(text))]
-	rank, kind, rest := stripRankKind(text)
+	rank, kind, rest := stripRankKind(text, !p.noSrun)
 	if len(rest) != len(text) {
 		// A logger's prefix may sit inside the launcher's or the
 		// collector's ("[rank0]:ERROR 04-30 10:20:36 [core.py:396] ...").
@@ -559,7 +567,7 @@ func (p *parser) text(n int, text string, cand, sub bool) {
 		}
 	}
 	rest = p.exceptionGroup(rest)
-	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub, Stamp: stamp}
+	l := pline{N: n, Rank: rank, Prefixed: rank >= 0, Cand: cand, Sub: sub, Stamp: stamp, Prompt: prompt}
 	if rank >= 0 {
 		if prev, ok := p.rankLastN[rank]; ok && prev > p.bareN && prev < n {
 			l.RankPrev = prev

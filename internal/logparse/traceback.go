@@ -103,6 +103,11 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 			}
 			break
 		}
+		if elisionRE.MatchString(trim) {
+			// The paste left frames out here ("...", "[...]"): the
+			// frames go on after it.
+			break
+		}
 		// An exception line after a blank line may sit as deep as the
 		// frames: a paste indented as a whole, cut above its header.
 		afterBlank := b.blanks > 0
@@ -181,6 +186,9 @@ func (b *tbBlock) feed(p *parser, l pline) bool {
 				b.state = tbExpect
 				break
 			}
+			return false
+		case l.Prompt:
+			// The next thing typed at the REPL or the notebook.
 			return false
 		default:
 			e := b.cur()
