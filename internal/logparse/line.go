@@ -234,7 +234,10 @@ func stripRankKind(s string, srun bool) (int, rankKind, string) {
 	if !srun {
 		return -1, rankGlobal, s
 	}
-	return n, rankSrun, rest
+	// The task's own output may carry its time (srun --label in front
+	// of a logger's "2024-05-01 12:00:00,123 ..."): read behind the label
+	// as it is read at the start of a line.
+	return n, rankSrun, stripStamp(rest)
 }
 
 // srunShape reads srun --label's "<task>: " at the start of s (at most 5

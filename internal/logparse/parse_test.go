@@ -82,6 +82,9 @@ func TestStripRank(t *testing.T) {
 		{"0: [default2]:  File \"a.py\", line 1", 2, " File \"a.py\", line 1"},
 		{"4: [note] not a rank", 4, "[note] not a rank"},
 		{"7:", 7, ""}, // an empty line of task 7, its trailing space trimmed
+		// the task's logger stamps its lines behind srun's label
+		{"6: 2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh", 6, "/bin/bash: line 27: 318 Killed sh start.sh"},
+		{"6: 2020 was a year", 6, "2020 was a year"},
 		{"no prefix", -1, "no prefix"},
 		{"[rankX]: nope", -1, "[rankX]: nope"},
 	}
