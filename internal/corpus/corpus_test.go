@@ -67,8 +67,8 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.915, top3: 0.956, silent: 0.013, deep: 0.588},
-	Test: {top1: 0.823, top3: 0.890, silent: 0.064, deep: 0.374},
+	Tune: {top1: 0.914, top3: 0.956, silent: 0.013, deep: 0.583},
+	Test: {top1: 0.823, top3: 0.890, silent: 0.059, deep: 0.370},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,19 +100,19 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.915, 0.013}, Test: {0.823, 0.063}},
-	"rank-prefix": {Tune: {0.915, 0.013}, Test: {0.825, 0.063}},
-	"hard-wrap":   {Tune: {0.912, 0.014}, Test: {0.820, 0.066}},
+	"srun-label":  {Tune: {0.913, 0.013}, Test: {0.823, 0.063}},
+	"rank-prefix": {Tune: {0.913, 0.013}, Test: {0.825, 0.063}},
+	"hard-wrap":   {Tune: {0.911, 0.014}, Test: {0.820, 0.066}},
 	"word-wrap":   {Tune: {0.905, 0.021}, Test: {0.813, 0.075}},
-	"timestamps":  {Tune: {0.915, 0.013}, Test: {0.825, 0.063}},
+	"timestamps":  {Tune: {0.914, 0.013}, Test: {0.825, 0.063}},
 	"crlf":        {Tune: {0.915, 0.013}, Test: {0.823, 0.064}},
-	"progress":    {Tune: {0.915, 0.013}, Test: {0.825, 0.063}},
-	"noise":       {Tune: {0.914, 0.014}, Test: {0.827, 0.063}},
-	"slurm":       {Tune: {0.915, 0.001}, Test: {0.827, 0.001}},
+	"progress":    {Tune: {0.914, 0.013}, Test: {0.825, 0.063}},
+	"noise":       {Tune: {0.913, 0.014}, Test: {0.827, 0.063}},
+	"slurm":       {Tune: {0.914, 0.001}, Test: {0.827, 0.001}},
 	"conda":       {Tune: {0.915, 0.013}, Test: {0.823, 0.064}},
 	"ansi":        {Tune: {0.915, 0.013}, Test: {0.823, 0.064}},
-	"rich":        {Tune: {0.914, 0.013}, Test: {0.821, 0.064}},
-	"ranks":       {Tune: {0.914, 0.013}, Test: {0.825, 0.064}},
+	"rich":        {Tune: {0.913, 0.013}, Test: {0.821, 0.064}},
+	"ranks":       {Tune: {0.913, 0.013}, Test: {0.825, 0.064}},
 	"compose":     {Tune: {0.912, 0.016}, Test: {0.825, 0.064}},
 }
 
