@@ -28,9 +28,15 @@ func anchors(k *kb.KB) []string {
 type sigReq struct {
 	keywords [][]string
 	fold     [][]byte
+	// line, when set, is a test of the whole line that stands for the
+	// rest (an anchor of a line form, not of a signature).
+	line func([]byte) bool
 }
 
 func (r *sigReq) holds(line []byte) bool {
+	if r.line != nil {
+		return r.line(line)
+	}
 	for _, group := range r.keywords {
 		found := false
 		for _, kw := range group {
@@ -134,6 +140,27 @@ func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 		}
 	}
 	return out, reqs
+}
+
+// withLineAnchors adds to an anchor set the anchors of line forms
+// (errorLevelAnchors): a text that already anchors a signature gets the
+// form's test as one more requirement that lets a line through.
+func withLineAnchors(as []string, reqs [][]sigReq) ([]string, [][]sigReq) {
+	index := make(map[string]int, len(as))
+	for i, a := range as {
+		index[a] = i
+	}
+	for _, f := range errorLevelAnchors {
+		i, ok := index[f.text]
+		if !ok {
+			i = len(as)
+			index[f.text] = i
+			as = append(as, f.text)
+			reqs = append(reqs, nil)
+		}
+		reqs[i] = append(reqs[i], sigReq{line: f.line})
+	}
+	return as, reqs
 }
 
 // foldLiterals are the case-insensitive literals at the top level of a

@@ -360,7 +360,10 @@ var fatalLineRE = lazyre.New(`^\s*(?:[A-Za-z_][\w.]*\.)?_?[A-Z]\w*(?:Error|Excep
 // "error:") on a line that names the GPU stack, before or after the tag
 // ("[CUDA] ERROR gpu 0: ...", "ERROR: CUDA initialisation failed"), is a
 // failure line too.
-var gpuStackRE = lazyre.New(`\b(?:CUDA|[Cc]uda|GPU|gpu|cuDNN|cudnn|CUDNN|cuBLAS|cublas|CUBLAS|NCCL|nccl|NVIDIA|[Nn]vidia|nvcc|ptxas)\b`)
+// The libraries are named as their own messages spell them (Caffe's
+// "Cublas" and "Curand", ONNX Runtime's "CUDAExecutionProvider"), and a
+// driver API call ("cuInit", "cuCtxCreate") names the driver.
+var gpuStackRE = lazyre.New(`\b(?:CUDA\w*|[Cc]uda|GPU|gpu|cuDNN|cudnn|CUDNN|cuBLAS|[Cc]ublas|CUBLAS|cuRAND|[Cc]urand|CURAND|cuFFT|cufft|NCCL|nccl|NVML|nvml|NVIDIA|[Nn]vidia|TensorRT|nvcc|ptxas|cu[A-Z][a-z]\w*)\b`)
 
 // errorTagRE finds an ERROR word with what follows it; errorTagged decides
 // whether it is a tag.
@@ -485,7 +488,7 @@ func torchErrorFix(s string) (string, bool) {
 // fatalLine is the index of the first of texts that reports a failure, or -1.
 func fatalLine(texts []string) int {
 	for i, t := range texts {
-		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) || reportsCrash(t) {
+		if fatalLineRE.MatchString(t) || holdsTorchTemplate(t) || (gpuStackRE.MatchString(t) && errorTagged(t)) || reportsCrash(t) || holdsErrorLevelFailure(t) {
 			return i
 		}
 	}

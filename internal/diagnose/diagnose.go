@@ -100,7 +100,7 @@ func triggers(k *kb.KB) []string {
 
 func (e *Engine) prefilter() *logparse.Prefilter {
 	e.once.Do(func() {
-		as, reqs := anchorSet(e.KB)
+		as, reqs := withLineAnchors(anchorSet(e.KB))
 		rest := triggers(e.KB)
 		pats := slices.Concat(as, rest)
 		e.pf = logparse.NewPrefilter(pats, slices.Concat(hardwareWords, hardwareUnitWords)...)
