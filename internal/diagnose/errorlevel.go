@@ -93,6 +93,9 @@ var errorLevelAnchors = []struct {
 	line func([]byte) bool
 }{
 	{"E tensorflow/", errorLevelBytes}, {"E external/", errorLevelBytes}, {"E third_party/", errorLevelBytes},
+	// TensorFlow's Windows builds log their build tree's drive path
+	// ("2017-12-01 10:00:00.123456: E C:\tf_jenkins\...\cuda_driver.cc:406]").
+	{": E C:\\", errorLevelBytes}, {": E T:\\", errorLevelBytes}, {": E D:\\", errorLevelBytes},
 	{"[E:onnxruntime", errorLevelBytes},
 	{"level=error", errorLevelBytes}, {"level=ERROR", errorLevelBytes}, {"level=\"error", errorLevelBytes},
 	{"[error]", errorLevelBytes}, {"ERROR:", errorLevelBytes},

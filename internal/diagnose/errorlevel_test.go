@@ -77,3 +77,22 @@ func TestErrorLevelAnchorsNeedTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// The anchors bring the error-level lines they stand for to the parser,
+// TensorFlow's Windows form (its build tree's drive path) too.
+func TestErrorLevelAnchorsBringTheirLines(t *testing.T) {
+	pf := New(kb.MustDefault()).prefilter()
+	for _, line := range []string{
+		`2018-03-01 10:00:00.123456: E C:\tf_jenkins\workspace\rel-win\M\windows-gpu\PY\36\tensorflow\core\common_runtime\gpu\gpu_util.cc:100] GPU sync failed`,
+		"2020-06-30 10:00:00.123456: E tensorflow/stream_executor/cuda/cuda_driver.cc:313] failed call to cuInit: UNKNOWN ERROR (303)",
+	} {
+		buf := []byte(line + "\n")
+		cur := pf.Cursor(buf)
+		if cur.Next(0) < 0 || !pf.Accept(buf[:len(line)], cur.LineIDs(0, len(line), nil)) {
+			t.Errorf("not a candidate: %s", line)
+		}
+		if fatalLine([]string{line}) != 0 {
+			t.Errorf("not a failure line: %s", line)
+		}
+	}
+}
