@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,7 +128,8 @@ func (e *Engine) classify(texts []string) classified {
 		c.status, c.st = e.statusLine(texts)
 		c.fatal = fatalLine(texts)
 		if c.fatal < 0 {
-			c.fatal = exitLine(texts)
+			// A non-zero exit code, only when no other line failed.
+			c.fatal = slices.IndexFunc(texts, exitCodeRE.MatchString)
 			c.exitOnly = c.fatal >= 0
 		}
 	}

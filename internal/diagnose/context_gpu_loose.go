@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
@@ -68,7 +69,7 @@ func normaliseLooseGPU(l string) string {
 	if strings.Contains(lower, "gpu") {
 		l = gluedGPUWordRE.ReplaceAllString(l, "$1 $2")
 	}
-	if !containsAny(lower, modelWords) {
+	if !slices.ContainsFunc(modelWords, func(w string) bool { return strings.Contains(lower, w) }) {
 		return l
 	}
 	l = pluralGPURE.ReplaceAllString(l, "$1")
@@ -80,13 +81,4 @@ func normaliseLooseGPU(l string) string {
 		sub := dcCountRE.FindStringSubmatch(m)
 		return "NVIDIA " + strings.ToUpper(sub[1]) + " " + strings.TrimSpace(sub[2])
 	})
-}
-
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
 }

@@ -87,17 +87,6 @@ var runtimeFailureRE = lazyre.New(`` +
 // before its error line says more than it.
 var exitCodeRE = lazyre.New(`(?i:\bexit(?:s|ed)?(?: with)?(?: (?:exit|return))? (?:code|status)\s*[:=]?\s*-?[1-9]\d*\b|\bnon-zero exit (?:code|status)\b)`)
 
-// exitLine is the index of the first of texts that reports a non-zero exit
-// code, or -1.
-func exitLine(texts []string) int {
-	for i, t := range texts {
-		if exitCodeRE.MatchString(t) {
-			return i
-		}
-	}
-	return -1
-}
-
 // runtimeTriggers let the lines runtimeFailureRE and exitCodeRE read reach
 // the parser.
 var runtimeTriggers = []string{

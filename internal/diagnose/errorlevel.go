@@ -110,7 +110,7 @@ var errorLevelAnchors = []struct {
 }
 
 func errorLevelBytes(line []byte) bool {
-	return reportsErrorLevel(string(line)) || reportsFailedGPUAction(string(line))
+	return holdsErrorLevelFailure(string(line))
 }
 
 func failedGPUActionBytes(line []byte) bool {

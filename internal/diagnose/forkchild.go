@@ -2,9 +2,9 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
+	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/logparse"
 	"github.com/cudadoctor/cudadoctor/internal/report"
 )

@@ -1,6 +1,9 @@
 package logparse
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // srunScanLines bounds the lines srunLabels reads: srun --label puts its
 // label on every line from the job's first, so the head of a log shows it.
@@ -44,7 +47,7 @@ func srunLabels(b []byte) bool {
 		}
 		n, rest, ok := srunShape(s)
 		if !ok {
-			if len(bytes.TrimSpace([]byte(s))) > 0 {
+			if strings.TrimSpace(s) != "" {
 				bare++
 				prev = -1
 			}

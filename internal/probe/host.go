@@ -156,7 +156,7 @@ func readKmsg(needles []string) ([]string, error) {
 			break // EAGAIN: the end of the buffer
 		}
 		rec := string(buf[:n])
-		if matchesAny(rec, needles) {
+		if containsAny(rec, needles) {
 			lines = appendBounded(lines, strings.TrimRight(rec, "\n"))
 		}
 	}
@@ -168,7 +168,7 @@ func filterLines(r io.Reader, needles []string) []string {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
-		if matchesAny(sc.Text(), needles) {
+		if containsAny(sc.Text(), needles) {
 			lines = appendBounded(lines, sc.Text())
 		}
 	}
@@ -180,13 +180,4 @@ func appendBounded(lines []string, l string) []string {
 		lines = append(lines[:0], lines[1:]...)
 	}
 	return append(lines, l)
-}
-
-func matchesAny(s string, needles []string) bool {
-	for _, n := range needles {
-		if strings.Contains(s, n) {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 )
@@ -42,14 +41,7 @@ func proseCUDA(w lineWords) (string, bool) {
 	if !w.all || !w.digit {
 		return "", false
 	}
-	found := false
-	for _, x := range proseCUDAWords {
-		if strings.Contains(w.line, x) {
-			found = true
-			break
-		}
-	}
-	if !found {
+	if !containsAny(w.line, proseCUDAWords) {
 		return "", false
 	}
 	m := proseCUDARE.FindStringSubmatch(w.line)
