@@ -18,15 +18,11 @@ type File struct {
 	Tree *Tree
 
 	lineStarts []int // see lines
-	// cpuNames memoizes ToCPU's answer per device name: it reads every
-	// assignment of the name in the file, and a file may hold thousands of
-	// x.to(device) calls.
-	cpuNames map[string]bool
-	// trueNames memoizes IsTrue's answer per flag name, for the same reason.
-	trueNames map[string]bool
-	names     map[string][]int32 // see nameIndex
-	model     *Model
-	project   *Project
+	// bound memoizes boundOnlyTo's answers (see boundTo).
+	bound   map[string]bool
+	names   map[string][]int32 // see nameIndex
+	model   *Model
+	project *Project
 	// ctx is the run's context: the searches rules make over the whole
 	// file look at it now and then and come back empty once it is
 	// cancelled, so Ctrl-C stops a very large file within one rule.
@@ -500,16 +496,7 @@ func (f *File) IsTrue(n *Node) bool {
 	if n.Type() != "identifier" {
 		return false
 	}
-	name := f.Text(n)
-	t, ok := f.trueNames[name]
-	if !ok {
-		t = boundOnlyTo(f, name, func(v *Node) bool { return v.Type() == "true" })
-		if f.trueNames == nil {
-			f.trueNames = map[string]bool{}
-		}
-		f.trueNames[name] = t
-	}
-	return t
+	return f.boundTo("true", f.Text(n), func(v *Node) bool { return v.Type() == "true" })
 }
 
 // compact strips all whitespace, for matching call text.

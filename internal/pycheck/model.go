@@ -578,25 +578,29 @@ func ToCPU(f *File, call *Node) bool {
 	if dev = Unparen(dev); dev == nil || dev.Type() != "identifier" {
 		return false
 	}
-	name := f.Text(dev)
-	cpu, ok := f.cpuNames[name]
-	if !ok {
-		cpu = bindsOnlyCPU(f, name)
-		if f.cpuNames == nil {
-			f.cpuNames = map[string]bool{}
-		}
-		f.cpuNames[name] = cpu
-	}
-	return cpu
-}
-
-// bindsOnlyCPU: name is assigned in the file, and every assignment binds
-// the CPU device.
-func bindsOnlyCPU(f *File, name string) bool {
-	return boundOnlyTo(f, name, func(v *Node) bool {
+	// name is assigned in the file, and every assignment binds the CPU
+	// device.
+	return f.boundTo("cpu", f.Text(dev), func(v *Node) bool {
 		t := f.Compact(v)
 		return t == `"cpu"` || t == `'cpu'` || strings.HasSuffix(t, `device("cpu")`) || strings.HasSuffix(t, `device('cpu')`)
 	})
+}
+
+// boundTo is boundOnlyTo(f, name, ok), remembered per file under the
+// question's name: ToCPU and IsTrue ask it once per call, and each answer
+// reads every assignment of the name in the file, which may hold
+// thousands of x.to(device, non_blocking=flag) calls.
+func (f *File) boundTo(question, name string, ok func(v *Node) bool) bool {
+	k := question + "\x00" + name
+	if v, seen := f.bound[k]; seen {
+		return v
+	}
+	v := boundOnlyTo(f, name, ok)
+	if f.bound == nil {
+		f.bound = map[string]bool{}
+	}
+	f.bound[k] = v
+	return v
 }
 
 // boundOnlyTo: name is assigned in the file, and every value assigned to
