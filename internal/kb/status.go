@@ -426,6 +426,9 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, " error(") {
 		familyCode(t, line, add)
 	}
+	if strings.Contains(line, " error ") || strings.Contains(line, " error: ") {
+		apiErrorCode(t, line, add)
+	}
 	if strings.Contains(line, "cuFFT") {
 		cufftResultCode(t, line, add)
 	}
@@ -606,13 +609,8 @@ func checkCode(t *statusTable, line string, add func(*Status, string)) {
 	var s *Status
 	switch m[1] {
 	case "cudaSuccess", "CUDA_SUCCESS":
-		s = t.byCode[n]
-		if l := t.byLegacy[n]; s == nil {
-			s = l
-		} else if l != nil && l != s {
-			if s = preferred(s, l, false); s == nil {
-				return
-			}
+		if s = eitherNumbering(t, n); s == nil {
+			return
 		}
 	case "ncclSuccess":
 		s = t.libCode["nccl"][n]
@@ -622,6 +620,34 @@ func checkCode(t *statusTable, line string, add func(*Status, string)) {
 		s = t.libCode[strings.ToLower(strings.TrimSuffix(m[1], "_STATUS_SUCCESS"))][n]
 	}
 	add(s, m[0])
+}
+
+// eitherNumbering is the CUDA status numbered n where the log does not say
+// which release printed it: taken only where the numbering before CUDA
+// 10.1 and after it agree (both name the same status, or only one has it,
+// or preferred picks one); nil otherwise.
+func eitherNumbering(t *statusTable, n int) *Status {
+	s, l := t.byCode[n], t.byLegacy[n]
+	switch {
+	case s == nil:
+		return l
+	case l == nil || l == s:
+		return s
+	}
+	return preferred(s, l, false)
+}
+
+// apiErrorRE is a CUDA runtime or driver call named with the error number
+// it failed with, as bindings that keep no table of names print it
+// (Knet.jl's "cudart.cudaSetDevice error 10", "cuMemAlloc_v2 error: 2").
+// The call must be named; the number may come from either numbering.
+var apiErrorRE = lazyre.New(`\bcu(?:da)?[A-Z]\w*(?:_v\d)? error:? (\d{1,3})(?:\D|$)`)
+
+func apiErrorCode(t *statusTable, line string, add func(*Status, string)) {
+	if m := apiErrorRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		add(eitherNumbering(t, n), strings.TrimSpace(m[0]))
+	}
 }
 
 // familyCodeRE is a status printed by number after its family's name, as
@@ -705,6 +731,11 @@ func (k *KB) StatusAnchors() []string {
 		" init failure: ", " err: ", " in file ",
 		// TensorFlow/XLA cuFFT steps logged with their result (status_cufft.go).
 		"cuFFT plan", "cuFFT batched", "cuFFT routine"}
+	// A call's error number (apiErrorRE): the anchor holds its first digit,
+	// which keeps every line that merely says "error" out.
+	for d := '1'; d <= '9'; d++ {
+		out = append(out, " error "+string(d), " error: "+string(d))
+	}
 	if k.status == nil {
 		return out
 	}
