@@ -171,6 +171,11 @@ ExternalError: CUBLAS error(13).
 		{"ggml 98", "CUDA error: invalid device function\n  current device: 1, in function ggml_cuda_op_flatten at ggml-cuda.cu:10085\n  cudaGetLastError()\nGGML_ASSERT: ggml-cuda.cu:255: !\"CUDA error\"\n", "no-kernel-image"},
 		// 2023 ggml-cuda.cu CUDA_CHECK: "CUDA error %d at %s:%d: %s\n"
 		{"ggml old oom", "CUDA error 2 at /home/user/llama.cpp/ggml-cuda.cu:6862: out of memory\n", "oom"},
+		// 2023 ggml-cuda.cu CUBLAS_CHECK: "cuBLAS error %d at %s:%d: %s\n" with cublasGetStatusString's text.
+		{"ggml old cublas 15", "cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported\n", "cublas-error"},
+		{"ggml old cublas 3", "cuBLAS error 3 at /home/user/llama.cpp/ggml-cuda.cu:6251: the resource allocation failed\n", "oom"},
+		// The same words without a file:line are no status: the line stays a generic error, not an out-of-memory.
+		{"cublas count, no place", "retrying: 2 cuBLAS error 3 at startup were logged before\n", ""},
 		{"ggml old 222", "CUDA error 222 at ggml-cuda.cu:7024: the provided PTX was compiled with an unsupported toolchain.\n", "driver-too-old"},
 		// ggml_cuda_host_malloc: "%s: failed to allocate %.2f MiB of pinned memory: %s\n" (a warning: falls back to pageable memory)
 		{"ggml pinned", "ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: out of memory\n", "oom"},

@@ -423,7 +423,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, " vs. 0)") || strings.Contains(line, " (0 vs. ") || strings.Contains(line, " == 0)") || strings.Contains(line, " (0 == ") {
 		checkCode(t, line, add)
 	}
-	if strings.Contains(line, " error(") {
+	if strings.Contains(line, " error(") || strings.Contains(lower, " error ") && strings.Contains(line, " at ") {
 		familyCode(t, line, add)
 	}
 	if strings.Contains(line, " error ") || strings.Contains(line, " error: ") {
@@ -656,12 +656,19 @@ func apiErrorCode(t *statusTable, line string, add func(*Status, string)) {
 // "CUDNN error(4), CUDNN_STATUS_INTERNAL_ERROR. ", "NCCL error(2), ...",
 // "CU error(2). " for a driver CUresult. Its hint names the status only
 // when the library's message table loaded, so the number has to speak.
-var familyCodeRE = lazyre.New(`\b(CU|CUDA|CUDNN|CUBLAS|CURAND|CUSOLVER|CUFFT|CUSparse|NCCL) error\((\d{1,4})\)`)
+//
+// The second form is a library's status by number before the place it was
+// checked, as llama.cpp's ggml-cuda.cu CUBLAS_CHECK printed it in 2023
+// ("cuBLAS error %d at %s:%d: %s"): "cuBLAS error 15 at ggml-cuda.cu:7956:
+// the requested functionality is not supported". The CUDA runtime's own
+// "CUDA error 2 at ..." is numberedCode's; the file:line is required, so a
+// count ("cuDNN error 3 times") is no status.
+var familyCodeRE = lazyre.New(`\b(CU|CUDA|CUDNN|CUBLAS|CURAND|CUSOLVER|CUFFT|CUSparse|NCCL) error\((\d{1,4})\)|\b(?i:(cuBLAS|cuDNN|cuRAND|cuSOLVER|cuFFT|cuSPARSE|NCCL)) error (\d{1,4}) at \S+:\d+`)
 
 func familyCode(t *statusTable, line string, add func(*Status, string)) {
 	for _, m := range familyCodeRE.FindAllStringSubmatch(line, -1) {
-		n, _ := strconv.Atoi(m[2])
-		switch f := strings.ToLower(m[1]); f {
+		n, _ := strconv.Atoi(m[2] + m[4])
+		switch f := strings.ToLower(m[1] + m[3]); f {
 		case "cu", "cuda":
 			add(t.byCode[n], m[0])
 		default:
@@ -727,7 +734,7 @@ func (k *KB) StatusAnchors() []string {
 		"CURAND_STATUS_", "CUFFT_", "ncclUnhandled", "ncclSystemError", "ncclInternalError", "ncclInvalid", "ncclRemoteError",
 		"CUDA error", "CUDA Error", "cuda error", "CUDA ERROR", "Cuda error", "cuda runtime error", "THCudaCheck", "GPUassert",
 		"CudaAPIError", "CUDAError", "cudaSuccess (", "ncclSuccess (", "CUDA_SUCCESS (", "STATUS_SUCCESS (", "CudaError", "CUDA driver error", "cudaError_enum", "UNKNOWN ERROR (", "Cuda Runtime (", "Cuda Driver (",
-		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "error: (-217)", "(CUDA) ", ") returned ", "eturn value ",
+		"] Call to cu", "CU result", "CU error(", "CUDNN error(", "CUBLAS error(", "CURAND error(", "CUSOLVER error(", "CUFFT error(", "CUSparse error(", "NCCL error(", "cuBLAS error ", "CUBLAS error ", "cuDNN error ", "CUDNN error ", "error: (-217)", "(CUDA) ", ") returned ", "eturn value ",
 		" init failure: ", " err: ", " in file ",
 		// TensorFlow/XLA cuFFT steps logged with their result (status_cufft.go).
 		"cuFFT plan", "cuFFT batched", "cuFFT routine"}
