@@ -50,11 +50,14 @@ func readingBytes(s string) (float64, bool) {
 	return v * unit, true
 }
 
-// startupListingRE are the two wordings, free and total in each one's
-// order.
+// startupListingRE are the wordings, free and total in each one's order.
+// TensorFlow 1.0-1.4 put them on two lines of their own ("Total memory:
+// 3.94GiB", then "Free memory: 3.55GiB").
 var (
 	tfListingRE     = lazyre.New(`totalMemory: ?([0-9.]+ ?[KMGT]iB) freeMemory: ?([0-9.]+ ?[KMGT]iB)`)
 	cudajlListingRE = lazyre.New(`\(sm_\d+, ([0-9.]+ ?[KMGT]iB) / ([0-9.]+ ?[KMGT]iB) available\)`)
+	tfOldTotalRE    = lazyre.New(`^\s*Total memory: ?([0-9.]+ ?[KMGT]iB)\s*$`)
+	tfOldFreeRE     = lazyre.New(`^\s*Free memory: ?([0-9.]+ ?[KMGT]iB)\s*$`)
 )
 
 // parseStartupMemory reads the first device of the listing (the default
@@ -62,12 +65,17 @@ var (
 // whichever of its lines the signature matched: a listing names every
 // card, and the others' memory says nothing of the one in use.
 func parseStartupMemory(lines []string, _ int) map[string]string {
-	for _, l := range lines {
+	for i, l := range lines {
 		if m := tfListingRE.FindStringSubmatch(l); m != nil {
 			return map[string]string{"startup_total": m[1], "startup_free": m[2]}
 		}
 		if m := cudajlListingRE.FindStringSubmatch(l); m != nil {
 			return map[string]string{"startup_free": m[1], "startup_total": m[2]}
+		}
+		if m := tfOldTotalRE.FindStringSubmatch(l); m != nil && i+1 < len(lines) {
+			if n := tfOldFreeRE.FindStringSubmatch(lines[i+1]); n != nil {
+				return map[string]string{"startup_total": m[1], "startup_free": n[1]}
+			}
 		}
 	}
 	return nil

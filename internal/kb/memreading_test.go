@@ -22,6 +22,18 @@ func TestStartupListingFullCard(t *testing.T) {
 		{"cuda.jl listing, only another device short", []string{
 			"  0: GeForce GTX 1080 Ti (sm_61, 10.665 GiB / 10.917 GiB available)",
 			"  1: GeForce GTX 1080 Ti (sm_61, 225.375 MiB / 10.917 GiB available)"}, false},
+		{"tensorflow 1.0-1.4 two-line listing, card held by others", []string{
+			"major: 6 minor: 1 memoryClockRate (GHz) 1.645",
+			"pciBusID 0000:01:00.0",
+			"Total memory: 7.92GiB",
+			"Free memory: 97.31MiB"}, true},
+		{"tensorflow 1.0-1.4 two-line listing with room", []string{
+			"Total memory: 3.94GiB",
+			"Free memory: 3.82GiB"}, false},
+		{"free memory line apart from the total", []string{
+			"Total memory: 7.92GiB",
+			"pciBusID 0000:01:00.0",
+			"Free memory: 97.31MiB"}, false},
 		{"no listing", []string{"Epoch 1/10 - loss: 0.25"}, false},
 	}
 	for _, c := range cases {
@@ -44,12 +56,15 @@ func TestStartupListingFullCard(t *testing.T) {
 // both wordings and no look-alike.
 func TestStartupListingSignatures(t *testing.T) {
 	k := MustDefault()
-	ids := map[string]bool{"tf-device-listing-memory": true, "cudajl-device-listing-memory": true}
+	ids := map[string]bool{"tf-device-listing-memory": true, "cudajl-device-listing-memory": true, "tf1-device-listing-memory": true}
 	for line, want := range map[string]bool{
 		"totalMemory: 11.91GiB freeMemory: 10.28GiB":                           true,
 		"  0: GeForce GTX 1080 Ti (sm_61, 225.375 MiB / 10.917 GiB available)": true,
 		"freeMemory: 10.28GiB":                  false,
 		"Total memory: 4.00GiB":                 false,
+		"Free memory: 3.55GiB":                  true,
+		"  Free memory: 97.31MiB":               true,
+		"GPU Free memory: 3.55GiB of 4GiB":      false,
 		"model (sm_61) 2.0 GiB / 10.9 GiB used": false,
 	} {
 		got := false
