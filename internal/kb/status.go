@@ -812,12 +812,36 @@ func (k *KB) StatusesAt(lines []string, i int) []StatusHit {
 			next = k.Statuses(lines[i+1])
 		}
 		for _, h := range k.Statuses(joined) {
-			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) {
+			if !containsStatus(hits, h.Status) && !containsStatus(next, h.Status) && !k.borrowsContext(h, lines[i]) {
 				hits = append(hits, h)
 			}
 		}
 	}
 	return hits
+}
+
+// borrowsContext reports a generic message ("out of memory", "unknown
+// error") that line, read alone, holds whole but does not count for want
+// of an error context, found only because the joined reading lent it the
+// context of the next line. A wrapped error puts its context first
+// ("CUDA error:" / "out of memory"); a message that ends one line before
+// another line's "CUDA error" is a separate sentence, such as vLLM's
+// advice "If you are running out of memory, consider decreasing
+// gpu_memory_utilization" logged just before an unrelated failure.
+func (k *KB) borrowsContext(h StatusHit, line string) bool {
+	norm := ""
+	for _, p := range k.status.phrases {
+		if !p.generic || p.st != h.Status || strings.TrimSpace(p.norm) != h.Text {
+			continue
+		}
+		if norm == "" {
+			norm = normalize(foldWidth(line))
+		}
+		if strings.Contains(norm, p.norm) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsStatus(hs []StatusHit, s *Status) bool {
