@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.917, top3: 0.956, silent: 0.012, deep: 0.597},
+	Tune: {top1: 0.917, top3: 0.956, silent: 0.012, deep: 0.600},
 	Test: {top1: 0.834, top3: 0.896, silent: 0.058, deep: 0.401},
 }
 
@@ -100,13 +100,13 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.915, 0.013}, Test: {0.834, 0.057}},
-	"rank-prefix": {Tune: {0.915, 0.013}, Test: {0.836, 0.057}},
+	"srun-label":  {Tune: {0.916, 0.013}, Test: {0.834, 0.057}},
+	"rank-prefix": {Tune: {0.916, 0.013}, Test: {0.836, 0.057}},
 	"hard-wrap":   {Tune: {0.914, 0.013}, Test: {0.831, 0.060}},
-	"word-wrap":   {Tune: {0.906, 0.022}, Test: {0.824, 0.068}},
+	"word-wrap":   {Tune: {0.907, 0.022}, Test: {0.824, 0.068}},
 	"timestamps":  {Tune: {0.916, 0.013}, Test: {0.836, 0.057}},
 	"crlf":        {Tune: {0.917, 0.012}, Test: {0.834, 0.058}},
-	"progress":    {Tune: {0.916, 0.013}, Test: {0.836, 0.057}},
+	"progress":    {Tune: {0.917, 0.013}, Test: {0.836, 0.057}},
 	"noise":       {Tune: {0.916, 0.013}, Test: {0.837, 0.057}},
 	"slurm":       {Tune: {0.916, 0.001}, Test: {0.839, 0.001}},
 	"conda":       {Tune: {0.917, 0.012}, Test: {0.834, 0.058}},
