@@ -104,6 +104,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		}
 		idx := located[s.name]
 		refineByWords(k, s.name, sf.lines, sf.texts, fs, named[s.name])
+		refineByLibraryCopies(k, s.name, sf.lines, sf.texts, fs, named[s.name])
 		refineForkChild(k, s, sf.lines, fs, named[s.name])
 		refineByHardwareWords(k, s.name, sf.lines, sf.texts, fs, named[s.name])
 		cueAlternatives(k, s.name, sf.texts, fs, named[s.name])
