@@ -16,6 +16,9 @@ func TestAPIErrorStatuses(t *testing.T) {
 		{"my_cuda_helper error 10 times retried", ""},
 		{"validation error 2.5 after epoch 3", ""},
 		{"cudaMemcpy error 0 bytes left", ""},
+		// A library named in capitals is not a call: its own family reads it.
+		{"retrying: 2 cuBLAS error 3 at startup were logged before", ""},
+		{"cuDNN error 4 seen twice", ""},
 	}
 	for _, c := range cases {
 		if got := classOf(k, c.line); got != c.want {

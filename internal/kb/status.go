@@ -640,8 +640,11 @@ func eitherNumbering(t *statusTable, n int) *Status {
 // apiErrorRE is a CUDA runtime or driver call named with the error number
 // it failed with, as bindings that keep no table of names print it
 // (Knet.jl's "cudart.cudaSetDevice error 10", "cuMemAlloc_v2 error: 2").
-// The call must be named; the number may come from either numbering.
-var apiErrorRE = lazyre.New(`\bcu(?:da)?[A-Z]\w*(?:_v\d)? error:? (\d{1,3})(?:\D|$)`)
+// The call must be named; the number may come from either numbering. A
+// call's name goes on in lower case after its capital (cuMemAlloc,
+// cudaSetDevice), which keeps out the libraries named in capitals
+// ("cuBLAS error 3" is a cuBLAS status, read by its own family).
+var apiErrorRE = lazyre.New(`\bcu(?:da)?[A-Z][a-z]\w*(?:_v\d)? error:? (\d{1,3})(?:\D|$)`)
 
 func apiErrorCode(t *statusTable, line string, add func(*Status, string)) {
 	if m := apiErrorRE.FindStringSubmatch(line); m != nil {
