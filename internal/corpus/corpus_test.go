@@ -67,7 +67,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // Only adding reports may move them down, in the same commit as the
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
-	Tune: {top1: 0.916, top3: 0.956, silent: 0.013, deep: 0.601},
+	Tune: {top1: 0.916, top3: 0.956, silent: 0.013, deep: 0.603},
 	Test: {top1: 0.832, top3: 0.895, silent: 0.059, deep: 0.401},
 }
 

@@ -92,7 +92,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 	par.Do(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
-		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) {
+		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) && !saysHardware(lines) {
 			return
 		}
 		read[i] = readFacts(lines)
@@ -112,6 +112,8 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			if len(idx) == 0 {
 				if f, ok := cpuBuildFinding(k, s, sf.lines, nil); ok {
 					fs = append(fs, f)
+				} else if f, ok := hardwareStatedFinding(k, s.name, sf.lines, sf.texts); ok {
+					fs = append(fs, f)
 				}
 			}
 			continue
@@ -120,7 +122,9 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 			f, ok := unavailableFinding(k, s.name, sf.lines, sf.texts, p)
 			if !ok {
 				if f, ok = cpuBuildFinding(k, s, sf.lines, p); !ok {
-					continue
+					if f, ok = hardwareStatedFinding(k, s.name, sf.lines, sf.texts); !ok {
+						continue
+					}
 				}
 			}
 			fs = append(fs, f)

@@ -27,6 +27,12 @@ func TestHardwareWordsRefine(t *testing.T) {
 		{"silent", illegal, "illegal-address", 0},
 		// The words apply to the faults a GPU hides behind, not to any error.
 		{"other class", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\nmaybe a faulty card?\n", "oom", 0},
+		// An error nothing classifies, put down to the card's clocks
+		// (fireice-uk/xmr-stak issue 2343).
+		{"unclassified", "[CUDA] ERROR gpu 0: ./xmr-stak-2.10.1/xmrstak/backend/nvidia/nvcc_code/cuda_extra.cu: 487\n+125 on Core GPU Boost Clock\n", "hardware-fault", 2},
+		// The statement alone, where nothing else in the input is a
+		// failure (ai4d-iasc/trixie issue 38).
+		{"statement alone", "for some reason one of the GPUs on cn110 is not working as it should. Could someone please drain this node and check on it?\n", "hardware-fault", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := explainText(t, e, c.log)
@@ -44,6 +50,21 @@ func TestHardwareWordsRefine(t *testing.T) {
 				t.Errorf("line %d is not evidence: %+v", c.line, fs[0].Evidence)
 			}
 		})
+	}
+}
+
+// A statement that rules the hardware out, alone in the input, is no
+// finding.
+func TestHardwareDeniedAloneIsQuiet(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, log := range []string{
+		"I don't think it is a hardware issue, the card passes gpu-burn.\n",
+		"The riser is not faulty, I swapped it and the power supply is fine too.\n",
+		"Training finished; the card was overclocked by +100 MHz the whole time and nothing failed.\n",
+	} {
+		if fs := explainText(t, e, log); len(fs) != 0 && fs[0].Class == "hardware-fault" {
+			t.Errorf("%q: got %+v", log, fs[0])
+		}
 	}
 }
 
@@ -75,6 +96,10 @@ func TestHardwareStated(t *testing.T) {
 		{"使用一张3090显卡，参数设置如下", false},
 		{"显卡一直在16度的空调房", false},
 		{"测试过了，显卡没有问题", false},
+		{"When an NVIDIA GPU 3070 Ti crashes due to high OC values .", true},
+		{"the errors went away, they were caused by the overclock", true},
+		{"the crash is not due to the overclock, it happens at stock clocks", false},
+		{"the loss jumped due to a high learning rate", false},
 	} {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
