@@ -101,13 +101,13 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
 	"srun-label":  {Tune: {0.914, 0.013}, Test: {0.832, 0.057}},
-	"rank-prefix": {Tune: {0.914, 0.013}, Test: {0.834, 0.057}},
-	"hard-wrap":   {Tune: {0.912, 0.014}, Test: {0.829, 0.060}},
+	"rank-prefix": {Tune: {0.914, 0.013}, Test: {0.834, 0.058}},
+	"hard-wrap":   {Tune: {0.912, 0.014}, Test: {0.829, 0.061}},
 	"word-wrap":   {Tune: {0.905, 0.022}, Test: {0.822, 0.069}},
-	"timestamps":  {Tune: {0.915, 0.013}, Test: {0.834, 0.057}},
+	"timestamps":  {Tune: {0.915, 0.013}, Test: {0.834, 0.058}},
 	"crlf":        {Tune: {0.916, 0.013}, Test: {0.832, 0.059}},
-	"progress":    {Tune: {0.915, 0.013}, Test: {0.834, 0.057}},
-	"noise":       {Tune: {0.914, 0.014}, Test: {0.836, 0.057}},
+	"progress":    {Tune: {0.915, 0.013}, Test: {0.834, 0.058}},
+	"noise":       {Tune: {0.914, 0.014}, Test: {0.836, 0.058}},
 	"slurm":       {Tune: {0.915, 0.001}, Test: {0.837, 0.001}},
 	"conda":       {Tune: {0.916, 0.013}, Test: {0.832, 0.059}},
 	"ansi":        {Tune: {0.916, 0.013}, Test: {0.832, 0.059}},

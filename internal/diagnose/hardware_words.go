@@ -47,6 +47,13 @@ var hardwareClocksRE = lazyre.New(`(?i)` +
 	`|\b(?:core|memory|mem)(?:\s+clock)?\s*(?:offset)?\s*[:=]\s*\+\d{2,4}\b` +
 	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S`)
 
+// hardwareTraceRE is a trace the card leaves in the kernel log that is no
+// failure by itself but tells a fault beside it apart from a program's bug:
+// Xid 63, a DRAM row marked for remapping (or a page for retirement) after a
+// memory error, whose recovery in NVIDIA's catalog is to go on. Beside an
+// access fault or a failed launch it names the memory the kernel read.
+var hardwareTraceRE = lazyre.New(`NVRM: Xid \([^)]*\): 63,|\bRow Remapper: New row marked for remapping\b|\bDynamic Page Retirement: New retired page\b`)
+
 // hardwareNegatedRE: the words before a statement that deny it.
 var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
 
@@ -69,13 +76,13 @@ var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faul
 var hardwareSurfaces = map[string]bool{"illegal-address": true, "launch-timeout": true, "nonfinite": true}
 
 // hardwareStated returns the index of the first line that states a
-// hardware cause or an overclock, or -1.
+// hardware cause or an overclock, or holds the card's memory trace, or -1.
 func hardwareStated(texts []string) int {
-	return statedBy(texts, hardwareCauseRE, hardwareUnitRE, hardwareClocksRE)
+	return statedBy(texts, hardwareCauseRE, hardwareUnitRE, hardwareClocksRE, hardwareTraceRE)
 }
 
-// hardwareFaultStated is hardwareStated without the clock settings: the
-// statements that are a failure report by themselves.
+// hardwareFaultStated is hardwareStated without the clock settings and the
+// memory traces: the statements that are a failure report by themselves.
 func hardwareFaultStated(texts []string) int {
 	return statedBy(texts, hardwareCauseRE, hardwareUnitRE)
 }
