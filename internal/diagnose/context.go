@@ -92,7 +92,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 	par.Do(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
-		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) && !saysDeviceList(lines) {
+		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) && !saysDeviceList(lines) && !saysHardware(lines) {
 			return
 		}
 		read[i] = readFacts(lines)
@@ -109,30 +109,19 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		refineByHardwareWords(k, s.name, sf.lines, sf.texts, fs, named[s.name])
 		cueAlternatives(k, s.name, sf.texts, fs, named[s.name])
 		p := sf.pasted
-		if p == nil {
-			if len(idx) == 0 {
-				if f, ok := cpuBuildFinding(k, s, sf.lines, nil); ok {
-					fs = append(fs, f)
-				} else if f, ok := deviceListFinding(k, s.name, sf.lines, sf.texts); ok {
-					fs = append(fs, f)
-				}
-			}
-			continue
-		}
 		if len(idx) == 0 {
-			f, ok := unavailableFinding(k, s.name, sf.lines, sf.texts, p)
+			f, ok := standaloneFinding(k, s, sf, p)
 			if !ok {
-				if f, ok = cpuBuildFinding(k, s, sf.lines, p); !ok {
-					if f, ok = deviceListFinding(k, s.name, sf.lines, sf.texts); !ok {
-						continue
-					}
-				}
+				continue
 			}
 			fs = append(fs, f)
 			idx = append(idx, len(fs)-1)
 			if f.Severity >= report.Warning {
 				named[s.name] = append(named[s.name][:len(named[s.name]):len(named[s.name])], len(fs)-1)
 			}
+		}
+		if p == nil {
+			continue
 		}
 		for _, i := range idx {
 			f := &fs[i]
@@ -149,6 +138,26 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 		}
 	}
 	return fs
+}
+
+// standaloneFinding is the finding a source with no failure of its own
+// gets from what it states, first that wins: pasted environment output
+// with no usable GPU, a CPU-only build, a device listing that closes
+// after the CPU, a hardware fault stated in words. Each answers only when
+// nothing else in the source failed, which keeps healthy logs quiet.
+func standaloneFinding(k *kb.KB, s *source, sf *sourceFacts, p *probe.Pasted) (report.Finding, bool) {
+	if p != nil {
+		if f, ok := unavailableFinding(k, s.name, sf.lines, sf.texts, p); ok {
+			return f, true
+		}
+	}
+	if f, ok := cpuBuildFinding(k, s, sf.lines, p); ok {
+		return f, true
+	}
+	if f, ok := deviceListFinding(k, s.name, sf.lines, sf.texts); ok {
+		return f, true
+	}
+	return hardwareStatedFinding(k, s.name, sf.lines, sf.texts)
 }
 
 // sourceFacts is what a source's parsed lines say about its environment:

@@ -15,6 +15,13 @@ var hardwareUnitRE = lazyre.New(`(?i)` +
 	`\bonly one (?:of (?:them|my|the|our)(?: \w+){0,3} )?(?:is|keeps|was|kept) (?:crashing|failing|faulting|erroring|dying|dropping)` +
 	// "one of the GPUs on cn110 keeps crashing", "one of my 8 cards is faulty".
 	`|\bone of (?:my|the|our) (?:\d+ |\w+ )?(?:gpus|cards|graphics cards|rigs|nodes|machines|servers)\b[^.\n]{0,30}?\b(?:is|keeps|was) (?:crashing|failing|faulty|dying|broken|dropping|not working)` +
+	// "it only happens on GPU 3", "this only occurs on one node", "only
+	// on one of my GPUs": the fault follows one unit of several.
+	`|\bonly (?:ever )?(?:happens?|happened|occurs?|occurred|fails?|failed|crashes|crashed|shows? up|appears?)\s+(?:on|with)\s+(?:one (?:of (?:my|the|our) )?(?:\d+ )?(?:gpus?|cards?|nodes?|machines?|servers?|rigs?)\b|a single (?:gpu|card|node|machine)\b|(?:gpu|card|node)\s*#?\d+\b)` +
+	`|\bon (?:one|a single) (?:gpu|card|node|machine) only\b` +
+	// "the GPU which keeps crashing has oc -502", "the card that kept
+	// dropping out": one unit named among others by its failing.
+	`|\bthe (?:gpu|card|graphics card) (?:which|that) (?:keeps|kept) (?:crashing|failing|dropping|falling)` +
 	// "the same script runs fine on the other GPUs", "works fine on a spare card".
 	`|\b(?:works?|runs?|ran|worked) (?:fine|ok|okay|perfectly|well|without (?:errors?|issues?|problems?)) on (?:the other|a spare|the spare|the second) (?:identical |same )?(?:gpus?|cards?|rigs?|nodes?|machines?)\b` +
 	// "on the same hardware a RTX 3060 Ti works fine".
@@ -29,4 +36,6 @@ var hardwareUnitRE = lazyre.New(`(?i)` +
 var hardwareUnitWords = []string{"only one", "Only one", "one of my", "one of the", "one of our", "One of my", "One of the", "One of our",
 	" fine on", " ok on", " okay on", "perfectly on", " well on", " on the other", " on a spare", " on the spare", " on the second",
 	"same hardware", "same machine", "same rig", "same system", "same computer", "same motherboard",
-	"eplaced", "eplacing", "wapped", "wapping", "eturned", "eturning", "换了"}
+	"eplaced", "eplacing", "wapped", "wapping", "eturned", "eturning", "换了", "keeps crashing", "kept crashing",
+	"keeps failing", "kept failing", "only happen", "only occur", "only fail", "only crash", "only show", "only appear",
+	"only ever", "GPU only", "gpu only", "card only", "node only", "machine only", "keeps dropping", "kept dropping", "keeps falling", "kept falling"}

@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/kb"
@@ -30,15 +29,30 @@ var hardwareCauseRE = lazyre.New(`(?i)` +
 	`|\b(?:gpu|card|riser|psu|power supply)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
 	// "an unstable overclock", "undervolting of my graphics card".
 	`|\bunstable\s+(?:overclock|undervolt|oc\b)|\b(?:my|the)\s+undervolt(?:ing)?\b|\bundervolting\s+(?:of\s+)?(?:my|the)\b` +
-	// A clock offset the report states: "+125 MHz core", "+600 memory
-	// clock", "+125 on Core GPU Boost Clock", "core clock: +150"; and
-	// "the cards are overclocked", "Overclock: 100% power".
-	`|\+\s?\d{2,4}\s*(?:MHz\b|(?:on\s+)?(?:core|memory|mem)\b(?:\s+(?:gpu\s+)?(?:boost\s+)?clock\b|\s*(?:[,;)]|$)))` +
-	`|\b(?:core|memory|mem)(?:\s+clock)?\s*(?:offset)?\s*[:=]\s*\+\d{2,4}\b` +
-	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S` +
+	// The failure put down to the clocks: "the GPU crashes due to high OC
+	// values", "errors because of the overclock".
+	`|\b(?:due to|because of|caused by)\s+(?:an?\s+|the\s+|my\s+|too\s+)?(?:high|aggressive|unstable|too high)?\s*(?:oc|overclock(?:s|ing)?)\b` +
 	// The same statements in Chinese: the graphics card is broken or
 	// faulty ("显卡坏了", "把我显卡给跑坏"), a hardware problem ("硬件问题").
 	`|显卡[^。，,.!?！？\n没不无]{0,6}?(?:坏|故障|出问题|有问题)|硬件(?:问题|故障)`)
+
+// hardwareClocksRE is a clock setting the report states: an overclock is
+// a likely cause of a fault the GPU hides behind, but no failure by
+// itself.
+var hardwareClocksRE = lazyre.New(`(?i)` +
+	// A clock offset the report states: "+125 MHz core", "+600 memory
+	// clock", "+125 on Core GPU Boost Clock", "core clock: +150"; and
+	// "the cards are overclocked", "Overclock: 100% power".
+	`\+\s?\d{2,4}\s*(?:MHz\b|(?:on\s+)?(?:core|memory|mem)\b(?:\s+(?:gpu\s+)?(?:boost\s+)?clock\b|\s*(?:[,;)]|$)))` +
+	`|\b(?:core|memory|mem)(?:\s+clock)?\s*(?:offset)?\s*[:=]\s*\+\d{2,4}\b` +
+	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S`)
+
+// hardwareTraceRE is a trace the card leaves in the kernel log that is no
+// failure by itself but tells a fault beside it apart from a program's bug:
+// Xid 63, a DRAM row marked for remapping (or a page for retirement) after a
+// memory error, whose recovery in NVIDIA's catalog is to go on. Beside an
+// access fault or a failed launch it names the memory the kernel read.
+var hardwareTraceRE = lazyre.New(`NVRM: Xid \([^)]*\): 63,|\bRow Remapper: New row marked for remapping\b|\bDynamic Page Retirement: New retired page\b`)
 
 // hardwareNegatedRE: the words before a statement that deny it.
 var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
@@ -51,23 +65,33 @@ var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\
 // of a long log stays as fast as its other triggers allow.
 var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
-	"overclocked", "Overclock", "显卡", "硬件",
+	"overclock", "Overclock", " OC ", " oc ", "显卡", "硬件",
 	"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed
-// out, a kernel whose numbers came out NaN, and the driver's unknown error.
+// out and a kernel whose numbers came out NaN; and, in refineByHardwareWords,
+// any error nothing else classifies (class other: the driver's unknown
+// error, a miner's bare "[CUDA] ERROR gpu 0: ...cu: 487").
 var hardwareSurfaces = map[string]bool{"illegal-address": true, "launch-timeout": true, "nonfinite": true}
 
-// unknownStatuses are the CUDA statuses of an "other" finding that a GPU
-// failing under load produces (cudaErrorUnknown, 999; 30 before CUDA 10).
-var unknownStatuses = map[string]bool{"cudaErrorUnknown": true, "CUDA_ERROR_UNKNOWN": true}
-
 // hardwareStated returns the index of the first line that states a
-// hardware cause, or -1.
+// hardware cause or an overclock, or holds the card's memory trace, or -1.
 func hardwareStated(texts []string) int {
+	return statedBy(texts, hardwareCauseRE, hardwareUnitRE, hardwareClocksRE, hardwareTraceRE)
+}
+
+// hardwareFaultStated is hardwareStated without the clock settings and the
+// memory traces: the statements that are a failure report by themselves.
+func hardwareFaultStated(texts []string) int {
+	return statedBy(texts, hardwareCauseRE, hardwareUnitRE)
+}
+
+// statedBy returns the index of the first line one of res matches where
+// the words before the match do not deny it, or -1.
+func statedBy(texts []string, res ...*lazyre.Regexp) int {
 	for i, t := range texts {
-		for _, re := range []*lazyre.Regexp{hardwareCauseRE, hardwareUnitRE} {
+		for _, re := range res {
 			for _, m := range re.FindAllStringIndex(t, -1) {
 				if !hardwareNegatedRE.MatchString(t[:m[0]]) {
 					return i
@@ -89,7 +113,7 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 	at := -2 // not looked for yet
 	for _, i := range idx {
 		f := &fs[i]
-		if !hardwareSurfaces[f.Class] && (f.Class != "other" || !unknownStatuses[fmt.Sprint(f.Facts["status"])]) {
+		if !hardwareSurfaces[f.Class] && f.Class != "other" {
 			continue
 		}
 		if at == -2 {
@@ -100,4 +124,36 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 		}
 		f.Message = reroot(f, hw, name, lines[at]) + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text)
 	}
+}
+
+// saysHardware: some parsed line of a source states a hardware cause.
+func saysHardware(lines []logparse.Line) bool {
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.Text
+	}
+	return hardwareFaultStated(texts) >= 0
+}
+
+// hardwareStatedFinding: where nothing else in a source is a failure, a
+// line that states the hardware cause ("one of the GPUs on cn110 is not
+// working", "the card crashes due to high OC values") is the report's
+// failure itself, told in the words of the person who saw it.
+func hardwareStatedFinding(k *kb.KB, name string, lines []logparse.Line, texts []string) (report.Finding, bool) {
+	at := hardwareFaultStated(texts)
+	if at < 0 {
+		return report.Finding{}, false
+	}
+	c, ok := k.Class("hardware-fault")
+	if !ok {
+		return report.Finding{}, false
+	}
+	v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
+	return report.Finding{
+		Rule: c.ID, Class: c.ID, Severity: c.Severity,
+		Message:  c.Verdict + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text),
+		Location: &report.Location{Path: name, Line: lines[at].N},
+		Evidence: []report.Evidence{{Path: name, Line: lines[at].N, Text: lines[at].Text}},
+		Remedies: v.Remedies(nil),
+	}, true
 }

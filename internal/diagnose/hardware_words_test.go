@@ -22,11 +22,22 @@ func TestHardwareWordsRefine(t *testing.T) {
 		{"stated", "It's likely a hardware issue.\n" + unknown, "hardware-fault", 1},
 		{"faulty card", illegal + "Swapping slots showed the faulty card is GPU 2.\n", "hardware-fault", 2},
 		{"undervolt", illegal + "it's my undervolting of my graphics card\n", "hardware-fault", 2},
+		// A row remap beside the fault (Xid 63); an application's own Xid 13
+		// or 31 is no hardware evidence.
+		{"row remap", illegal + "[ 12.3] NVRM: Xid (PCI:0000:61:00): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.\n", "hardware-fault", 2},
+		{"xid 13", illegal + "[ 12.3] NVRM: Xid (PCI:0000:61:00): 13, pid=1, Graphics SM Warp Exception on (GPC 7, TPC 4, SM 0): Out Of Range Address\n", "illegal-address", 0},
+		{"one unit", "RuntimeError: CUDA error: unspecified launch failure\nIt only happens on GPU 3, the other seven cards run the same job fine.\n", "hardware-fault", 2},
 		{"negated", "I don't think it is a hardware issue, the card passes gpu-burn.\n" + illegal, "illegal-address", 0},
 		{"ruled out", "Ruled out: hardware problems, drivers, memory.\n" + illegal, "illegal-address", 0},
 		{"silent", illegal, "illegal-address", 0},
 		// The words apply to the faults a GPU hides behind, not to any error.
 		{"other class", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\nmaybe a faulty card?\n", "oom", 0},
+		// An error nothing classifies, put down to the card's clocks
+		// (fireice-uk/xmr-stak issue 2343).
+		{"unclassified", "[CUDA] ERROR gpu 0: ./xmr-stak-2.10.1/xmrstak/backend/nvidia/nvcc_code/cuda_extra.cu: 487\n+125 on Core GPU Boost Clock\n", "hardware-fault", 2},
+		// The statement alone, where nothing else in the input is a
+		// failure (ai4d-iasc/trixie issue 38).
+		{"statement alone", "for some reason one of the GPUs on cn110 is not working as it should. Could someone please drain this node and check on it?\n", "hardware-fault", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := explainText(t, e, c.log)
@@ -44,6 +55,22 @@ func TestHardwareWordsRefine(t *testing.T) {
 				t.Errorf("line %d is not evidence: %+v", c.line, fs[0].Evidence)
 			}
 		})
+	}
+}
+
+// A statement that rules the hardware out, alone in the input, is no
+// finding.
+func TestHardwareDeniedAloneIsQuiet(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, log := range []string{
+		"I don't think it is a hardware issue, the card passes gpu-burn.\n",
+		"The riser is not faulty, I swapped it and the power supply is fine too.\n",
+		"Training finished; the card was overclocked by +100 MHz the whole time and nothing failed.\n",
+		"[ 12.3] NVRM: Xid (PCI:0000:61:00): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.\n",
+	} {
+		if fs := explainText(t, e, log); len(fs) != 0 && fs[0].Class == "hardware-fault" {
+			t.Errorf("%q: got %+v", log, fs[0])
+		}
 	}
 }
 
@@ -75,6 +102,19 @@ func TestHardwareStated(t *testing.T) {
 		{"使用一张3090显卡，参数设置如下", false},
 		{"显卡一直在16度的空调房", false},
 		{"测试过了，显卡没有问题", false},
+		{"When an NVIDIA GPU 3070 Ti crashes due to high OC values .", true},
+		{"the errors went away, they were caused by the overclock", true},
+		{"the crash is not due to the overclock, it happens at stock clocks", false},
+		{"the loss jumped due to a high learning rate", false},
+		{"the GPU which keeps crashing has oc -502, 1050 and power limit 69.", true},
+		{"the worker which keeps crashing is the data loader", false},
+		{"It only happens on GPU 3, the other seven cards run the same job fine.", true},
+		{"This only happens on one node (gpu-12); the same job runs fine elsewhere.", true},
+		{"The error only occurs on one of my GPUs.", true},
+		{"it fails on a single node only", true},
+		{"The error occurs on all GPUs and on every node.", false},
+		{"It only happens with a batch size of 64.", false},
+		{"it does not only happen on GPU 1, every card shows it", false},
 	} {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
