@@ -9,7 +9,7 @@ class Fade(nn.Module):
 
     @property
     def ramp(self):
-        return torch.linspace(0.0, 1.0, self.n)  # want CD111
+        return torch.linspace(0.0, 1.0, self.n)
 
     def forward(self, x):
-        return x * self.ramp
+        return x * self.ramp  # want CD111
