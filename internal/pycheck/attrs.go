@@ -10,6 +10,53 @@ import "strings"
 // or nil.
 func (m *Model) Class(name string) *Node { return m.classes[name] }
 
+// ExitSyncs reports whether a with statement's context manager is an
+// object of a class of this file whose __exit__ (or __aexit__) waits for
+// the GPU, itself or through the file's functions it calls: past the
+// block, on the path that falls through it, the GPU work queued before is
+// finished (`class Offload: def __exit__(...): torch.cuda.synchronize()`).
+func (m *Model) ExitSyncs(with *Node) bool {
+	for _, c := range with.NamedChildren() {
+		if c.Type() != "with_clause" {
+			continue
+		}
+		for _, it := range c.NamedChildren() {
+			v := Unparen(it.NamedChild(0))
+			if v != nil && v.Type() == "as_pattern" {
+				v = Unparen(v.NamedChild(0))
+			}
+			if v == nil || v.Type() != "call" {
+				continue
+			}
+			fn := v.ChildByFieldName("function")
+			if fn == nil || fn.Type() != "identifier" {
+				continue
+			}
+			cls := m.Class(m.f.Text(fn))
+			if cls == nil {
+				continue
+			}
+			for _, name := range []string{"__exit__", "__aexit__"} {
+				d := m.method(cls, name)
+				if d == nil {
+					continue
+				}
+				s := &FuncSummary{Name: name, Node: d}
+				m.summarise(s)
+				if s.Syncs {
+					return true
+				}
+				for _, callee := range s.calls {
+					if t := m.funcs()[callee]; t != nil && t.Syncs {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 // classBody lists the statements and definitions of a class's body, with
 // decorated definitions unwrapped.
 func classBody(cls *Node) []*Node {

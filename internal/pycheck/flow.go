@@ -352,7 +352,9 @@ func (b *flowBuilder) withStmt(s *Node, in []pend) []pend {
 	for i, j := range t.jumps {
 		b.jump(jumped, j, t.jumpDepth[i])
 	}
-	out := b.piece(nil)
+	// The fall-through exit is the with statement's own piece: a manager
+	// whose __exit__ waits for the GPU waits there (Model.ExitSyncs).
+	out := b.piece(s)
 	b.connect(cur, out)
 	after := []pend{{from: out}}
 	if suppress {

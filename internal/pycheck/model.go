@@ -61,6 +61,11 @@ type FuncSummary struct {
 	ReturnsCPUTensor bool
 	// Method: defined in a class body, so obj.name() may reach it.
 	Method bool
+	// Property: a method decorated with @property (or cached_property):
+	// reading self.name runs it; classAt is where its class starts (the
+	// tree may be released, the offset stays).
+	Property bool
+	classAt  uint32
 	// calls are the file's own functions it calls by name; ext the
 	// qualified names (imports resolved) of what it calls through an
 	// import; retCalls the callees whose result it returns.
@@ -185,6 +190,10 @@ func (m *Model) funcs() map[string]*FuncSummary {
 		s := &FuncSummary{Name: f.Text(d.ChildByFieldName("name")), Node: d}
 		owner := Ancestor(d, "class_definition", "function_definition")
 		s.Method = owner != nil && owner.Type() == "class_definition"
+		s.Property = s.Method && isProperty(f, d)
+		if s.Method {
+			s.classAt = owner.start
+		}
 		m.summarise(s)
 		if old := m.fns[s.Name]; old != nil {
 			old.Syncs = old.Syncs || s.Syncs
@@ -194,6 +203,7 @@ func (m *Model) funcs() map[string]*FuncSummary {
 			old.nbGuards = append(old.nbGuards, s.nbGuards...)
 			old.ReturnsCPUTensor = old.ReturnsCPUTensor || s.ReturnsCPUTensor
 			old.Method = old.Method && s.Method
+			old.Property = old.Property && s.Property
 			old.calls = append(old.calls, s.calls...)
 			old.ext = append(old.ext, s.ext...)
 			old.retCalls = append(old.retCalls, s.retCalls...)
@@ -695,6 +705,72 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 		return nil
 	}
 	s := m.summary(fn)
+	m.record(s, fn)
+	return s
+}
+
+// PropertyRead is the summary of the method an attribute of self reads
+// when the class defines it as a property (`self.host` with `@property
+// def host(self)`, or functools.cached_property): the read runs it as a
+// call would. Nil for anything else, an assignment to it included.
+func (m *Model) PropertyRead(attr *Node) *FuncSummary {
+	if attr == nil || attr.Type() != "attribute" || m.f.Text(attr.ChildByFieldName("object")) != "self" {
+		return nil
+	}
+	p := attr.Parent()
+	if p == nil || p.Type() == "call" && same(p.ChildByFieldName("function"), attr) ||
+		(p.Type() == "assignment" || p.Type() == "augmented_assignment") && attr.FieldName() == "left" {
+		return nil
+	}
+	s := m.funcs()[m.f.Text(attr.ChildByFieldName("attribute"))]
+	// The property of the class the read is in (two classes may share a
+	// name for a property of one and a plain attribute of the other).
+	if cls := Ancestor(attr, "class_definition"); s == nil || !s.Property || cls == nil || cls.start != s.classAt {
+		return nil
+	}
+	m.record(s, attr)
+	return s
+}
+
+// PropertyReads lists the reads of self's properties in [start, end).
+func (m *Model) PropertyReads(start, end int) []*Node {
+	var out []*Node
+	for name, s := range m.funcs() {
+		if !s.Property {
+			continue
+		}
+		for _, off := range m.f.Find("self."+name, start, end) {
+			if n := m.f.NodeAt(off, off+len("self."+name)); n != nil && m.PropertyRead(n) != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	sortByStart(out)
+	return out
+}
+
+// isProperty: a function definition decorated with @property or
+// @functools.cached_property.
+func isProperty(f *File, d *Node) bool {
+	dd := d.Parent()
+	if dd == nil || dd.Type() != "decorated_definition" {
+		return false
+	}
+	for _, dec := range dd.NamedChildren() {
+		if dec.Type() != "decorator" {
+			continue
+		}
+		switch strings.TrimPrefix(f.Compact(dec), "@") {
+		case "property", "cached_property", "functools.cached_property":
+			return true
+		}
+	}
+	return false
+}
+
+// record notes, in the first phase, the answer a rule got for the callee
+// fn, for the project to check once it is linked.
+func (m *Model) record(s *FuncSummary, fn *Node) {
 	if m.firstPhase {
 		a := asked{local: s, flags: s.flags()}
 		if m.viaImport(fn) {
@@ -710,7 +786,6 @@ func (m *Model) Summary(call *Node) *FuncSummary {
 			m.asked = append(m.asked, a)
 		}
 	}
-	return s
 }
 
 func (m *Model) summary(fn *Node) *FuncSummary {

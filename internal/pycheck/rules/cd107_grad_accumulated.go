@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -36,8 +36,9 @@ total += loss.detach() (or float(loss)).`},
 			"https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory (don't accumulate history across your training loop: total_loss += loss)",
 		},
 	},
-	// "yield": a generator that yields the losses it backpropagated.
-	Anchors: []string{".append(", "+", ".add_(", ".extend(", "yield", ".insert(", ".appendleft(", "heappush", "insort(", "] =", "]="},
+	// "yield": a generator that yields the losses it backpropagated;
+	// ".append" also stands for a bound append (record = losses.append).
+	Anchors: []string{".append", "+", ".add_(", ".extend(", "yield", ".insert(", ".appendleft(", "heappush", "insort(", "] =", "]="},
 	// The accumulated value must be a loss or something back-propagated.
 	AlsoAnchors: []string{"loss", "backward("},
 	Check:       checkCD107,
@@ -58,6 +59,31 @@ func checkCD107(p *pycheck.Pass) {
 		}
 		if k, ok := keeperAt(f, receiver(call), args[0], "append"); ok {
 			keepers = append(keepers, k)
+		}
+	}
+	// record = losses.append; record(loss): the bound method called by
+	// the name it is bound to.
+	for _, off := range f.Find(".append", 0, len(f.Src)) {
+		attr := f.NodeAt(off, off+len(".append"))
+		if attr != nil && attr.Type() == "identifier" {
+			attr = attr.Parent()
+		}
+		if attr == nil || attr.Type() != "attribute" || int(attr.EndByte()) != off+len(".append") {
+			continue
+		}
+		name := assignedName(attr)
+		if name == nil {
+			continue
+		}
+		for _, call := range f.CallsAt(f.Text(name)+"(", 0, len(f.Src)) {
+			fn := call.ChildByFieldName("function")
+			args := pycheck.PositionalArgs(call)
+			if fn == nil || fn.Type() != "identifier" || f.Text(fn) != f.Text(name) || len(args) != 1 || !same(reachingValue(f, fn), attr) {
+				continue
+			}
+			for _, el := range recordElements(args[0]) {
+				checkAccumulation(p, call, attr.ChildByFieldName("object"), el, "append")
+			}
 		}
 	}
 	for _, off := range f.Find("+=", 0, len(f.Src)) {
@@ -185,10 +211,27 @@ func checkCD107(p *pycheck.Pass) {
 			continue
 		}
 		a := n.Parent()
-		if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("right"), n) {
+		// total, seen = total + loss, seen + n: the sum's own target.
+		pos := -1
+		if a != nil && a.Type() == "expression_list" {
+			for i, e := range a.NamedChildren() {
+				if same(e, n) {
+					pos = i
+				}
+			}
+			a = a.Parent()
+		}
+		if a == nil || a.Type() != "assignment" || pos < 0 && !same(a.ChildByFieldName("right"), n) {
 			continue
 		}
 		left := a.ChildByFieldName("left")
+		if pos >= 0 {
+			if left = pycheck.Unparen(left); left == nil || left.Type() != "pattern_list" && left.Type() != "tuple_pattern" ||
+				int(left.NamedChildCount()) != int(pycheck.Unparen(a.ChildByFieldName("right")).NamedChildCount()) {
+				continue
+			}
+			left = left.NamedChild(pos)
+		}
 		if left == nil || !pycheck.IsPlace(left) {
 			continue
 		}
@@ -230,6 +273,15 @@ func isParameter(f *pycheck.File, fn *pycheck.Node, name string) bool {
 func carries(f *pycheck.File, side, acc *pycheck.Node) *pycheck.Node {
 	if f.Compact(side) == f.Compact(acc) {
 		return side
+	}
+	// stats["loss"] = stats.get("loss", 0.0) + loss: the slot read with a
+	// default for its first step.
+	if side.Type() == "call" && acc.Type() == "subscript" && pycheck.LastName(f.Callee(side)) == "get" {
+		keys := acc.NamedChildren()[1:]
+		if args := pycheck.PositionalArgs(side); len(keys) == 1 && len(args) == 2 &&
+			f.Compact(receiver(side)) == f.Compact(acc.ChildByFieldName("value")) && f.Compact(args[0]) == f.Compact(keys[0]) {
+			return acc
+		}
 	}
 	if side.Type() != "binary_operator" {
 		return nil
@@ -296,6 +348,10 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	returned := false
 	if loss == nil {
 		c := pycheck.Unparen(value)
+		// total += await step(...): the coroutine's result.
+		if c != nil && c.Type() == "await" && c.NamedChildCount() == 1 {
+			c = pycheck.Unparen(c.NamedChild(0))
+		}
 		if c == nil || c.Type() != "call" || f.ContextOf(c)&pycheck.CtxNoGrad != 0 || returnsBackpropagated(f, c) == "" && !(criterionCall(f, c) && dataLoop(f, loop)) {
 			return
 		}
@@ -310,8 +366,9 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// attribute, or an element of one (running["loss"], log["train"]).
 	base := target
 	for {
-		// losses[i] = loss: the store's own key may vary (a slot a step).
-		if base.Type() == "subscript" && (pycheck.IsPlace(base) || how == "store" && same(base, target)) {
+		// losses[i] = loss: the store's own key may vary (a slot a step);
+		// totals[phase] += loss: so may the key of a sum kept per key.
+		if base.Type() == "subscript" && (pycheck.IsPlace(base) || (how == "store" || how == "+=") && same(base, target)) {
 			base = pycheck.Unparen(base.ChildByFieldName("value"))
 			continue
 		}

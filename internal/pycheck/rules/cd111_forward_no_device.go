@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`), a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory; so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`), a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (`return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory, and so does a `@property` of the module returning one that forward() reads (`x * self.ramp`); so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -71,48 +71,66 @@ func checkCD111(p *pycheck.Pass) {
 		var m *pycheck.Model
 		var modules map[string]bool
 		reported := map[uint32]bool{}
-		for _, call := range f.Calls(start, end) {
-			// A cheap look at the called name before resolving it.
-			callee := call.ChildByFieldName("function")
-			if callee == nil {
-				continue
-			}
-			if callee.Type() == "attribute" {
-				callee = callee.ChildByFieldName("attribute")
-			}
-			if callee == nil || callee.Type() != "identifier" {
-				continue
-			}
-			if m == nil {
-				m = f.Model()
-				modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
-			}
-			// what names the maker: torch.zeros(), a name bound to it
-			// (make = torch.zeros), or a helper (of this file or imported
-			// from the project) that returns such a tensor.
+		makers := f.Calls(start, end)
+		// self.table with `@property def table(self)` making the tensor.
+		if len(f.Find("property", 0, len(f.Src))) > 0 {
+			makers = append(makers, f.Model().PropertyReads(start, end)...)
+		}
+		for _, call := range makers {
 			var what, remedy string
-			if fac, ok := factoryCalled(f, m, call, callee); ok {
-				if !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
+			if call.Type() == "attribute" {
+				if m == nil {
+					m = f.Model()
+					modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
+				}
+				s := m.PropertyRead(call)
+				if s == nil || !s.ReturnsCPUTensor || !same(f.Scope(call), fn) {
 					continue
 				}
-				if dataFactories[fac] && !severalNumbers(f, call) || sizedFactories[fac] && f.Keyword(call, "size") == nil || scalarShape(f, call) {
-					continue
-				}
-				what = "torch." + fac + "() without device="
-				remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
-				if strings.HasSuffix(fac, "Tensor") {
-					what = "the legacy constructor torch." + fac + "(), which always allocates on the CPU,"
-					remedy = fmt.Sprintf("use torch.tensor(..., dtype=..., device=<input>.device) instead of torch.%s", fac)
-				}
-				if fac == "from_numpy" {
-					what = "torch.from_numpy(), which shares the array's host memory,"
-					remedy = "move the tensor with .to(<input>.device), or register it as a buffer in __init__"
-				}
-			} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && (!s.Method || onSelf(f, call)) && same(f.Scope(call), fn) {
-				what = s.Name + "(), which returns a tensor made without device=,"
-				remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
+				what = "the property " + s.Name + ", which returns a tensor made without device=,"
+				remedy = fmt.Sprintf("register the tensor as a buffer in __init__, or let %s take the device", s.Name)
 			} else {
-				continue
+				// A cheap look at the called name before resolving it.
+				callee := call.ChildByFieldName("function")
+				if callee == nil {
+					continue
+				}
+				if callee.Type() == "attribute" {
+					callee = callee.ChildByFieldName("attribute")
+				}
+				if callee == nil || callee.Type() != "identifier" {
+					continue
+				}
+				if m == nil {
+					m = f.Model()
+					modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
+				}
+				// what names the maker: torch.zeros(), a name bound to it
+				// (make = torch.zeros), or a helper (of this file or imported
+				// from the project) that returns such a tensor.
+				if fac, ok := factoryCalled(f, m, call, callee); ok {
+					if !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
+						continue
+					}
+					if dataFactories[fac] && !severalNumbers(f, call) || sizedFactories[fac] && f.Keyword(call, "size") == nil || scalarShape(f, call) {
+						continue
+					}
+					what = "torch." + fac + "() without device="
+					remedy = fmt.Sprintf("pass device=<input>.device to torch.%s (or use a *_like / new_* method)", fac)
+					if strings.HasSuffix(fac, "Tensor") {
+						what = "the legacy constructor torch." + fac + "(), which always allocates on the CPU,"
+						remedy = fmt.Sprintf("use torch.tensor(..., dtype=..., device=<input>.device) instead of torch.%s", fac)
+					}
+					if fac == "from_numpy" {
+						what = "torch.from_numpy(), which shares the array's host memory,"
+						remedy = "move the tensor with .to(<input>.device), or register it as a buffer in __init__"
+					}
+				} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && (!s.Method || onSelf(f, call)) && same(f.Scope(call), fn) {
+					what = s.Name + "(), which returns a tensor made without device=,"
+					remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
+				} else {
+					continue
+				}
 			}
 			val := cpuDerived(f, call, false)
 			if moved(f, val) || reported[val.StartByte()] {

@@ -360,7 +360,32 @@ func scanHostSyncs(f *pycheck.File, fl *pycheck.Flow, device []*pycheck.Node) []
 			out = append(out, c)
 		}
 	}
+	// A with block whose manager waits in __exit__: its fall-through exit.
+	for _, c := range fl.Calls() {
+		if w := managedBy(c); w != nil && m.ExitSyncs(w) {
+			out = append(out, w)
+		}
+	}
+	sortNodes(out)
 	return out
+}
+
+// managedBy is the with statement whose context manager a call makes
+// (`with Offload():`, `with Offload() as o:`), or nil.
+func managedBy(call *pycheck.Node) *pycheck.Node {
+	n := upParen(call).Parent()
+	if n != nil && n.Type() == "as_pattern" {
+		n = n.Parent()
+	}
+	if n == nil || n.Type() != "with_item" {
+		return nil
+	}
+	if cl := n.Parent(); cl != nil && cl.Type() == "with_clause" {
+		if w := cl.Parent(); w != nil && w.Type() == "with_statement" {
+			return w
+		}
+	}
+	return nil
 }
 
 // blockingRead are the methods that copy a tensor's data to the host and
@@ -476,7 +501,8 @@ func defValue(def *pycheck.Node) *pycheck.Node { return pycheck.BoundValue(def) 
 // callersOfReturn: when v is the whole value of a return statement of a
 // function of this file, the calls in this file that reach that function
 // (by its name, or as a method on self), so a helper's result is followed
-// into the value its caller holds.
+// into the value its caller holds; of a property, its reads
+// (`self.w16` with `@property def w16(self)`).
 func callersOfReturn(f *pycheck.File, v *pycheck.Node) []*pycheck.Node {
 	r := upParen(v).Parent()
 	if r == nil || r.Type() != "return_statement" {
@@ -490,6 +516,12 @@ func callersOfReturn(f *pycheck.File, v *pycheck.Node) []*pycheck.Node {
 	for _, c := range f.CallsAt(f.Text(fn.ChildByFieldName("name"))+"(", 0, len(f.Src)) {
 		if s := f.Model().Summary(c); s != nil && same(s.Node, fn) {
 			out = append(out, c)
+		}
+	}
+	m := f.Model()
+	for _, n := range m.PropertyReads(0, len(f.Src)) {
+		if s := m.PropertyRead(n); same(s.Node, fn) {
+			out = append(out, n)
 		}
 	}
 	return out

@@ -290,3 +290,33 @@ def pair_copies_with_names(outputs, names):
     # Iterating a list of copies hands the tensors on; nothing is read.
     hosts = [o.to("cpu", non_blocking=True) for o in outputs]
     return dict(zip(names, hosts))
+
+
+class CountsOnHostSynced:
+    def __init__(self, n):
+        self.counts = torch.zeros(n, device="cuda")
+
+    @property
+    def host(self):
+        h = self.counts.to("cpu", non_blocking=True)
+        torch.cuda.synchronize()
+        return h
+
+    def report(self):
+        return self.host.tolist()
+
+
+class WaitsOnExit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        torch.cuda.synchronize()
+        return False
+
+
+def read_after_block(t):
+    # __exit__ waits for the GPU: past the block the copy is complete.
+    with WaitsOnExit():
+        host = t.to("cpu", non_blocking=True)
+    return host.numpy()

@@ -112,3 +112,16 @@ def energy_explicit_dtype_after_half_default(n):
     torch.set_default_dtype(torch.float16)
     feats = torch.randn(n, 8, device="cuda", dtype=torch.float32)
     return (feats * feats).sum()
+
+
+class FullWeights(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    @property
+    def w32(self):
+        return self.proj.weight.detach().float()
+
+    def weight_norm(self):
+        return self.w32.norm()

@@ -72,3 +72,16 @@ def default_autocast_dtype(a, b):
     with torch.autocast("cuda"):
         s = a @ b
     return s.exp().sum()  # want CD106
+
+
+class HalfWeights(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    @property
+    def w16(self):
+        return self.proj.weight.detach().half()
+
+    def weight_norm(self):
+        return self.w16.norm()  # want CD106

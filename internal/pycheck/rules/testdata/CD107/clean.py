@@ -358,3 +358,27 @@ def train_indexed_items(model, opt, crit, loader, steps):
         opt.step()
         losses[i] = loss.item()
     return losses
+
+
+def bound_append_items(model, loader, opt, crit):
+    losses = []
+    record = losses.append
+    for x, y in loader:
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        record(loss.item())
+    return losses
+
+
+def tuple_sums_of_numbers(model, loader, opt, crit, phase):
+    total, seen = 0.0, 0
+    stats, per_phase = {}, {"train": 0.0}
+    for x, y in loader:
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        total, seen = total + loss.item(), seen + len(y)
+        stats["loss"] = stats.get("loss", 0.0) + loss.item()
+        per_phase[phase] += loss.item()
+    return total / seen, stats, per_phase

@@ -169,3 +169,49 @@ def train_clone(model, opt, loader):
         opt.step()
         kept.append(loss.clone())  # want CD107
     return torch.stack(kept)
+
+
+def bound_append(model, loader, opt, crit):
+    losses = []
+    record = losses.append
+    for x, y in loader:
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        record(loss)  # want CD107
+    return losses
+
+
+def tuple_sums(model, loader, opt, crit):
+    total, seen = 0.0, 0
+    for x, y in loader:
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        total, seen = total + loss, seen + len(y)  # want CD107
+    return total / seen
+
+
+def dict_get_total(model, loader, opt, crit, phase):
+    stats, per_phase = {}, {"train": 0.0}
+    for x, y in loader:
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        stats["loss"] = stats.get("loss", 0.0) + loss  # want CD107
+        per_phase[phase] += loss  # want CD107
+    return stats, per_phase
+
+
+async def backprop_step(model, opt, crit, x, y):
+    loss = crit(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+async def awaited_step_total(model, opt, crit, batches):
+    total = 0.0
+    async for x, y in batches:
+        total += await backprop_step(model, opt, crit, x, y)  # want CD107
+    return total

@@ -134,3 +134,17 @@ class TypedSteps(nn.Module):
         # .type(x.type()) follows the input's tensor type, CUDA included.
         steps = torch.arange(x.size(-1)).type(x.type())
         return x * steps
+
+
+class FadeBuffer(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    @property
+    def ramp(self):
+        # Built on the device of the module's own buffer.
+        return torch.linspace(0.0, 1.0, self.n, device=self.scale.device)
+
+    def forward(self, x):
+        return x * self.ramp

@@ -106,3 +106,16 @@ def rope_table(n, dim):
 class Rope(nn.Module):
     def forward(self, x):
         return x * rope_table(x.shape[1], x.shape[-1])  # want CD111
+
+
+class FadeProperty(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    @property
+    def ramp(self):
+        return torch.linspace(0.0, 1.0, self.n)
+
+    def forward(self, x):
+        return x * self.ramp  # want CD111

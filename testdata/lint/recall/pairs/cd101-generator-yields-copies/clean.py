@@ -1,0 +1,18 @@
+import numpy as np
+import torch
+
+
+def host_batches(model, loader):
+    for x in loader:
+        with torch.no_grad():
+            y = model(x.cuda(non_blocking=True))
+        host = y.to("cpu", non_blocking=True)
+        torch.cuda.synchronize()
+        yield host
+
+
+def collect(model, loader):
+    parts = []
+    for y in host_batches(model, loader):
+        parts.append(y.numpy())
+    return np.concatenate(parts)

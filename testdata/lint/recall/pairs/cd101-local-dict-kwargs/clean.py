@@ -1,0 +1,7 @@
+import torch
+
+
+def mean_loss(losses):
+    opts = dict(device="cpu", non_blocking=False)
+    host = torch.stack(losses).to(**opts)
+    return host.mean().item()

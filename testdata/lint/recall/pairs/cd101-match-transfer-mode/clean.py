@@ -1,0 +1,11 @@
+import torch
+
+
+def gather_scores(scores, mode):
+    match mode:
+        case "overlap":
+            host = scores.to("cpu", non_blocking=True)
+            torch.cuda.current_stream().synchronize()
+        case _:
+            host = scores.cpu()
+    return host.tolist()
