@@ -160,6 +160,31 @@ func standaloneFinding(k *kb.KB, s *source, sf *sourceFacts, p *probe.Pasted) (r
 	return hardwareStatedFinding(k, s.name, sf.lines, sf.texts)
 }
 
+// standingFinding is a finding of class id that a line of the source
+// states by itself (no failure anchored it): at is its location and first
+// evidence, more the further lines that support it; message "" takes the
+// class's own verdict. False when the knowledge base lacks the class.
+func standingFinding(k *kb.KB, id, name string, message string, at logparse.Line, more ...logparse.Line) (report.Finding, bool) {
+	c, ok := k.Class(id)
+	if !ok {
+		return report.Finding{}, false
+	}
+	v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
+	if message == "" {
+		message = v.Message()
+	}
+	ev := []report.Evidence{{Path: name, Line: at.N, Text: at.Text}}
+	for _, l := range more {
+		ev = append(ev, report.Evidence{Path: name, Line: l.N, Text: l.Text})
+	}
+	return report.Finding{
+		Rule: c.ID, Class: c.ID, Severity: c.Severity, Message: message,
+		Location: &report.Location{Path: name, Line: at.N},
+		Evidence: ev,
+		Remedies: v.Remedies(nil),
+	}, true
+}
+
 // sourceFacts is what a source's parsed lines say about its environment:
 // the part of applyContext that depends on the source alone, read for
 // several sources side by side.
@@ -325,21 +350,10 @@ func unavailableFinding(k *kb.KB, name string, lines []logparse.Line, texts []st
 	if _, gpu := p.Lines["gpu"]; !gpu {
 		return report.Finding{}, false
 	}
-	c, ok := k.Class("cuda-unavailable")
-	if !ok {
-		return report.Finding{}, false
-	}
 	for i, t := range texts {
-		if !unavailableRE.MatchString(t) {
-			continue
+		if unavailableRE.MatchString(t) {
+			return standingFinding(k, "cuda-unavailable", name, "", lines[i])
 		}
-		v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
-		return report.Finding{
-			Rule: c.ID, Class: c.ID, Severity: c.Severity, Message: v.Message(),
-			Location: &report.Location{Path: name, Line: lines[i].N},
-			Evidence: []report.Evidence{{Path: name, Line: lines[i].N, Text: lines[i].Text}},
-			Remedies: v.Remedies(nil),
-		}, true
 	}
 	return report.Finding{}, false
 }

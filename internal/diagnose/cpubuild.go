@@ -85,20 +85,11 @@ func cpuBuildFinding(k *kb.KB, s *source, lines []logparse.Line, p *probe.Pasted
 	if !ok {
 		return report.Finding{}, false
 	}
-	c, ok := k.Class("cuda-unavailable")
-	if !ok {
-		return report.Finding{}, false
-	}
-	v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
-	ev := []report.Evidence{{Path: name, Line: at.N, Text: at.Text}}
+	var more []logparse.Line
 	if gpu.N != at.N {
-		ev = append(ev, report.Evidence{Path: name, Line: gpu.N, Text: gpu.Text})
+		more = append(more, gpu)
 	}
-	return report.Finding{
-		Rule: c.ID, Class: c.ID, Severity: c.Severity,
-		Message:  "PyTorch is a CPU-only build (" + strings.Join(strings.Fields(at.Text), " ") + ") on a machine with an NVIDIA GPU: it cannot use the GPU",
-		Location: &report.Location{Path: name, Line: at.N},
-		Evidence: ev,
-		Remedies: v.Remedies(nil),
-	}, true
+	return standingFinding(k, "cuda-unavailable", name,
+		"PyTorch is a CPU-only build ("+strings.Join(strings.Fields(at.Text), " ")+") on a machine with an NVIDIA GPU: it cannot use the GPU",
+		at, more...)
 }

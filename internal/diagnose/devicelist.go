@@ -62,16 +62,5 @@ func deviceListFinding(k *kb.KB, name string, lines []logparse.Line, texts []str
 	if !ok {
 		return report.Finding{}, false
 	}
-	c, ok := k.Class("cuda-unavailable")
-	if !ok {
-		return report.Finding{}, false
-	}
-	v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
-	return report.Finding{
-		Rule: c.ID, Class: c.ID, Severity: c.Severity,
-		Message:  "TensorFlow's device list holds the CPU alone: it registered no GPU",
-		Location: &report.Location{Path: name, Line: lines[i].N},
-		Evidence: []report.Evidence{{Path: name, Line: lines[i].N, Text: lines[i].Text}},
-		Remedies: v.Remedies(nil),
-	}, true
+	return standingFinding(k, "cuda-unavailable", name, "TensorFlow's device list holds the CPU alone: it registered no GPU", lines[i])
 }

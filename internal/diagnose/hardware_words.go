@@ -148,12 +148,5 @@ func hardwareStatedFinding(k *kb.KB, name string, lines []logparse.Line, texts [
 	if !ok {
 		return report.Finding{}, false
 	}
-	v := kb.Verdict{Class: c, Surface: c, Facts: map[string]string{}}
-	return report.Finding{
-		Rule: c.ID, Class: c.ID, Severity: c.Severity,
-		Message:  c.Verdict + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text),
-		Location: &report.Location{Path: name, Line: lines[at].N},
-		Evidence: []report.Evidence{{Path: name, Line: lines[at].N, Text: lines[at].Text}},
-		Remedies: v.Remedies(nil),
-	}, true
+	return standingFinding(k, c.ID, name, c.Verdict+"; the report puts it down to the hardware: "+strings.TrimSpace(lines[at].Text), lines[at])
 }
