@@ -245,18 +245,33 @@ func (f *File) Keyword(call *Node, name string) *Node {
 	if args == nil {
 		return nil
 	}
+	splat := false
 	for i := 0; i < int(args.NamedChildCount()); i++ {
 		a := args.NamedChild(i)
 		if a.Type() == "keyword_argument" && f.Text(a.ChildByFieldName("name")) == name {
 			return a.ChildByFieldName("value")
+		}
+		splat = splat || a.Type() == "dictionary_splat"
+	}
+	if !splat {
+		return nil
+	}
+	// x.to(**opts) with opts = dict(device="cpu", non_blocking=True) or
+	// {"device": "cpu", ...}: the key the mapping spells.
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		if a := args.NamedChild(i); a.Type() == "dictionary_splat" {
+			if keys, known := f.SplatKeywords(a); known && keys[name] != nil {
+				return keys[name]
+			}
 		}
 	}
 	return nil
 }
 
 // MayPassKeyword reports whether a call may pass keyword argument name:
-// it names it, or unpacks a mapping into the keywords (`**factory_kwargs`),
-// which may hold it.
+// it names it, or unpacks a mapping into the keywords (`**factory_kwargs`)
+// that may hold it: one whose keys are not known, or a mapping spelt in
+// the file that has the key (`opts = dict(dtype=x.dtype)` has no device).
 func (f *File) MayPassKeyword(call *Node, name string) bool {
 	if f.Keyword(call, name) != nil {
 		return true
@@ -266,11 +281,116 @@ func (f *File) MayPassKeyword(call *Node, name string) bool {
 		return false
 	}
 	for i := 0; i < int(args.NamedChildCount()); i++ {
-		if args.NamedChild(i).Type() == "dictionary_splat" {
-			return true
+		if a := args.NamedChild(i); a.Type() == "dictionary_splat" {
+			if _, known := f.SplatKeywords(a); !known {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// SplatKeywords are the keywords a `**mapping` argument passes, by name
+// (to the value node), when the mapping is spelt out: a dict display
+// (`**{"device": "cpu"}`, string keys only) or `dict(k=v, ...)`, inline
+// or bound to a name whose one binding in its function (else in the
+// module) is such a mapping made before the call and never added to
+// (`opts["device"] = dev`, `opts.update(...)`). known is false for any
+// other mapping, whose keys cannot be read.
+func (f *File) SplatKeywords(splat *Node) (keys map[string]*Node, known bool) {
+	v := Unparen(splat.NamedChild(0))
+	if v != nil && v.Type() == "identifier" {
+		v = f.mappingBinding(v)
+	}
+	if v == nil {
+		return nil, false
+	}
+	keys = map[string]*Node{}
+	switch v.Type() {
+	case "dictionary":
+		for _, pr := range v.NamedChildren() {
+			if pr.Type() == "comment" {
+				continue
+			}
+			k := pr.ChildByFieldName("key")
+			if pr.Type() != "pair" || k == nil || k.Type() != "string" {
+				return nil, false
+			}
+			t := f.Text(k)
+			if len(t) < 2 || strings.ContainsAny(t[:1], "fFbBrRuU") {
+				return nil, false
+			}
+			keys[t[1:len(t)-1]] = pr.ChildByFieldName("value")
+		}
+		return keys, true
+	case "call":
+		if f.Text(v.ChildByFieldName("function")) != "dict" {
+			return nil, false
+		}
+		args := v.ChildByFieldName("arguments")
+		if args == nil || args.Type() != "argument_list" {
+			return nil, false
+		}
+		for _, a := range args.NamedChildren() {
+			switch a.Type() {
+			case "comment":
+			case "keyword_argument":
+				keys[f.Text(a.ChildByFieldName("name"))] = a.ChildByFieldName("value")
+			default:
+				return nil, false
+			}
+		}
+		return keys, true
+	}
+	return nil, false
+}
+
+// mappingBinding is the value a name unpacked with ** is bound to: its
+// only binding in the enclosing function before use (or, with none there,
+// its only binding in the file at module level), when nothing writes into
+// it (a subscript assignment, update(), setdefault()); else nil.
+func (f *File) mappingBinding(use *Node) *Node {
+	name := f.Text(use)
+	scope := f.Scope(use)
+	var val *Node
+	for round := 0; round < 2; round++ {
+		count := 0
+		for _, id := range f.Names(name, int(scope.StartByte()), int(scope.EndByte())) {
+			if !same(f.Scope(id), scope) {
+				continue
+			}
+			p := id.Parent()
+			if p == nil {
+				continue
+			}
+			switch {
+			case p.Type() == "assignment" && same(p.ChildByFieldName("left"), id):
+				count++
+				val = Unparen(p.ChildByFieldName("right"))
+				if id.StartByte() > use.StartByte() && same(scope, f.Scope(use)) {
+					return nil
+				}
+			case p.Type() == "subscript" && same(p.ChildByFieldName("value"), id) && assignedTo(p):
+				return nil
+			case p.Type() == "attribute" && same(p.ChildByFieldName("object"), id):
+				switch f.Text(p.ChildByFieldName("attribute")) {
+				case "update", "setdefault", "pop", "__setitem__":
+					return nil
+				}
+			case IsDef(id) || strings.HasSuffix(p.Type(), "parameter") || p.Type() == "parameters" || p.Type() == "global_statement" || p.Type() == "nonlocal_statement":
+				// a parameter, a loop target, an unpacked name: unknown.
+				return nil
+			}
+		}
+		if count > 1 {
+			return nil
+		}
+		if count == 1 || scope.Type() == "module" {
+			return val
+		}
+		scope = f.Root
+	}
+	return nil
 }
 
 // PositionalArgs returns a call's positional arguments.

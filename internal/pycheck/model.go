@@ -582,6 +582,10 @@ func ToCPU(f *File, call *Node) bool {
 		return true
 	}
 	dev := f.Keyword(call, "device")
+	// x.to(**opts) with opts = dict(device="cpu", ...).
+	if t := f.Compact(dev); t == `"cpu"` || t == `'cpu'` {
+		return true
+	}
 	if args := PositionalArgs(call); dev == nil && len(args) > 0 {
 		dev = args[0]
 	}

@@ -42,11 +42,7 @@ buffer per in-flight copy (double buffering) and reuse a buffer only after its e
 
 func checkCD102(p *pycheck.Pass) {
 	f := p.File
-	for _, off := range f.Find("non_blocking", 0, len(f.Src)) {
-		call := nonBlockingCall(f, off)
-		if call == nil {
-			continue
-		}
+	for _, call := range nonBlockingCalls(f) {
 		var src *pycheck.Node
 		switch pycheck.LastName(f.Callee(call)) {
 		case "to", "cuda":

@@ -187,6 +187,37 @@ func nonBlockingCall(f *pycheck.File, off int) *pycheck.Node {
 	return call
 }
 
+// nonBlockingCalls are the method calls of the file that pass
+// non_blocking=True: spelt as a keyword, or held in a mapping spelt in the
+// file and unpacked into the call (`x.to(**opts)` with `opts =
+// dict(device="cpu", non_blocking=True)`).
+func nonBlockingCalls(f *pycheck.File) []*pycheck.Node {
+	var out []*pycheck.Node
+	for _, off := range f.Find("non_blocking", 0, len(f.Src)) {
+		if call := nonBlockingCall(f, off); call != nil {
+			out = append(out, call)
+		}
+	}
+	for _, off := range f.Find("**", 0, len(f.Src)) {
+		n := f.NodeAt(off, off+2)
+		if n == nil || n.Type() != "dictionary_splat" || int(n.StartByte()) != off {
+			continue
+		}
+		args := n.Parent()
+		if args == nil || args.Type() != "argument_list" {
+			continue
+		}
+		call := args.Parent()
+		if call == nil || call.Type() != "call" || call.ChildByFieldName("function").Type() != "attribute" {
+			continue
+		}
+		if kw := f.Keyword(call, "non_blocking"); f.IsTrue(kw) && !pycheck.Within(kw, call) {
+			out = append(out, call)
+		}
+	}
+	return out
+}
+
 // copyDirection is "d2h", "h2d" or "" for a `.to/.cuda/.cpu` call.
 func copyDirection(f *pycheck.File, call *pycheck.Node) string {
 	switch pycheck.LastName(f.Callee(call)) {

@@ -320,3 +320,11 @@ def read_after_block(t):
     with WaitsOnExit():
         host = t.to("cpu", non_blocking=True)
     return host.numpy()
+
+
+def options_in_a_mapping(t, extra):
+    # The mapping says non_blocking=False, or its keys are not known here.
+    opts = dict(device="cpu", non_blocking=False)
+    a = t.to(**opts)
+    b = t.to(**extra)
+    return a.tolist(), b.numpy()

@@ -250,3 +250,14 @@ def read_inside_block(t):
     with WaitsOnExit():
         host = t.to("cpu", non_blocking=True)
         return host.numpy()  # want CD101
+
+
+ASYNC_HOST = {"device": "cpu", "non_blocking": True}
+
+
+def options_in_a_mapping(t):
+    opts = dict(device="cpu", non_blocking=True)
+    a = t.to(**opts)
+    b = t.to(**ASYNC_HOST)
+    print(b.numpy())  # want CD101
+    return a.tolist()  # want CD101

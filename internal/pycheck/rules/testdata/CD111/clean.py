@@ -148,3 +148,12 @@ class FadeBuffer(nn.Module):
 
     def forward(self, x):
         return x * self.ramp
+
+
+class PadWithOptions(nn.Module):
+    def forward(self, x, **factory):
+        # The mapping holds the device, or may (its keys are not known).
+        opts = {"dtype": x.dtype, "device": x.device}
+        pad = torch.zeros(x.size(0), 4, **opts)
+        more = torch.zeros(x.size(0), 4, **factory)
+        return torch.cat([x, pad, more], dim=1)

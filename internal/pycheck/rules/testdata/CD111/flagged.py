@@ -119,3 +119,10 @@ class FadeProperty(nn.Module):
 
     def forward(self, x):
         return x * self.ramp  # want CD111
+
+
+class PadWithOptions(nn.Module):
+    def forward(self, x):
+        opts = dict(dtype=x.dtype)
+        pad = torch.zeros(x.size(0), 4, **opts)  # want CD111
+        return torch.cat([x, pad], dim=1)

@@ -9,5 +9,5 @@ class Padder(nn.Module):
 
     def forward(self, x):
         opts = dict(dtype=x.dtype)
-        pad = torch.zeros(x.size(0), self.width, **opts)
-        return torch.cat([x, pad], dim=1)  # want CD111
+        pad = torch.zeros(x.size(0), self.width, **opts)  # want CD111
+        return torch.cat([x, pad], dim=1)

@@ -11,7 +11,7 @@ class Decoder(nn.Module):
         self.zeros = functools.partial(torch.zeros, dtype=torch.float32)
 
     def forward(self, xs):
-        h = self.zeros(xs.size(1), self.cell.hidden_size)
+        h = self.zeros(xs.size(1), self.cell.hidden_size)  # want CD111
         for x in xs:
-            h = self.cell(x, h)  # want CD111
+            h = self.cell(x, h)
         return h
