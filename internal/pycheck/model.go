@@ -35,6 +35,10 @@ type Model struct {
 	defs []*Node
 	// classes are the file's classes by name (the first of a name).
 	classes map[string]*Node
+	// wraps are the assignments that bind a name (or an attribute of
+	// self) to a lambda or to functools.partial(...): calls of the name
+	// are calls of what it wraps.
+	wraps []*Node
 	// flows are the control-flow graphs built so far, by scope node.
 	flows map[int32]*Flow
 }
@@ -59,8 +63,13 @@ type FuncSummary struct {
 	// ReturnsCPUTensor: it returns a tensor a factory made without
 	// device= (torch.ones(n, n).tril()), so it lives on the CPU.
 	ReturnsCPUTensor bool
-	// Method: defined in a class body, so obj.name() may reach it.
+	// Method: defined in a class body, so obj.name() may reach it (or a
+	// lambda kept in an attribute of self: self.name = lambda ...).
 	Method bool
+	// Generator: the function yields; what the summary says it returns
+	// (a non_blocking copy, a CPU tensor) is what it yields, the elements
+	// a loop over its call holds (IterTargets).
+	Generator bool
 	// Property: a method decorated with @property (or cached_property):
 	// reading self.name runs it; classAt is where its class starts (the
 	// tree may be released, the offset stays).
@@ -139,6 +148,9 @@ func buildModel(f *File) *Model {
 			}
 		case "assignment":
 			assigns = append(assigns, n)
+			if r := Unparen(n.ChildByFieldName("right")); r != nil && (r.Type() == "lambda" || r.Type() == "call" && LastName(f.Callee(r)) == "partial") {
+				m.wraps = append(m.wraps, n)
+			}
 		}
 	}
 	// name = some.imported.thing makes name an alias (clock =
@@ -211,6 +223,7 @@ func (m *Model) funcs() map[string]*FuncSummary {
 		}
 		m.fns[s.Name] = s
 	}
+	m.wrappers()
 	// What a function does through its callees: iterate to a fixed point
 	// (each round can only set flags, so it ends).
 	for changed := true; changed; {
@@ -292,6 +305,10 @@ func (s *FuncSummary) inherit(t *FuncSummary) bool {
 	if e := s.NonBlockingD2HElems | t.NonBlockingD2HElems; e != s.NonBlockingD2HElems {
 		s.NonBlockingD2HElems, changed = e, true
 	}
+	// return gen(x): the caller gets the generator.
+	if changed && t.Generator {
+		s.Generator = true
+	}
 	return changed
 }
 
@@ -333,36 +350,114 @@ func (m *Model) summarise(s *FuncSummary) {
 				s.calls = append(s.calls, callee)
 			}
 		case "return_statement":
-			r := n.NamedChild(0)
-			if r == nil {
+			if r := n.NamedChild(0); r != nil {
+				m.returned(s, r)
+			}
+		case "yield":
+			// yield v: what a loop over the generator holds; yield from
+			// hands on another iterable's elements, unknown here.
+			if !same(Ancestor(n, "function_definition", "lambda"), d) {
 				continue
 			}
-			if nb, guards := m.isNonBlockingD2H(r, d); nb {
-				s.nbReturn = true
+			s.Generator = true
+			if r := n.NamedChild(0); r != nil && f.Text(n.Child(1)) != "from" {
+				m.returned(s, r)
+			}
+		}
+	}
+	// lambda t: t.to("cpu", non_blocking=True) returns its body.
+	if d.Type() == "lambda" {
+		if r := d.ChildByFieldName("body"); r != nil {
+			m.returned(s, r)
+		}
+	}
+}
+
+// returned notes in s what the function hands back in r, the value of
+// one of its returns (or yields, or a lambda's body).
+func (m *Model) returned(s *FuncSummary, r *Node) {
+	f, d := m.f, s.Node
+	if nb, guards := m.isNonBlockingD2H(r, d); nb {
+		s.nbReturn = true
+		s.nbGuards = append(s.nbGuards, guards...)
+	}
+	// return a, b: each element on its own.
+	if t := Unparen(r); t.Type() == "expression_list" || t.Type() == "tuple" {
+		for i, e := range t.NamedChildren() {
+			if i >= 32 {
+				break
+			}
+			if nb, guards := m.isNonBlockingD2H(e, d); nb {
+				s.nbElems |= 1 << i
 				s.nbGuards = append(s.nbGuards, guards...)
 			}
-			// return a, b: each element on its own.
-			if t := Unparen(r); t.Type() == "expression_list" || t.Type() == "tuple" {
-				for i, e := range t.NamedChildren() {
-					if i >= 32 {
-						break
-					}
-					if nb, guards := m.isNonBlockingD2H(e, d); nb {
-						s.nbElems |= 1 << i
-						s.nbGuards = append(s.nbGuards, guards...)
-					}
-				}
+		}
+	}
+	if m.CPUValue(r, d) {
+		s.ReturnsCPUTensor = true
+	}
+	// return helper(x): what the helper returns, this returns.
+	if r.Type() == "call" {
+		if fn := r.ChildByFieldName("function"); m.viaImport(fn) {
+			s.retCalls = append(s.retCalls, m.Qualified(fn))
+		} else if fn != nil && fn.Type() == "identifier" {
+			s.retCalls = append(s.retCalls, f.Text(fn))
+		}
+	}
+}
+
+// wrappers summarises the names bound to a lambda (`to_cpu = lambda t:
+// t.to("cpu", non_blocking=True)`, `self.init = lambda b: torch.zeros(b)`)
+// or to functools.partial of a function of the file or of a tensor
+// method (`to_host = partial(torch.Tensor.to, device="cpu",
+// non_blocking=True)`): a call of the name is a call of what it wraps. A
+// name the file defines with def keeps its def.
+func (m *Model) wrappers() {
+	f := m.f
+	for _, a := range m.wraps {
+		l, r := Unparen(a.ChildByFieldName("left")), Unparen(a.ChildByFieldName("right"))
+		var name string
+		method := false
+		switch {
+		case l == nil || r == nil:
+			continue
+		case l.Type() == "identifier":
+			name = f.Text(l)
+		case l.Type() == "attribute" && f.Text(l.ChildByFieldName("object")) == "self":
+			name, method = f.Text(l.ChildByFieldName("attribute")), true
+		default:
+			continue
+		}
+		if m.fns[name] != nil {
+			continue
+		}
+		s := &FuncSummary{Name: name, Node: r, Method: method}
+		if cls := Ancestor(a, "class_definition"); method && cls != nil {
+			s.classAt = cls.start
+		}
+		if r.Type() == "lambda" {
+			m.summarise(s)
+			m.fns[name] = s
+			continue
+		}
+		args := PositionalArgs(r)
+		if len(args) == 0 || m.Qualified(r.ChildByFieldName("function")) != "functools.partial" {
+			continue
+		}
+		w := Unparen(args[0])
+		if w.Type() == "identifier" {
+			if t := m.fns[f.Text(w)]; t != nil {
+				m.fns[name] = t
 			}
-			if m.CPUValue(r, d) {
-				s.ReturnsCPUTensor = true
-			}
-			// return helper(x): what the helper returns, this returns.
-			if r.Type() == "call" {
-				if fn := r.ChildByFieldName("function"); m.viaImport(fn) {
-					s.retCalls = append(s.retCalls, m.Qualified(fn))
-				} else if fn != nil && fn.Type() == "identifier" {
-					s.retCalls = append(s.retCalls, f.Text(fn))
-				}
+			continue
+		}
+		// partial(torch.Tensor.to, device="cpu", non_blocking=True): the
+		// keywords the partial binds make the call a copy.
+		switch LastName(m.Qualified(w)) {
+		case "to", "cpu":
+			if f.IsTrue(f.Keyword(r, "non_blocking")) && (LastName(f.Text(w)) == "cpu" || ToCPU(f, r)) {
+				s.nbReturn, s.RunsCUDA = true, true
+				m.fns[name] = s
 			}
 		}
 	}
@@ -832,7 +927,7 @@ func (s *FuncSummary) flags() uint8 {
 		return 0
 	}
 	var b uint8
-	for i, on := range []bool{s.Syncs, s.RunsCUDA, s.ReturnsNonBlockingD2H, s.ReturnsCPUTensor, s.Method, s.NonBlockingD2HElems != 0} {
+	for i, on := range []bool{s.Syncs, s.RunsCUDA, s.ReturnsNonBlockingD2H, s.ReturnsCPUTensor, s.Method, s.NonBlockingD2HElems != 0, s.Generator} {
 		if on {
 			b |= 1 << i
 		}
@@ -878,4 +973,42 @@ func (f *File) Calls(start, end int) []*Node {
 		}
 	}
 	return out
+}
+
+// IterTargets are the places a loop over call binds to what it iterates
+// (`for host in batches(...)`, also a comprehension's for clause): the
+// loop target, or with elem >= 0 the elem-th place of an unpacking target
+// (`for name, w in pairs(...)`); none for another target.
+func (m *Model) IterTargets(call *Node, elem int) []*Node {
+	c := call
+	for p := c.Parent(); p != nil && p.Type() == "parenthesized_expression"; p = c.Parent() {
+		c = p
+	}
+	clause := c.Parent()
+	if clause == nil || clause.Type() != "for_statement" && clause.Type() != "for_in_clause" || !same(clause.ChildByFieldName("right"), c) {
+		return nil
+	}
+	t := Unparen(clause.ChildByFieldName("left"))
+	if t == nil {
+		return nil
+	}
+	if elem >= 0 {
+		if t.Type() != "pattern_list" && t.Type() != "tuple_pattern" && t.Type() != "list_pattern" {
+			return nil
+		}
+		els := t.NamedChildren()
+		if elem >= len(els) {
+			return nil
+		}
+		for _, e := range els[:elem+1] {
+			if e.Type() == "list_splat_pattern" {
+				return nil
+			}
+		}
+		t = Unparen(els[elem])
+	}
+	if !IsPlace(t) {
+		return nil
+	}
+	return []*Node{t}
 }

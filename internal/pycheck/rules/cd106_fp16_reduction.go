@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16, or with a name one value of a conditional expression binds to float16 (`dtype = torch.float16 if fp16 else torch.float32`); `.type_as(w)` or `.to(w)` with `w` a float16 copy; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy (or of a `@property` returning one, read as `self.w16`), float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a product with itself or another float16 operand, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16, or with a name one value of a conditional expression binds to float16 (`dtype = torch.float16 if fp16 else torch.float32`); `.type_as(w)` or `.to(w)` with `w` a float16 copy; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy (a lambda bound to a name included, and `functools.partial(torch.Tensor.to, dtype=torch.float16)`; what a generator yields, in the loop over it: `for c in half_chunks(x)`; or of a `@property` returning one, read as `self.w16`), float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a product with itself or another float16 operand, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -93,6 +93,12 @@ func checkCD106(p *pycheck.Pass) {
 			// factories after it make float16 tensors.
 			if m == "set_default_dtype" && f.Model().QualifiedCallee(call) == "torch.set_default_dtype" {
 				convs = append(convs, defaultDtypeFactories(f, call)...)
+				continue
+			}
+			// to_half = partial(torch.Tensor.to, dtype=torch.float16): each
+			// call of the name converts.
+			if m == "partial" {
+				convs = append(convs, partialCalls(f, call, "to", "type")...)
 				continue
 			}
 			if (m == "to" || m == "type") && receiver(call) != nil && len(f.Callee(call)) > 0 {
@@ -197,9 +203,20 @@ func reportHalf(p *pycheck.Pass, c, conv *pycheck.Node, depth int) {
 	if depth > 0 {
 		// return t.to(torch.float16): the helper's callers hold float16.
 		for _, site := range callersOfReturn(f, v) {
-			if f.ContextOf(site)&pycheck.CtxAutocast == 0 {
-				reportHalf(p, c, site, depth-1)
+			if f.ContextOf(site)&pycheck.CtxAutocast != 0 {
+				continue
 			}
+			// for c in half_chunks(x): the loop target holds what the
+			// generator yields.
+			if pycheck.IsDef(site) {
+				if n, what := halfNameUse(f, site, 2); n != nil {
+					line, _ := f.LineCol(int(c.StartByte()))
+					p.Report(n, fmt.Sprintf("%s on %s, converted to float16 at line %d, outside autocast can overflow to inf", what, f.Text(site), line))
+					return
+				}
+				continue
+			}
+			reportHalf(p, c, site, depth-1)
 		}
 	}
 	name := assignedName(v)

@@ -530,28 +530,56 @@ func mentionsAny(f *pycheck.File, e *pycheck.Node, names map[string]bool) bool {
 func defValue(def *pycheck.Node) *pycheck.Node { return pycheck.BoundValue(def) }
 
 // callersOfReturn: when v is the whole value of a return statement of a
-// function of this file, the calls in this file that reach that function
-// (by its name, or as a method on self), so a helper's result is followed
-// into the value its caller holds; of a property, its reads
-// (`self.w16` with `@property def w16(self)`).
+// function of this file (or the body of a lambda bound to a name), the
+// calls in this file that reach that function (by its name, or as a method
+// on self), so a helper's result is followed into the value its caller
+// holds; of a property, its reads (`self.w16` with `@property def
+// w16(self)`); when v is what a generator yields (or the i-th element of
+// the tuple it yields), the targets of the loops over its calls.
 func callersOfReturn(f *pycheck.File, v *pycheck.Node) []*pycheck.Node {
 	r := upParen(v).Parent()
-	if r == nil || r.Type() != "return_statement" {
+	elem := -1
+	if r != nil && r.Type() == "expression_list" && r.Parent() != nil && r.Parent().Type() == "yield" {
+		for i, e := range r.NamedChildren() {
+			if same(e, upParen(v)) {
+				elem = i
+			}
+		}
+		r = r.Parent()
+	}
+	if r == nil || r.Type() != "return_statement" && r.Type() != "yield" && r.Type() != "lambda" {
 		return nil
 	}
-	fn := f.Scope(r)
-	if fn.Type() != "function_definition" {
+	fn := r
+	if r.Type() != "lambda" {
+		fn = f.Scope(r)
+	} else if !same(r.ChildByFieldName("body"), upParen(v)) {
+		return nil
+	}
+	m := f.Model()
+	var name string
+	switch {
+	case fn.Type() == "function_definition":
+		name = f.Text(fn.ChildByFieldName("name"))
+	case fn.Type() == "lambda" && fn.Parent() != nil && fn.Parent().Type() == "assignment":
+		name = pycheck.LastName(f.Text(fn.Parent().ChildByFieldName("left")))
+	default:
 		return nil
 	}
 	var out []*pycheck.Node
-	for _, c := range f.CallsAt(f.Text(fn.ChildByFieldName("name"))+"(", 0, len(f.Src)) {
-		if s := f.Model().Summary(c); s != nil && same(s.Node, fn) {
+	for _, c := range f.CallsAt(name+"(", 0, len(f.Src)) {
+		s := m.Summary(c)
+		if s == nil || !same(s.Node, fn) {
+			continue
+		}
+		if r.Type() == "yield" {
+			out = append(out, m.IterTargets(c, elem)...)
+		} else if elem < 0 {
 			out = append(out, c)
 		}
 	}
-	m := f.Model()
 	for _, n := range m.PropertyReads(0, len(f.Src)) {
-		if s := m.PropertyRead(n); same(s.Node, fn) {
+		if s := m.PropertyRead(n); same(s.Node, fn) && r.Type() == "return_statement" {
 			out = append(out, n)
 		}
 	}
@@ -594,6 +622,39 @@ func elementReads(f *pycheck.File, use *pycheck.Node) []*pycheck.Node {
 	for _, id := range f.Names(f.Text(target), int(body.StartByte()), int(body.EndByte())) {
 		if !pycheck.Within(id, clause) || clause.Type() == "for_statement" {
 			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// partialCalls: when call is functools.partial(F, ...) of a method named
+// one of methods (partial(torch.Tensor.to, dtype=torch.float16)) bound to
+// a name or an attribute of self, the calls of that name in the file,
+// each a call of F with the partial's arguments.
+func partialCalls(f *pycheck.File, call *pycheck.Node, methods ...string) []*pycheck.Node {
+	m := f.Model()
+	args := pycheck.PositionalArgs(call)
+	if len(args) == 0 || m.QualifiedCallee(call) != "functools.partial" {
+		return nil
+	}
+	w := pycheck.LastName(m.Qualified(args[0]))
+	found := false
+	for _, name := range methods {
+		found = found || w == name
+	}
+	a := upParen(call).Parent()
+	if !found || a == nil || a.Type() != "assignment" || upParen(call).FieldName() != "right" {
+		return nil
+	}
+	l := pycheck.Unparen(a.ChildByFieldName("left"))
+	if l == nil || l.Type() != "identifier" && (l.Type() != "attribute" || f.Text(l.ChildByFieldName("object")) != "self") {
+		return nil
+	}
+	name := pycheck.LastName(f.Text(l))
+	var out []*pycheck.Node
+	for _, c := range f.CallsAt(name+"(", 0, len(f.Src)) {
+		if fn := c.ChildByFieldName("function"); f.Text(fn) == f.Text(l) || l.Type() == "attribute" && f.Text(fn) == "self."+name {
+			out = append(out, c)
 		}
 	}
 	return out

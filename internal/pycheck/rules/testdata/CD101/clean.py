@@ -1,4 +1,5 @@
 import contextlib
+import functools
 
 import torch
 
@@ -328,3 +329,26 @@ def options_in_a_mapping(t, extra):
     a = t.to(**opts)
     b = t.to(**extra)
     return a.tolist(), b.numpy()
+
+
+def yields_waited(model, loader):
+    for x in loader:
+        host = model(x.cuda()).to("cpu", non_blocking=True)
+        torch.cuda.synchronize()
+        yield host
+
+
+def consume_yielded(model, loader):
+    for y in yields_waited(model, loader):
+        print(y.tolist())
+
+
+to_cpu_lambda = lambda t: t.to("cpu")
+to_cpu_partial = functools.partial(torch.Tensor.to, device="cpu", non_blocking=False)
+
+
+def through_wrappers(t):
+    a = to_cpu_lambda(t)
+    b = to_cpu_partial(t)
+    print(a.tolist())
+    return b.numpy()

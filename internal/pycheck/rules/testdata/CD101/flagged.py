@@ -1,4 +1,5 @@
 import contextlib
+import functools
 
 import torch
 
@@ -261,3 +262,31 @@ def options_in_a_mapping(t):
     b = t.to(**ASYNC_HOST)
     print(b.numpy())  # want CD101
     return a.tolist()  # want CD101
+
+
+def yields_copies(model, loader):
+    for x in loader:
+        yield model(x.cuda()).to("cpu", non_blocking=True)
+
+
+def yields_pairs(model, loader):
+    for i, x in enumerate(loader):
+        yield i, model(x.cuda()).to("cpu", non_blocking=True)
+
+
+def consume_yielded(model, loader):
+    for y in yields_copies(model, loader):
+        print(y.tolist())  # want CD101
+    for i, y in yields_pairs(model, loader):
+        print(i, y.numpy())  # want CD101
+
+
+to_cpu_lambda = lambda t: t.to("cpu", non_blocking=True)
+to_cpu_partial = functools.partial(torch.Tensor.to, device="cpu", non_blocking=True)
+
+
+def through_wrappers(t):
+    a = to_cpu_lambda(t)
+    b = to_cpu_partial(t)
+    print(a.tolist())  # want CD101
+    return b.numpy()  # want CD101

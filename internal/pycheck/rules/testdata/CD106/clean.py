@@ -1,3 +1,5 @@
+import functools
+
 import torch
 
 x = torch.full((4096,), 300.0, device="cuda")
@@ -125,3 +127,28 @@ class FullWeights(torch.nn.Module):
 
     def weight_norm(self):
         return self.w32.norm()
+
+
+def full_chunks(t, n):
+    for c in t.chunk(n):
+        yield c.float()
+
+
+def named_halves(model):
+    for name, p in model.named_parameters():
+        yield name, p.detach().to(torch.float16)
+
+
+to_full_lambda = lambda t: t.to(torch.float32)
+to_full_partial = functools.partial(torch.Tensor.to, dtype=torch.float32)
+
+
+def through_generators_and_wrappers(t, model):
+    for c in full_chunks(t, 4):
+        print(c.pow(2).sum())
+    for name, w in named_halves(model):
+        # The name is the yielded element read, not the float16 copy.
+        print(name.upper(), w.float().norm())
+    a = to_full_lambda(t)
+    print(a.exp())
+    return to_full_partial(t).sum()

@@ -1,3 +1,5 @@
+import functools
+
 import torch
 
 x = torch.full((4096,), 300.0, device="cuda")
@@ -85,3 +87,27 @@ class HalfWeights(torch.nn.Module):
 
     def weight_norm(self):
         return self.w16.norm()  # want CD106
+
+
+def half_chunks(t, n):
+    for c in t.chunk(n):
+        yield c.half()
+
+
+def named_halves(model):
+    for name, p in model.named_parameters():
+        yield name, p.detach().to(torch.float16)
+
+
+to_half_lambda = lambda t: t.to(torch.float16)
+to_half_partial = functools.partial(torch.Tensor.to, dtype=torch.float16)
+
+
+def through_generators_and_wrappers(t, model):
+    for c in half_chunks(t, 4):
+        print(c.pow(2).sum())  # want CD106
+    for name, w in named_halves(model):
+        print(name, w.norm())  # want CD106
+    a = to_half_lambda(t)
+    print(a.exp())  # want CD106
+    return to_half_partial(t).sum()  # want CD106
