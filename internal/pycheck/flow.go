@@ -1119,8 +1119,9 @@ func outermostParens(n *Node) *Node {
 }
 
 // CopyTarget is the place a use of a place is copied into, so that both
-// name the same object: the target of `q = use`, or in a tuple assignment
-// (`q, r = use, other`) the target at the use's position; nil otherwise.
+// name the same object: the target of `q = use` or of a walrus `(q :=
+// use)`, or in a tuple assignment (`q, r = use, other`) the target at the
+// use's position; nil otherwise.
 func CopyTarget(use *Node) *Node {
 	c := outermostParens(use)
 	p := c.Parent()
@@ -1132,6 +1133,11 @@ func CopyTarget(use *Node) *Node {
 	case "assignment":
 		if c.FieldName() == "right" {
 			left = Unparen(p.ChildByFieldName("left"))
+		}
+	case "named_expression":
+		// if (host := use).numel(): the walrus binds its name.
+		if c.FieldName() == "value" {
+			left = p.ChildByFieldName("name")
 		}
 	case "expression_list", "tuple":
 		if ls, rs := assignedPairs(p); ls != nil {

@@ -290,3 +290,9 @@ def through_wrappers(t):
     b = to_cpu_partial(t)
     print(a.tolist())  # want CD101
     return b.numpy()  # want CD101
+
+
+def walrus_in_test(pred):
+    if (host := pred.to("cpu", non_blocking=True)).numel():
+        return host.tolist()  # want CD101
+    return []
