@@ -1341,3 +1341,88 @@ func (fl *Flow) Calls() []*Node {
 	}
 	return fl.calls
 }
+
+// ClosureUsesAfter lists the reads of a name inside the functions and
+// lambdas nested in the graph's scope that do not bind it themselves (its
+// free uses: the closure reads the enclosing function's variable), where
+// the nested definition is reached from at with no rebinding of the name
+// between: the value at holds is the one the closure captures. When the
+// closure runs is not known; a question of what the value is (its dtype,
+// its device) may ask it, one of when it is read may not.
+func (fl *Flow) ClosureUsesAfter(at, place *Node) []*Node {
+	if place.Type() != "identifier" {
+		return nil
+	}
+	free := fl.freeUses(place)
+	if len(free) == 0 {
+		return nil
+	}
+	anchors := make([]*Node, len(free))
+	for i, u := range free {
+		anchors[i] = fl.nestedDef(u)
+	}
+	var out []*Node
+	for i, ok := range fl.search(at, anchors, fl.marks(fl.Defs(place)), false) {
+		if ok {
+			out = append(out, free[i])
+		}
+	}
+	return out
+}
+
+// freeUses are the reads of the identifier place in functions nested in
+// the scope that bind no name of that spelling (a parameter, an
+// assignment, a loop target); shared.
+func (fl *Flow) freeUses(place *Node) []*Node {
+	name := fl.f.Text(place)
+	return fl.Remember("free\x00"+name, func() []*Node {
+		f := fl.f
+		var out []*Node
+		binds := map[int32]bool{}
+		var reads []*Node
+		for _, n := range f.Names(name, int(fl.scope.StartByte()), int(fl.scope.EndByte())) {
+			sc := f.Scope(n)
+			if same(sc, fl.scope) {
+				continue
+			}
+			p := n.Parent()
+			if IsDef(n) || p != nil && (p.Type() == "parameters" || p.Type() == "lambda_parameters" || strings.HasSuffix(p.Type(), "parameter") && same(p.ChildByFieldName("name"), n) || p.Type() == "global_statement" || p.Type() == "nonlocal_statement") {
+				binds[int32(sc.Index())] = true
+				continue
+			}
+			if p != nil && (p.Type() == "attribute" && !same(p.ChildByFieldName("object"), n) || p.Type() == "keyword_argument" && same(p.ChildByFieldName("name"), n)) {
+				continue
+			}
+			reads = append(reads, n)
+		}
+		for _, n := range reads {
+			bound := false
+			for sc := f.Scope(n); sc != nil && !same(sc, fl.scope) && sc.Type() != "module"; sc = f.Scope(sc) {
+				if binds[int32(sc.Index())] {
+					bound = true
+					break
+				}
+			}
+			if !bound && fl.nestedDef(n) != nil {
+				out = append(out, n)
+			}
+		}
+		return out
+	})
+}
+
+// nestedDef is the definition, a statement of the graph's scope, of the
+// outermost function or lambda around n that is nested in the scope.
+func (fl *Flow) nestedDef(n *Node) *Node {
+	var outer *Node
+	for sc := fl.f.Scope(n); sc != nil && !same(sc, fl.scope); sc = fl.f.Scope(sc) {
+		if sc.Type() == "module" {
+			return nil
+		}
+		outer = sc
+	}
+	if outer == nil {
+		return nil
+	}
+	return outer
+}

@@ -241,3 +241,42 @@ func TestFlowAliases(t *testing.T) {
 		t.Errorf("rebinding cur leaked into prev")
 	}
 }
+
+// TestClosureUsesAfter: the free reads of a name in nested functions that
+// capture the value a definition binds.
+func TestClosureUsesAfter(t *testing.T) {
+	src := `def outer(x):
+    h = x.half()
+    def norm():
+        return h.norm()
+    def shadow(h):
+        return h.sum()
+    lam = lambda: h.exp()
+    def rebinds():
+        h = 1
+        return h
+    return norm, shadow, lam, rebinds
+
+def later(x):
+    h = x.half()
+    h = x.float()
+    def norm():
+        return h.norm()
+    return norm
+`
+	f := flowFile(t, src)
+	def := nodeAt(t, f, "h", 0)
+	got := f.Flow(f.Scope(def)).ClosureUsesAfter(def, def)
+	var lines []int
+	for _, u := range got {
+		l, _ := f.LineCol(int(u.StartByte()))
+		lines = append(lines, l)
+	}
+	if len(lines) != 2 || lines[0] != 4 || lines[1] != 7 {
+		t.Errorf("free reads of h = x.half() in outer at lines %v, want [4 7]", lines)
+	}
+	first := nodeAt(t, f, "h = x.half()", 1).ChildByFieldName("left")
+	if got := f.Flow(f.Scope(first)).ClosureUsesAfter(first, first); len(got) != 0 {
+		t.Errorf("h rebound before the closure: got %d reads, want none", len(got))
+	}
+}

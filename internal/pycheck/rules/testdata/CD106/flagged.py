@@ -111,3 +111,12 @@ def through_generators_and_wrappers(t, model):
     a = to_half_lambda(t)
     print(a.exp())  # want CD106
     return to_half_partial(t).sum()  # want CD106
+
+
+def make_probe(acts):
+    h = acts.half()
+
+    def magnitude():
+        return h.norm(dim=-1)  # want CD106
+
+    return magnitude
