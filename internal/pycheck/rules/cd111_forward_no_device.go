@@ -105,11 +105,11 @@ func checkCD111(p *pycheck.Pass) {
 					m = f.Model()
 					modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
 				}
-				// what names the maker: torch.zeros(), a name bound to it
+				// what names the maker: torch.zeros(), a name bound to it or to `functools.partial(torch.zeros, dtype=...)` without device, also kept in self
 				// (make = torch.zeros), or a helper (of this file or imported
 				// from the project) that returns such a tensor.
-				if fac, ok := factoryCalled(f, m, call, callee); ok {
-					if !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") {
+				if fac, bound, ok := factoryCalled(f, m, call, callee); ok {
+					if !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") || bound != nil && f.MayPassKeyword(bound, "device") {
 						continue
 					}
 					if dataFactories[fac] && !severalNumbers(f, call) || sizedFactories[fac] && f.Keyword(call, "size") == nil || scalarShape(f, call) {
@@ -472,17 +472,35 @@ func listValue(f *pycheck.File, e *pycheck.Node, depth int) bool {
 // factoryCalled is the torch factory a call makes its tensor with:
 // torch.zeros(...), zeros(...) imported from torch, or a local name the
 // factory reaches the call in (make = torch.zeros; make(n)).
-func factoryCalled(f *pycheck.File, m *pycheck.Model, call, name *pycheck.Node) (string, bool) {
+func factoryCalled(f *pycheck.File, m *pycheck.Model, call, name *pycheck.Node) (fac string, bound *pycheck.Node, ok bool) {
 	var q string
+	fn := call.ChildByFieldName("function")
+	var v *pycheck.Node
 	if isFactory[f.Text(name)] {
 		q = m.QualifiedCallee(call)
-	} else if fn := call.ChildByFieldName("function"); fn != nil && fn.Type() == "identifier" {
-		if v := reachingValue(f, fn); v != nil && v.Type() == "attribute" {
-			q = m.Qualified(v)
+	}
+	switch {
+	case strings.HasPrefix(q, "torch."):
+	case fn != nil && fn.Type() == "identifier":
+		v = reachingValue(f, fn)
+	case fn != nil && fn.Type() == "attribute" && f.Text(fn.ChildByFieldName("object")) == "self":
+		// self.zeros = functools.partial(torch.zeros, dtype=...) in __init__.
+		if vs := m.AttrValues(fn); len(vs) == 1 {
+			v = pycheck.Unparen(vs[0])
 		}
 	}
-	fac := strings.TrimPrefix(q, "torch.")
-	return fac, fac != q && isFactory[fac]
+	if v != nil && v.Type() == "attribute" && fn.Type() == "identifier" {
+		q = m.Qualified(v)
+	}
+	// make = functools.partial(torch.zeros, dtype=torch.float32): a call of
+	// make is a call of the factory with the partial's keywords too.
+	if v != nil && v.Type() == "call" && m.QualifiedCallee(v) == "functools.partial" {
+		if args := pycheck.PositionalArgs(v); len(args) > 0 {
+			q, bound = m.Qualified(pycheck.Unparen(args[0])), v
+		}
+	}
+	fac = strings.TrimPrefix(q, "torch.")
+	return fac, bound, fac != q && isFactory[fac]
 }
 
 // moved: the factory result is moved right away (.to(...), .cuda(), .type_as(...)).

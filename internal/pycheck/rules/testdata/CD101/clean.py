@@ -359,3 +359,9 @@ def walrus_in_test(pred):
         torch.cuda.synchronize()
         return host.tolist()
     return []
+
+
+def unpacked_from_generator(boxes, scores):
+    b, s = (t.to("cpu", non_blocking=True) for t in (boxes, scores))
+    torch.cuda.synchronize()
+    return b, s.tolist()

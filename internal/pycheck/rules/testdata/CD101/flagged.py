@@ -296,3 +296,8 @@ def walrus_in_test(pred):
     if (host := pred.to("cpu", non_blocking=True)).numel():
         return host.tolist()  # want CD101
     return []
+
+
+def unpacked_from_generator(boxes, scores):
+    b, s = (t.to("cpu", non_blocking=True) for t in (boxes, scores))
+    return b, s.tolist()  # want CD101

@@ -1,3 +1,5 @@
+import functools
+
 import torch
 import torch.nn.functional as F
 from lightning import LightningModule
@@ -137,3 +139,16 @@ class LambdaState(nn.Module):
     def forward(self, x):
         out, _ = self.rnn(x, self.init_state(x.size(1)))  # want CD111
         return out
+
+
+class PartialState(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.cell = nn.GRUCell(d, d)
+        self.zeros = functools.partial(torch.zeros, dtype=torch.float32)
+
+    def forward(self, xs):
+        h = self.zeros(xs.size(1), self.cell.hidden_size)  # want CD111
+        for x in xs:
+            h = self.cell(x, h)
+        return h
