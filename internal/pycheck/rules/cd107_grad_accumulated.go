@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`, or `record = functools.partial(list.append, losses)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -62,7 +62,8 @@ func checkCD107(p *pycheck.Pass) {
 		}
 	}
 	// record = losses.append; record(loss): the bound method called by
-	// the name it is bound to.
+	// the name it is bound to (also through functools.partial:
+	// record = partial(list.append, losses)).
 	for _, off := range f.Find(".append", 0, len(f.Src)) {
 		attr := f.NodeAt(off, off+len(".append"))
 		if attr != nil && attr.Type() == "identifier" {
@@ -71,18 +72,19 @@ func checkCD107(p *pycheck.Pass) {
 		if attr == nil || attr.Type() != "attribute" || int(attr.EndByte()) != off+len(".append") {
 			continue
 		}
-		name := assignedName(attr)
+		bound, list := boundAppend(f, attr)
+		name := assignedName(bound)
 		if name == nil {
 			continue
 		}
 		for _, call := range f.CallsAt(f.Text(name)+"(", 0, len(f.Src)) {
 			fn := call.ChildByFieldName("function")
 			args := pycheck.PositionalArgs(call)
-			if fn == nil || fn.Type() != "identifier" || f.Text(fn) != f.Text(name) || len(args) != 1 || !same(reachingValue(f, fn), attr) {
+			if fn == nil || fn.Type() != "identifier" || f.Text(fn) != f.Text(name) || len(args) != 1 || !same(reachingValue(f, fn), bound) {
 				continue
 			}
 			for _, el := range recordElements(args[0]) {
-				checkAccumulation(p, call, attr.ChildByFieldName("object"), el, "append")
+				checkAccumulation(p, call, list, el, "append")
 			}
 		}
 	}
@@ -1125,4 +1127,22 @@ func dataLoop(f *pycheck.File, loop *pycheck.Node) bool {
 	}
 	it := strings.ToLower(f.Compact(loop.ChildByFieldName("right")))
 	return containsAny(it, []string{"loader", "data", "batches"})
+}
+
+// boundAppend: the value that, bound to a name, appends the one argument
+// of each call of the name to a list, for the append attribute attr in
+// it: attr itself (`losses.append`) or functools.partial of the unbound
+// method with the list (`partial(list.append, losses)`); and the list.
+// attr and its object otherwise.
+func boundAppend(f *pycheck.File, attr *pycheck.Node) (bound, list *pycheck.Node) {
+	list = attr.ChildByFieldName("object")
+	c := upParen(attr).Parent()
+	if c == nil || c.Type() != "argument_list" || f.Text(attr) != "list.append" {
+		return attr, list
+	}
+	call := c.Parent()
+	if args := pycheck.PositionalArgs(call); f.Model().QualifiedCallee(call) == "functools.partial" && len(args) == 2 && same(args[0], upParen(attr)) {
+		return call, args[1]
+	}
+	return attr, list
 }
