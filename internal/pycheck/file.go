@@ -19,10 +19,13 @@ type File struct {
 
 	lineStarts []int // see lines
 	// bound memoizes boundOnlyTo's answers (see boundTo).
-	bound   map[string]bool
-	names   map[string][]int32 // see nameIndex
-	model   *Model
-	project *Project
+	bound map[string]bool
+	// mappings remembers mappingBinding's answer per scope and name: a
+	// file may unpack one **kwargs into thousands of calls.
+	mappings map[mappingKey]*Node
+	names    map[string][]int32 // see nameIndex
+	model    *Model
+	project  *Project
 	// ctx is the run's context: the searches rules make over the whole
 	// file look at it now and then and come back empty once it is
 	// cancelled, so Ctrl-C stops a very large file within one rule.
@@ -350,8 +353,30 @@ func (f *File) SplatKeywords(splat *Node) (keys map[string]*Node, known bool) {
 // its only binding in the file at module level), when nothing writes into
 // it (a subscript assignment, update(), setdefault()); else nil.
 func (f *File) mappingBinding(use *Node) *Node {
-	name := f.Text(use)
 	scope := f.Scope(use)
+	k := mappingKey{int32(scope.Index()), f.Text(use)}
+	v, seen := f.mappings[k]
+	if !seen {
+		v = f.mappingIn(scope, k.name)
+		if f.mappings == nil {
+			f.mappings = map[mappingKey]*Node{}
+		}
+		f.mappings[k] = v
+	}
+	// Bound in the use's own function only after the use (a loop's next
+	// pass may see it): not known.
+	if v != nil && v.StartByte() > use.StartByte() && same(f.Scope(v), scope) {
+		return nil
+	}
+	return v
+}
+
+type mappingKey struct {
+	scope int32
+	name  string
+}
+
+func (f *File) mappingIn(scope *Node, name string) *Node {
 	var val *Node
 	for round := 0; round < 2; round++ {
 		count := 0
@@ -367,9 +392,6 @@ func (f *File) mappingBinding(use *Node) *Node {
 			case p.Type() == "assignment" && same(p.ChildByFieldName("left"), id):
 				count++
 				val = Unparen(p.ChildByFieldName("right"))
-				if id.StartByte() > use.StartByte() && same(scope, f.Scope(use)) {
-					return nil
-				}
 			case p.Type() == "subscript" && same(p.ChildByFieldName("value"), id) && assignedTo(p):
 				return nil
 			case p.Type() == "attribute" && same(p.ChildByFieldName("object"), id):
