@@ -66,6 +66,8 @@ var pairCombiners = map[string]bool{"outer": true, "ger": true, "kron": true, "d
 
 func checkCD111(p *pycheck.Pass) {
 	f := p.File
+	// Only a file that spells partial( may keep a factory in self.
+	partials := len(f.Find("partial(", 0, len(f.Src))) > 0
 	for _, fn := range deviceEntries(f) {
 		start, end := int(fn.StartByte()), int(fn.EndByte())
 		var m *pycheck.Model
@@ -108,7 +110,7 @@ func checkCD111(p *pycheck.Pass) {
 				// what names the maker: torch.zeros(), a name bound to it or to `functools.partial(torch.zeros, dtype=...)` without device, also kept in self
 				// (make = torch.zeros), or a helper (of this file or imported
 				// from the project) that returns such a tensor.
-				if fac, bound, ok := factoryCalled(f, m, call, callee); ok {
+				if fac, bound, ok := factoryCalled(f, m, call, callee, partials); ok {
 					if !same(f.Scope(call), fn) || f.MayPassKeyword(call, "device") || bound != nil && f.MayPassKeyword(bound, "device") {
 						continue
 					}
@@ -471,8 +473,11 @@ func listValue(f *pycheck.File, e *pycheck.Node, depth int) bool {
 
 // factoryCalled is the torch factory a call makes its tensor with:
 // torch.zeros(...), zeros(...) imported from torch, or a local name the
-// factory reaches the call in (make = torch.zeros; make(n)).
-func factoryCalled(f *pycheck.File, m *pycheck.Model, call, name *pycheck.Node) (fac string, bound *pycheck.Node, ok bool) {
+// factory reaches the call in (make = torch.zeros; make(n)), or a name or
+// (where the file spells partial(: partials) an attribute of self bound
+// to functools.partial of it, returned as bound, whose keywords the call
+// passes too.
+func factoryCalled(f *pycheck.File, m *pycheck.Model, call, name *pycheck.Node, partials bool) (fac string, bound *pycheck.Node, ok bool) {
 	var q string
 	fn := call.ChildByFieldName("function")
 	var v *pycheck.Node
@@ -483,7 +488,7 @@ func factoryCalled(f *pycheck.File, m *pycheck.Model, call, name *pycheck.Node) 
 	case strings.HasPrefix(q, "torch."):
 	case fn != nil && fn.Type() == "identifier":
 		v = reachingValue(f, fn)
-	case fn != nil && fn.Type() == "attribute" && f.Text(fn.ChildByFieldName("object")) == "self":
+	case partials && fn != nil && fn.Type() == "attribute" && f.Text(fn.ChildByFieldName("object")) == "self":
 		// self.zeros = functools.partial(torch.zeros, dtype=...) in __init__.
 		if vs := m.AttrValues(fn); len(vs) == 1 {
 			v = pycheck.Unparen(vs[0])
