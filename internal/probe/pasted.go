@@ -195,7 +195,7 @@ func fromText(lines []string, gate bool) *Pasted {
 		// a "CUDA version: 11.3" of the user's own is the toolkit's.
 		smi := w.version && w.may(smiCUDAWords) && smiCUDARE.MatchString(l) && strings.Contains(l, "Driver Version")
 		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.version && w.may(statedWords) {
-			if m := statedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]) {
+			if m := buildMatch(statedCUDARE, l); m != nil && cudaKnown(m[1]) {
 				stated = m[1] + "." + m[2]
 				p.Lines["stated"] = i
 			}
