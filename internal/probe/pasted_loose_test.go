@@ -92,10 +92,10 @@ func TestLegacyGPUCheck(t *testing.T) {
 // line about the host alone states no build CUDA.
 func TestHostAndContainerCUDA(t *testing.T) {
 	for text, want := range map[string]string{
-		"GPU: NVIDIA A100\n物理机cuda版本11.2，docker内看cuda 版本是 10.2":  "10.2",
-		"GPU: RTX 3090\nhost CUDA 12.2, container CUDA 11.3":          "11.3",
+		"GPU: NVIDIA A100\n物理机cuda版本11.2，docker内看cuda 版本是 10.2":          "10.2",
+		"GPU: RTX 3090\nhost CUDA 12.2, container CUDA 11.3":             "11.3",
 		"GPU: RTX 3090\nnvidia-smi shows CUDA 12.0; conda env CUDA 11.3": "11.3",
-		"GPU: RTX 3090\nhost CUDA 12.2":                                "",
+		"GPU: RTX 3090\nhost CUDA 12.2":                                  "",
 		// Look-alikes: a container named in the same clause keeps it;
 		// "host" in another clause does not reach this one.
 		"GPU: RTX 3090\nCUDA 11.3 in the docker image on the host": "11.3",
