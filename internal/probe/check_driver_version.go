@@ -44,7 +44,7 @@ func runDriverVersion(f *Facts) Result {
 	if runsAt[0] == 0 {
 		runsAt = req.Full
 	}
-	if haveDrv && known && drv.Less(runsAt) && !compat {
+	if haveDrv && known && driverOlder(f.NVML.DriverVersion, runsAt) && !compat {
 		tooOld = true
 	}
 	if tooOld {
@@ -77,7 +77,7 @@ func runDriverVersion(f *Facts) Result {
 	if compat {
 		return pass("driver %s with forward compatibility (libcuda CUDA %s) runs %s", f.NVML.DriverVersion, cudaVersionString(f.CUDA.Version), label)
 	}
-	if haveDrv && known && drv.Less(req.Full) {
+	if haveDrv && known && driverOlder(f.NVML.DriverVersion, req.Full) {
 		fd := finding(report.Warning, fmt.Sprintf("driver %s is older than %s, which CUDA %s wants; %s runs through minor-version compatibility, but PTX JIT of newer code and some newer APIs fail", f.NVML.DriverVersion, req.Full, req.Toolkit, label),
 			fmt.Sprintf("Upgrade the NVIDIA driver to %s or newer", req.Full))
 		fd.Evidence = []report.Evidence{ev("driver " + f.NVML.DriverVersion), ev("torch.version.cuda = " + t.CUDA)}

@@ -76,7 +76,7 @@ func FromText(lines []string) *Pasted { return fromText(lines, true) }
 // architecture lines and wheel tags of pasted_arch.go bring their own.
 var factWords = slices.Concat([]string{"torch", "+cu", "cuda", "compilation tools", "tensorflow", "tf", "driver version", "mib",
 	"geforce", "tesla", "quadro", "nvidia", "gpu", "rtx", "gtx", "titan", "device_name"},
-	archWords, wheelTagWords, ptxWords)
+	archWords, wheelTagWords, ptxWords, proseDriverWords)
 
 // Past the line's gate, each pattern runs only on a line holding one of
 // the words it needs (lower case; the case-sensitive patterns' words as
@@ -155,7 +155,7 @@ func fromText(lines []string, gate bool) *Pasted {
 	torch := &TorchFacts{}
 	var gpus []nvml.GPU
 	seenGPU := map[string]bool{}
-	var stated, tensorflow string
+	var stated, tensorflow, proseDrv string
 	source := false // the torch version is a source or container build's
 	for i, l := range lines {
 		w := newLineWords(l, gate)
@@ -195,7 +195,7 @@ func fromText(lines []string, gate bool) *Pasted {
 		// a "CUDA version: 11.3" of the user's own is the toolkit's.
 		smi := w.version && w.may(smiCUDAWords) && smiCUDARE.MatchString(l) && strings.Contains(l, "Driver Version")
 		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.version && w.may(statedWords) {
-			if m := statedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]) {
+			if m := buildMatch(statedCUDARE, l); m != nil && cudaKnown(m[1]) {
 				stated = m[1] + "." + m[2]
 				p.Lines["stated"] = i
 			}
@@ -226,6 +226,12 @@ func fromText(lines []string, gate bool) *Pasted {
 		if m := match(w.version && w.may(driverWords), driverRE, l); m != nil && p.Facts.NVML.DriverVersion == "" {
 			p.Facts.NVML.DriverVersion = m[1]
 			p.Lines["driver"] = i
+		}
+		if proseDrv == "" && p.Facts.NVML.DriverVersion == "" {
+			if v, ok := proseDriver(w); ok {
+				proseDrv = v
+				p.Lines["prose_driver"] = i
+			}
 		}
 		if m := match(smi, smiCUDARE, l); m != nil && p.Facts.NVML.CUDAVersion == 0 {
 			maj, _ := strconv.Atoi(m[1])
@@ -268,7 +274,18 @@ func fromText(lines []string, gate bool) *Pasted {
 			}
 		}
 	}
-	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 && p.Facts.BuildArchs == nil && p.Facts.PTX == nil {
+	// A driver a tool printed wins over one the user wrote.
+	if at, ok := p.Lines["prose_driver"]; ok {
+		delete(p.Lines, "prose_driver")
+		if p.Facts.NVML.DriverVersion == "" {
+			p.Facts.NVML.DriverVersion = proseDrv
+			p.Lines["driver"] = at
+		}
+	}
+	// A driver with a stated or TensorFlow's CUDA is enough for the
+	// driver check of a build it cannot run.
+	driverAndCUDA := (p.Facts.NVML.DriverVersion != "" || p.Facts.NVML.CUDAVersion > 0) && (stated != "" || tensorflow != "")
+	if torch.Version == "" && torch.CUDA == "" && len(gpus) == 0 && p.Facts.BuildArchs == nil && p.Facts.PTX == nil && !driverAndCUDA {
 		return nil
 	}
 	for k, i := range p.Lines {
@@ -377,7 +394,7 @@ func cudaKnown(major string) bool {
 }
 
 // pastedChecks are the checks whose facts a paste can hold.
-var pastedChecks = []Check{driverVersionCheck, ptxVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, legacyGPUCheck, gpuMemoryCheck}
+var pastedChecks = []Check{driverVersionCheck, toolkitDriverCheck, ptxVersionCheck, gpuArchCheck, toolkitArchCheck, buildArchCheck, legacyGPUCheck, gpuMemoryCheck}
 
 // Judge runs the checks that pasted facts can answer and returns their
 // failing findings (errors only); each one's evidence names the pasted
@@ -409,6 +426,7 @@ func (p *Pasted) Judge() []report.Finding {
 
 var evidenceKeys = map[string][]string{
 	"env/driver-version": {"driver", "cuda"},
+	"env/toolkit-driver": {"driver", "stated", "tensorflow", "torch"},
 	"env/gpu-arch":       {"cuda"},
 	"env/toolkit-arch":   {"cuda", "stated", "tensorflow", "torch"},
 	"env/gpu-memory":     {"memory", "gpu"},

@@ -44,7 +44,7 @@ func proseCUDA(w lineWords) (string, bool) {
 	if !containsAny(w.line, proseCUDAWords) {
 		return "", false
 	}
-	m := proseCUDARE.FindStringSubmatch(w.line)
+	m := buildMatch(proseCUDARE, w.line)
 	if m == nil || !cudaKnown(m[1]) {
 		return "", false
 	}

@@ -86,3 +86,23 @@ func TestLegacyGPUCheck(t *testing.T) {
 		t.Errorf("K80 finding: %+v", r.Findings)
 	}
 }
+
+// A CUDA version stated about the host is its driver's, not the build's:
+// the one the line states for the container or environment is taken; a
+// line about the host alone states no build CUDA.
+func TestHostAndContainerCUDA(t *testing.T) {
+	for text, want := range map[string]string{
+		"GPU: NVIDIA A100\n物理机cuda版本11.2，docker内看cuda 版本是 10.2":          "10.2",
+		"GPU: RTX 3090\nhost CUDA 12.2, container CUDA 11.3":             "11.3",
+		"GPU: RTX 3090\nnvidia-smi shows CUDA 12.0; conda env CUDA 11.3": "11.3",
+		"GPU: RTX 3090\nhost CUDA 12.2":                                  "",
+		// Look-alikes: a container named in the same clause keeps it;
+		// "host" in another clause does not reach this one.
+		"GPU: RTX 3090\nCUDA 11.3 in the docker image on the host": "11.3",
+		"GPU: RTX 3090\nrunning on the host, CUDA 10.2":            "10.2",
+	} {
+		if got := toolkitOfText(text); got != want {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}

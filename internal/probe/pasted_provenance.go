@@ -71,7 +71,7 @@ func (p *Pasted) decidingKeys(check string) []string {
 		return []string{"gpu", build}
 	case "env/build-arch":
 		return []string{"gpu", "build_archs"}
-	case "env/driver-version":
+	case "env/driver-version", "env/toolkit-driver":
 		return []string{"driver", build}
 	case "env/ptx-version":
 		return []string{"ptx", "driver"}

@@ -47,6 +47,8 @@ func (v DriverVersion) String() string {
 // cudaToolkit is the toolkit PyTorch's wheels for a CUDA major.minor were
 // built with, and the driver that toolkit needs for all its features
 // (knowledge base §1.1; PyTorch's install_cuda.sh picks these updates).
+// The versions no wheel was built with (11.2 of TensorFlow's builds, the
+// 11.4, 11.5, 12.0 and 12.2 toolkits users name) list their GA release.
 type cudaToolkit struct {
 	toolkit   string
 	minDriver string
@@ -59,11 +61,16 @@ var toolkits = map[string]cudaToolkit{
 	"10.2": {"10.2.89", "440.33", true},
 	"11.0": {"11.0.3", "450.51.06", false},
 	"11.1": {"11.1.1", "455.32", false},
+	"11.2": {"11.2.0", "460.27.03", false},
 	"11.3": {"11.3.1", "465.19.01", true},
+	"11.4": {"11.4.0", "470.42.01", false},
+	"11.5": {"11.5.0", "495.29.05", true},
 	"11.6": {"11.6.2", "510.47.03", true},
 	"11.7": {"11.7.0", "515.43.04", true},
 	"11.8": {"11.8.0", "520.61.05", true},
+	"12.0": {"12.0.0", "525.60.13", true},
 	"12.1": {"12.1.1", "530.30.02", true},
+	"12.2": {"12.2.0", "535.54.03", false},
 	"12.4": {"12.4.1", "550.54.15", true},
 	"12.6": {"12.6.3", "560.35.05", true},
 	"12.8": {"12.8.1", "570.124.06", true},
