@@ -80,3 +80,24 @@ func parseStartupMemory(lines []string, _ int) map[string]string {
 	}
 	return nil
 }
+
+// YOLOv5 and Ultralytics AutoBatch choose the largest batch whose memory,
+// extrapolated from a few trial batches, stays under a share of the card
+// (0.9 by default in YOLOv5, 0.6 in later Ultralytics releases), and print
+// the prediction against the total ("5.40G/6.00G (90%)"). The estimate
+// leaves out what cuBLAS and cuDNN allocate for their handles and
+// workspaces, so a run planned that close to the top has no room for
+// them: autobatchFullShare is the planned share from which the card
+// counts as full.
+const autobatchFullShare = 0.85
+
+// autobatchShare is the share of the card AutoBatch planned the batch to
+// take (autobatch_used_gib of autobatch_total_gib).
+func autobatchShare(f map[string]string) (float64, bool) {
+	used, err1 := strconv.ParseFloat(f["autobatch_used_gib"], 64)
+	total, err2 := strconv.ParseFloat(f["autobatch_total_gib"], 64)
+	if err1 != nil || err2 != nil || total <= 0 || used < 0 {
+		return 0, false
+	}
+	return used / total, true
+}

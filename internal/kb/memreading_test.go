@@ -82,3 +82,28 @@ func TestStartupListingSignatures(t *testing.T) {
 		}
 	}
 }
+
+// TestAutobatchFullCard: an AutoBatch plan at 85% of the card or more
+// makes it full; a plan with room, or a reading without a total, does not.
+func TestAutobatchFullCard(t *testing.T) {
+	k := MustDefault()
+	cases := []struct {
+		line string
+		full bool
+	}{
+		{"AutoBatch: Using batch-size 3 for CUDA:0 5.40G/6.00G (90%)", true},
+		{"AutoBatch: Using batch-size 16 for CUDA:0 4.33G/7.79G (56%) ✅", false},
+		{"AutoBatch: CUDA:0 (NVIDIA GeForce RTX 3060) 12.00G total, 0.10G reserved, 0.05G allocated, 11.85G free", false},
+	}
+	for _, c := range cases {
+		f := map[string]string{}
+		for _, m := range k.Matches(c.line) {
+			for name, val := range m.Groups {
+				f[name] = val
+			}
+		}
+		if got := cardFull(f); got != c.full {
+			t.Errorf("%q: cardFull(%v) = %v, want %v", c.line, f, got, c.full)
+		}
+	}
+}

@@ -108,8 +108,11 @@ func cardFull(f map[string]string) bool {
 	if share, ok := freeShare(f); ok && share <= 0.05 {
 		return true
 	}
-	share, ok := startupFreeShare(f)
-	return ok && share <= 0.05
+	if share, ok := startupFreeShare(f); ok && share <= 0.05 {
+		return true
+	}
+	share, ok := autobatchShare(f)
+	return ok && share >= autobatchFullShare
 }
 
 // freeShare is the share of the card XLA's memory reading found free.
