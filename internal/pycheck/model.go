@@ -415,20 +415,9 @@ func (m *Model) returned(s *FuncSummary, r *Node) {
 func (m *Model) wrappers() {
 	f := m.f
 	for _, a := range m.wraps {
-		l, r := Unparen(a.ChildByFieldName("left")), Unparen(a.ChildByFieldName("right"))
-		var name string
-		method := false
-		switch {
-		case l == nil || r == nil:
-			continue
-		case l.Type() == "identifier":
-			name = f.Text(l)
-		case l.Type() == "attribute" && f.Text(l.ChildByFieldName("object")) == "self":
-			name, method = f.Text(l.ChildByFieldName("attribute")), true
-		default:
-			continue
-		}
-		if m.fns[name] != nil {
+		r := Unparen(a.ChildByFieldName("right"))
+		name, method, ok := WrapperName(f, a)
+		if !ok || r == nil || m.fns[name] != nil {
 			continue
 		}
 		s := &FuncSummary{Name: name, Node: r, Method: method}
@@ -461,6 +450,21 @@ func (m *Model) wrappers() {
 			}
 		}
 	}
+}
+
+// WrapperName is the name an assignment binds a callable to, as the
+// summaries know it: a plain name (`to_cpu = lambda t: ...`), or an
+// attribute of self (`self.init = partial(torch.zeros, 4)`, method true).
+// Other targets (a subscript, another object's attribute) are no name.
+func WrapperName(f *File, a *Node) (name string, method, ok bool) {
+	switch l := Unparen(a.ChildByFieldName("left")); {
+	case l == nil:
+	case l.Type() == "identifier":
+		return f.Text(l), false, true
+	case l.Type() == "attribute" && f.Text(l.ChildByFieldName("object")) == "self":
+		return f.Text(l.ChildByFieldName("attribute")), true, true
+	}
+	return "", false, false
 }
 
 // viaImport reports whether a callee's first name was imported or

@@ -646,14 +646,17 @@ func partialCalls(f *pycheck.File, call *pycheck.Node, methods ...string) []*pyc
 	if !found || a == nil || a.Type() != "assignment" || upParen(call).FieldName() != "right" {
 		return nil
 	}
-	l := pycheck.Unparen(a.ChildByFieldName("left"))
-	if l == nil || l.Type() != "identifier" && (l.Type() != "attribute" || f.Text(l.ChildByFieldName("object")) != "self") {
+	name, method, ok := pycheck.WrapperName(f, a)
+	if !ok {
 		return nil
 	}
-	name := pycheck.LastName(f.Text(l))
+	spelt := name
+	if method {
+		spelt = "self." + name
+	}
 	var out []*pycheck.Node
 	for _, c := range f.CallsAt(name+"(", 0, len(f.Src)) {
-		if fn := c.ChildByFieldName("function"); f.Text(fn) == f.Text(l) || l.Type() == "attribute" && f.Text(fn) == "self."+name {
+		if f.Text(c.ChildByFieldName("function")) == spelt {
 			out = append(out, c)
 		}
 	}
