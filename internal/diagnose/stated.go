@@ -29,8 +29,11 @@ var unseenGPURE = lazyre.New(`(?i)` +
 	// "does not detect my GPU", "can't find the GPU", "won't see any GPU".
 	`|\b(?:doesn'?t|didn'?t|don'?t|can'?t|cannot|couldn'?t|won'?t|(?:does|did|do|can|could|will)\s+not)\s+(?:detect|find|see|recogni[sz]e)\s+(?:my\s+|the\s+|any\s+)?(?:nvidia\s+)?(?:gpus?|graphics cards?|video cards?)\b` +
 	// "no GPU found", "No compatible GPU found", "no CUDA devices
-	// available", "No GPU being used".
-	`|\b(?:no|zero)\s+(?:compatible\s+|cuda[- ]capable\s+|nvidia\s+|cuda\s+)?(?:gpus?|gpu devices?|cuda devices?)\s+(?:were\s+|was\s+|is\s+|are\s+)?(?:found|detected|available|visible|being used)\b` +
+	// available", "No GPU being used", "No GPU or other accelerator
+	// detected".
+	`|\b(?:no|zero)\s+(?:compatible\s+|cuda[- ]capable\s+|nvidia\s+|cuda\s+)?(?:gpus?|gpu devices?|cuda devices?)(?:\s+or\s+(?:other\s+)?accelerators?)?\s+(?:were\s+|was\s+|is\s+|are\s+)?(?:found|detected|available|visible|being used)\b` +
+	// "run.py fails to detect the gpu", "unable to find any GPU".
+	`|\b(?:fail(?:s|ed)?|unable)\s+to\s+(?:detect|find|see|recogni[sz]e)\s+(?:my\s+|the\s+|any\s+)?(?:nvidia\s+)?(?:gpus?|graphics cards?|video cards?)\b` +
 	// A tool's count: "detected 0 total GPU device(s)".
 	`|\bdetected\s+0\s+(?:total\s+)?(?:gpus?|cuda)\b`)
 
@@ -49,7 +52,7 @@ var unseenGPUWords = []string{"not detected", "not found", "not recogni", "not v
 	"detect my", "detect the", "detect any", "detect GPU", "detect gpu", "find my", "find the GPU", "find any",
 	"see my", "see the GPU", "see any", "GPU found", "GPUs found", "gpu found", "gpus found", "GPU detected",
 	"GPUs detected", "gpu detected", "devices found", "devices available", "GPU being used", "GPU available",
-	"GPUs available", "detected 0", "Detected 0"}
+	"GPUs available", "detected 0", "Detected 0", "accelerator detected", "to detect", "to find"}
 
 // unseenGPUStated returns the index of the first line that states no GPU
 // is seen, or -1.

@@ -20,6 +20,10 @@ func TestUnseenGPUStated(t *testing.T) {
 		{"My GPU is not detected, nvidia-smi shows it fine", true},
 		{"No CUDA devices found", true},
 		{"the program can't find my GPU", true},
+		// p-e-w/heretic issue 30; YuxinWenRick/hard-prompts-made-easy issue 8.
+		{"No GPU or other accelerator detected. Operations will be slow.", true},
+		{"run.py fails to detect the gpu.  I have a 3090Ti and all the current drivers installed.", true},
+		{"the benchmark failed to find the config file", false},
 		{"If no GPU is found, the script runs on the CPU.", false},
 		{"when the GPU is not detected, pass --cpu", false},
 		{"No GPU found, skipping test_cuda_ops", false},
