@@ -143,14 +143,14 @@ func anchorSet(k *kb.KB) ([]string, [][]sigReq) {
 }
 
 // withLineAnchors adds to an anchor set the anchors of line forms
-// (errorLevelAnchors): a text that already anchors a signature gets the
+// (errorLevelAnchors, cudaSourceAnchors): a text that already anchors a signature gets the
 // form's test as one more requirement that lets a line through.
 func withLineAnchors(as []string, reqs [][]sigReq) ([]string, [][]sigReq) {
 	index := make(map[string]int, len(as))
 	for i, a := range as {
 		index[a] = i
 	}
-	for _, f := range errorLevelAnchors {
+	for _, f := range slices.Concat(errorLevelAnchors, cudaSourceAnchors) {
 		i, ok := index[f.text]
 		if !ok {
 			i = len(as)

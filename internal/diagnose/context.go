@@ -92,7 +92,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 	par.Do(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
-		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) && !saysDeviceList(lines) && !saysHardware(lines) {
+		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) && !saysDeviceList(lines) && !saysHardware(lines) && !saysStated(lines) {
 			return
 		}
 		read[i] = readFacts(lines)
@@ -143,8 +143,10 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 // standaloneFinding is the finding a source with no failure of its own
 // gets from what it states, first that wins: pasted environment output
 // with no usable GPU, a CPU-only build, a device listing that closes
-// after the CPU, a hardware fault stated in words. Each answers only when
-// nothing else in the source failed, which keeps healthy logs quiet.
+// after the CPU, a hardware fault stated in words, a GPU that the report
+// says is not seen, a TensorRT build that ends in tactics skipped for want
+// of memory. Each answers only when nothing else in the source failed,
+// which keeps healthy logs quiet.
 func standaloneFinding(k *kb.KB, s *source, sf *sourceFacts, p *probe.Pasted) (report.Finding, bool) {
 	if p != nil {
 		if f, ok := unavailableFinding(k, s.name, sf.lines, sf.texts, p); ok {
@@ -157,7 +159,13 @@ func standaloneFinding(k *kb.KB, s *source, sf *sourceFacts, p *probe.Pasted) (r
 	if f, ok := deviceListFinding(k, s.name, sf.lines, sf.texts); ok {
 		return f, true
 	}
-	return hardwareStatedFinding(k, s.name, sf.lines, sf.texts)
+	if f, ok := hardwareStatedFinding(k, s.name, sf.lines, sf.texts); ok {
+		return f, true
+	}
+	if f, ok := unseenGPUFinding(k, s.name, sf.lines, sf.texts); ok {
+		return f, true
+	}
+	return tacticMemoryFinding(k, s, sf.lines, sf.texts)
 }
 
 // standingFinding is a finding of class id that a line of the source

@@ -95,7 +95,7 @@ var failureTriggers = slices.Concat(fatalTriggers, torchErrorTemplates)
 // reach the parser. Each is at least minTrigger bytes long, which keeps
 // the prefilter's stride (see TestTriggersAreLong).
 func triggers(k *kb.KB) []string {
-	return slices.Concat(logparse.Triggers(), commandTriggers, k.StatusAnchors(), failureTriggers, crashTriggers, runtimeTriggers, contextTriggers, libraryCopyTriggers, cpuBuildTriggers, deviceListTriggers, gpuWordTriggers, looseGPUTriggers, driverWordTriggers, forkChildTriggers, k.ContextWords(), k.CueWords())
+	return slices.Concat(logparse.Triggers(), commandTriggers, k.StatusAnchors(), failureTriggers, crashTriggers, runtimeTriggers, contextTriggers, libraryCopyTriggers, cpuBuildTriggers, deviceListTriggers, tacticTriggers, gpuWordTriggers, looseGPUTriggers, driverWordTriggers, forkChildTriggers, k.ContextWords(), k.CueWords())
 }
 
 func (e *Engine) prefilter() *logparse.Prefilter {
@@ -103,7 +103,7 @@ func (e *Engine) prefilter() *logparse.Prefilter {
 		as, reqs := withLineAnchors(anchorSet(e.KB))
 		rest := triggers(e.KB)
 		pats := slices.Concat(as, rest)
-		e.pf = logparse.NewPrefilter(pats, slices.Concat(hardwareWords, hardwareUnitWords)...)
+		e.pf = logparse.NewPrefilter(pats, slices.Concat(hardwareWords, hardwareUnitWords, unseenGPUWords)...)
 		// A text that is both a signature's anchor and a trigger of its
 		// own ("CUDA error", which the status layer reads with any number
 		// after it) keeps the prefilter's first index, the anchor's: it

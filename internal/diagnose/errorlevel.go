@@ -124,7 +124,8 @@ func failedGPUActionBytes(line []byte) bool {
 	return reportsFailedGPUAction(string(line))
 }
 
-// holdsErrorLevelFailure: the line is one of the two forms above.
+// holdsErrorLevelFailure: the line is one of the two forms above, or a
+// program's own CUDA check failing (cudamacro.go).
 func holdsErrorLevelFailure(line string) bool {
-	return reportsErrorLevel(line) || reportsFailedGPUAction(line)
+	return reportsErrorLevel(line) || reportsFailedGPUAction(line) || reportsCUDASourceError(line)
 }
