@@ -90,7 +90,7 @@ var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\
 var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
 	"overclock", "Overclock", " OC ", " oc ", "显卡", "硬件",
-	"MHz", "clock", " lost", "disappear", "vanish", "missing", "emperature", "emp", "Thermal", "AER", "PCIe Bus Error", "C  P", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
+	"MHz", "clock", " lost", "disappear", "vanish", "missing", "emperature", "temp", "Temp", "TEMP", "Thermal", "AER", "PCIe Bus Error", "C  P", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed
