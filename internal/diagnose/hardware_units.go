@@ -14,7 +14,14 @@ var hardwareUnitRE = lazyre.New(`(?i)` +
 	// "Of my 4 mining rigs only one is crashing consistently."
 	`\bonly one (?:of (?:them|my|the|our)(?: \w+){0,3} )?(?:is|keeps|was|kept) (?:crashing|failing|faulting|erroring|dying|dropping)` +
 	// "one of the GPUs on cn110 keeps crashing", "one of my 8 cards is faulty".
-	`|\bone of (?:my|the|our) (?:\d+ |\w+ )?(?:gpus|cards|graphics cards|rigs|nodes|machines|servers)\b[^.\n]{0,30}?\b(?:is|keeps|was) (?:crashing|failing|faulty|dying|broken|dropping|not working)` +
+	`|\bone of (?:my|the|our) (?:\d+ |\w+ )?(?:gpus?|cards?|graphics cards?|rigs?|nodes?|machines?|servers?)\b[^.\n]{0,30}?\b(?:is|keeps|was) (?:crashing|failing|faulty|dying|broken|dropping|not working|lost)` +
+	// An error told as happening on one unit of several, the place right
+	// after the error: "I'm having this cuda error (err_no=30) issue on one
+	// of my gpu", "the error shows up on one of the cards" (not "the error
+	// does not happen on one of my GPUs only"); and "I got 3 gpu's on my system and one is
+	// lost from time to time".
+	`|\b(?:errors?|issues?|problems?|crash(?:es)?|faults?|failures?)(?:\s+(?:shows? up|showed up|appears?|appeared|occurs?|occurred|happens?|happened))?\s+on (?:only )?one of (?:my|the|our) (?:\d+ )?(?:gpus?|gpu's|cards?|graphics cards?|rigs?)\b` +
+	`|\b\d+ (?:gpus?|gpu's|cards?)\b[^.\n]{0,40}?\band one (?:of them )?(?:is|was|gets|keeps|kept) (?:lost|crashing|failing|dropping|falling off)\b` +
 	// "it only happens on GPU 3", "this only occurs on one node", "only
 	// on one of my GPUs": the fault follows one unit of several.
 	`|\bonly (?:ever )?(?:happens?|happened|occurs?|occurred|fails?|failed|crashes|crashed|shows? up|appears?)\s+(?:on|with)\s+(?:one (?:of (?:my|the|our) )?(?:\d+ )?(?:gpus?|cards?|nodes?|machines?|servers?|rigs?)\b|a single (?:gpu|card|node|machine)\b|(?:gpu|card|node)\s*#?\d+\b)` +
@@ -38,4 +45,4 @@ var hardwareUnitWords = []string{"only one", "Only one", "one of my", "one of th
 	"same hardware", "same machine", "same rig", "same system", "same computer", "same motherboard",
 	"eplaced", "eplacing", "wapped", "wapping", "eturned", "eturning", "换了", "keeps crashing", "kept crashing",
 	"keeps failing", "kept failing", "only happen", "only occur", "only fail", "only crash", "only show", "only appear",
-	"only ever", "GPU only", "gpu only", "card only", "node only", "machine only", "keeps dropping", "kept dropping", "keeps falling", "kept falling"}
+	"only ever", "on one of", "On one of", "and one ", "GPU only", "gpu only", "card only", "node only", "machine only", "keeps dropping", "kept dropping", "keeps falling", "kept falling"}

@@ -27,6 +27,14 @@ var hardwareCauseRE = lazyre.New(`(?i)` +
 	// "a faulty card", "defective GPU", "the riser is broken".
 	`|\b(?:faulty|defective|failing|dying|damaged|broken)\s+(?:gpus?|cards?|graphics cards?|video cards?|risers?|psus?|power suppl(?:y|ies)|vram|hardware)\b` +
 	`|\b(?:gpu|card|riser|psu|power supply)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
+	// A card the system lost while it worked, told by a person: "when a
+	// gpu is lost", "one GPU got lost during the training" (NVML's own
+	// "GPU is lost" message is the knowledge base's signature).
+	`|\b(?:an?|one|the|my)\s+(?:gpu|card)\s+(?:is|was|gets|got|goes|went)\s+lost\b` +
+	// A card that was there and left: "the GPU disappears from
+	// nvidia-smi", "the card vanished from the system", "after a while
+	// one GPU is missing from nvidia-smi".
+	`|\b(?:gpus?|cards?)(?:\s*#?\d+)?\s+(?:(?:just|then|suddenly|randomly|simply|completely)\s+)?(?:disappear(?:s|ed)?|vanish(?:es|ed)?|(?:is|was|goes|went|are|were) missing)\s+(?:from|in)\s+(?:nvidia-smi|device manager|lspci|the (?:system|os)(?:\s*$|[.,;!)]|\s+(?:after|when|while|during|and|again|completely|randomly)\b))` +
 	// "an unstable overclock", "undervolting of my graphics card".
 	`|\bunstable\s+(?:overclock|undervolt|oc\b)|\b(?:my|the)\s+undervolt(?:ing)?\b|\bundervolting\s+(?:of\s+)?(?:my|the)\b` +
 	// The failure put down to the clocks: "the GPU crashes due to high OC
@@ -45,14 +53,30 @@ var hardwareClocksRE = lazyre.New(`(?i)` +
 	// "the cards are overclocked", "Overclock: 100% power".
 	`\+\s?\d{2,4}\s*(?:MHz\b|(?:on\s+)?(?:core|memory|mem)\b(?:\s+(?:gpu\s+)?(?:boost\s+)?clock\b|\s*(?:[,;)]|$)))` +
 	`|\b(?:core|memory|mem)(?:\s+clock)?\s*(?:offset)?\s*[:=]\s*\+\d{2,4}\b` +
-	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S`)
+	`|\b(?:gpus?|cards?|it)\s+(?:is|are|was|were)\s+overclocked\b|^\s*overclock\s*:\s*\S` +
+	// A card that fails at its overclock: "susceptible to hard memory
+	// errors when overclocked", "errors only while overclocked", "I keep
+	// that card less overclocked than the others".
+	`|\b(?:when|while|if|once|less|more|heavily|slightly|too)\s+overclocked\b`)
 
 // hardwareTraceRE is a trace the card leaves in the kernel log that is no
 // failure by itself but tells a fault beside it apart from a program's bug:
 // Xid 63, a DRAM row marked for remapping (or a page for retirement) after a
 // memory error, whose recovery in NVIDIA's catalog is to go on. Beside an
 // access fault or a failed launch it names the memory the kernel read.
-var hardwareTraceRE = lazyre.New(`NVRM: Xid \([^)]*\): 63,|\bRow Remapper: New row marked for remapping\b|\bDynamic Page Retirement: New retired page\b`)
+//
+// The card's link and heat leave such traces too. A corrected PCIe error
+// (AER) is retried by the link and harmless alone, but beside an unknown
+// error or a failed launch it shows a link that drops bits: a riser, a
+// slot, a cable. A GPU at 90 °C or more is at the temperature where the
+// board slows itself down (nvidia-smi -q's "HW Thermal Slowdown :
+// Active"), told in an nvidia-smi table row ("| 30%   92C    P2 ...") or
+// in prose ("the GPU temperature reaches 97C"); 80-89 °C is a card
+// working hard within its limits and says nothing.
+var hardwareTraceRE = lazyre.New(`NVRM: Xid \([^)]*\): 63,|\bRow Remapper: New row marked for remapping\b|\bDynamic Page Retirement: New retired page\b` +
+	`|\bPCIe Bus Error: severity=Correct(?:ed|able)\b|\bAER: Correct(?:ed|able) error (?:received|message)\b` +
+	`|^\|\s*(?:\d{1,3}%|N/A)\s+(?:9\d|1[0-2]\d)C\s+P\d{1,2}\b|\b[HS]W Thermal Slowdown\s*:\s*Active\b` +
+	`|(?i:\b(?:gpu|card|core|hot ?spot|junction|vram|memory)\s+(?:temp(?:erature)?s?)\s*(?:(?:is|was|were|are|of|at|reach(?:es|ed)?|reaching|hits?|hitting|climbs?(?: to)?|climbed(?: to)?|rises to|rose to|(?:goes|went|gets|got) (?:up )?to|up to|[:=~])\s*)+(?:around |about |over |~)?(?:9\d|1[0-2]\d)(?:\.\d)?\s?°?\s?C\b)`)
 
 // hardwareNegatedRE: the words before a statement that deny it.
 var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\bexclude[ds]?)\b[^.;!?]*$|(?:不是|并非|不像|没有|排除)[^。；！？]*$`)
@@ -66,7 +90,7 @@ var hardwareNegatedRE = lazyre.New(`(?i)(?:\bnot|n't|\bno|\bnever|\bruled? out|\
 var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faulty", "defective", "Defective",
 	"failing", "dying ", "damaged", "broken", "Broken", "unstable", "Unstable", "undervolt", "Undervolt",
 	"overclock", "Overclock", " OC ", " oc ", "显卡", "硬件",
-	"MHz", "clock", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
+	"MHz", "clock", " lost", "disappear", "vanish", "missing", "emperature", "temp", "Temp", "TEMP", "Thermal", "AER", "PCIe Bus Error", "C  P", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
 // faults and failed launches of illegal-address, a launch the driver timed

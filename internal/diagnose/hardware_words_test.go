@@ -30,6 +30,17 @@ func TestHardwareWordsRefine(t *testing.T) {
 		{"negated", "I don't think it is a hardware issue, the card passes gpu-burn.\n" + illegal, "illegal-address", 0},
 		{"ruled out", "Ruled out: hardware problems, drivers, memory.\n" + illegal, "illegal-address", 0},
 		{"silent", illegal, "illegal-address", 0},
+		// The link's and the heat's traces beside the fault; a card at
+		// work within its limits (80-89 °C) or a temperature ruled out is
+		// none.
+		{"corrected aer", "CUDA error in func 'search' at line 346 : unknown error.\n[74785.660366] pcieport 0000:00:02.0: AER: Corrected error received: id=0010\n", "hardware-fault", 2},
+		{"hot table row", illegal + "|  0%   92C    P1             38W /  575W |     509MiB /  32607MiB |     88%      Default |\n", "hardware-fault", 2},
+		{"hot prose", illegal + "When training, the GPU temperature reaches 97C.\n", "hardware-fault", 2},
+		{"warm table row", illegal + "|  0%   81C    P1             38W /  575W |     509MiB /  32607MiB |     88%      Default |\n", "illegal-address", 0},
+		{"warm prose", illegal + "the gpu temperature was 83 °C the whole time\n", "illegal-address", 0},
+		{"heat ruled out", illegal + "the GPU temperature never goes above 92C, so it is not heat\n", "illegal-address", 0},
+		{"gone from smi", "The GPU disappears from nvidia-smi after a few hours of training.\n", "hardware-fault", 1},
+		{"missing import", illegal + "the gpu module is missing from the system path\n", "illegal-address", 0},
 		// The words apply to the faults a GPU hides behind, not to any error.
 		{"other class", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\nmaybe a faulty card?\n", "oom", 0},
 		// An error nothing classifies, put down to the card's clocks

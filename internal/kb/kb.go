@@ -58,6 +58,13 @@ type Signature struct {
 	// Unless is an RE2 regex that, when it matches the same line, cancels
 	// the match: for wordings that also occur in harmless warnings.
 	Unless string `yaml:"unless,omitempty"`
+	// UnlessScope "sentence" limits Unless to the sentence that holds the
+	// match, for a person's prose: a paragraph pasted as one line states
+	// one thing and denies another ("The PC reboots during training. No
+	// crash in games, though."). Left out, Unless reads the whole line, as
+	// a program's message needs ("ran out of memory ... The caller
+	// indicates that this is not a failure").
+	UnlessScope string `yaml:"unless_scope,omitempty"`
 	// Repeats, when above 1, is how many lines of the same failure must
 	// match for a primary match to count: for wordings that are routine
 	// once (a loss scaler backing off during warm-up) and a failure only
@@ -426,6 +433,9 @@ func (c *Class) compile() error {
 				return fmt.Errorf("signature %s requires: %w", s.ID, err)
 			}
 		}
+		if s.UnlessScope != "" && (s.UnlessScope != "sentence" || s.Unless == "") {
+			return fmt.Errorf("signature %s: unless_scope is \"sentence\" and goes with unless", s.ID)
+		}
 		if s.Unless != "" {
 			if s.unlessRE, err = regexp.Compile(s.Unless); err != nil {
 				return fmt.Errorf("signature %s unless: %w", s.ID, err)
@@ -564,24 +574,64 @@ func (s *Signature) match(line string) (Match, bool) {
 
 // matchRegex is match once the keywords were found in line.
 func (s *Signature) matchRegex(line string) (Match, bool) {
-	sub := s.re.FindStringSubmatch(line)
-	if sub == nil {
+	loc := s.re.FindStringSubmatchIndex(line)
+	if loc == nil {
 		return Match{}, false
 	}
-	if s.unlessRE != nil && s.unlessRE.MatchString(line) {
-		return Match{}, false
+	if s.unlessRE != nil {
+		scope := line
+		if s.UnlessScope == "sentence" {
+			scope = sentenceAround(line, loc[0], loc[1])
+		}
+		if s.unlessRE.MatchString(scope) {
+			return Match{}, false
+		}
 	}
 	m := Match{Signature: s}
 	for i, name := range s.re.SubexpNames() {
-		if name != "" && sub[i] != "" {
+		if name != "" && loc[2*i] >= 0 && loc[2*i+1] > loc[2*i] {
 			if m.Groups == nil {
 				m.Groups = map[string]string{}
 			}
-			m.Groups[name] = sub[i]
+			m.Groups[name] = line[loc[2*i]:loc[2*i+1]]
 		}
 	}
 	return m, true
 }
+
+// sentenceAround returns the sentence of line that holds line[from:to]:
+// an unless speaks of the statement it sits in, so a denial in another
+// sentence of the same pasted paragraph ("The PC reboots during training.
+// No crash in games though.") does not cancel it. A sentence ends at '.',
+// '!' or '?' followed by a space, or at a full stop of CJK text; a version
+// number ("12.0") or a path ("a.cu") does not end one. The terminator
+// stays with its sentence, so an unless that looks for a question mark
+// still sees it.
+func sentenceAround(line string, from, to int) string {
+	start := 0
+	for i := from - 1; i > 0; i-- {
+		if (line[i] == ' ' || line[i] == '\t') && isSentenceEnd(line[i-1]) {
+			start = i + 1
+			break
+		}
+	}
+	end := len(line)
+	for i := to; i < len(line); i++ {
+		if isSentenceEnd(line[i]) && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t') {
+			end = i + 1
+			break
+		}
+	}
+	if c := strings.LastIndex(line[start:from], "。"); c >= 0 {
+		start += c + len("。")
+	}
+	if c := strings.Index(line[to:end], "。"); c >= 0 {
+		end = to + c + len("。")
+	}
+	return line[start:end]
+}
+
+func isSentenceEnd(b byte) bool { return b == '.' || b == '!' || b == '?' }
 
 // MatchString runs the signature on one line (exported for the engine and tests).
 func (s *Signature) MatchString(line string) (map[string]string, bool) {

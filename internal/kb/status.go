@@ -361,6 +361,24 @@ var cudaCallRE = lazyre.New(`\bcu(?:da)?[A-Z][A-Za-z0-9]*(?:_v\d)?(?:\([^()]+\) 
 // .cu or .cuh makes the message a CUDA status.
 var cudaSourceRE = lazyre.New(`(?i)\berror\b.*(?:\bat line \d+ in file \S+\.cuh?\b|\(at \S+\.cuh?:\d+\))`)
 
+// deviceLabelRE is a device's label that a tool prints before the
+// message it got from that device, after a bracketed time stamp or none:
+// ccminer's "GPU 0: unknown error", "[2018-08-02 10:11:12] GPU #1: out of
+// memory", "[GPU 2]: unknown error".
+var deviceLabelRE = lazyre.New(`(?i)^\s*(?:\[[0-9:./ T-]+\]\s*)?\[?gpu\s?#?\d{1,2}\]?\s*:\s*`)
+
+// deviceLabelled reports whether line is a device's label followed by the
+// generic message norm and nothing else: the message is then the
+// device's status, not a word of prose ("GPU 0: unknown error" is one,
+// "GPU 0: I got an unknown error yesterday" is not).
+func deviceLabelled(line, norm string) bool {
+	loc := deviceLabelRE.FindStringIndex(line)
+	if loc == nil {
+		return false
+	}
+	return strings.TrimSpace(normalize(line[loc[1]:])) == strings.TrimSpace(norm)
+}
+
 func hasErrorContext(norm string) bool {
 	for _, c := range errorContexts {
 		if strings.Contains(norm, c) {
@@ -463,7 +481,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 		if p.generic {
 			if ctx < 0 {
 				ctx = 0
-				if hasErrorContext(norm) || cudaCallRE.MatchString(line) || cudaSourceRE.MatchString(line) {
+				if hasErrorContext(norm) || cudaCallRE.MatchString(line) || cudaSourceRE.MatchString(line) || deviceLabelled(line, p.norm) {
 					ctx = 1
 				}
 			}
