@@ -193,6 +193,20 @@ func standingFinding(k *kb.KB, id, name string, message string, at logparse.Line
 	}, true
 }
 
+// statedFinding is the finding of class id that line at states in the
+// reporter's own words (no error line): the class's verdict, how the
+// report puts it, and the line quoted. at < 0 is no finding.
+func statedFinding(k *kb.KB, id, name string, lines []logparse.Line, at int, how string) (report.Finding, bool) {
+	if at < 0 {
+		return report.Finding{}, false
+	}
+	c, ok := k.Class(id)
+	if !ok {
+		return report.Finding{}, false
+	}
+	return standingFinding(k, id, name, c.Verdict+"; "+how+": "+strings.TrimSpace(lines[at].Text), lines[at])
+}
+
 // sourceFacts is what a source's parsed lines say about its environment:
 // the part of applyContext that depends on the source alone, read for
 // several sources side by side.

@@ -164,13 +164,5 @@ func saysHardware(lines []logparse.Line) bool {
 // working", "the card crashes due to high OC values") is the report's
 // failure itself, told in the words of the person who saw it.
 func hardwareStatedFinding(k *kb.KB, name string, lines []logparse.Line, texts []string) (report.Finding, bool) {
-	at := hardwareFaultStated(texts)
-	if at < 0 {
-		return report.Finding{}, false
-	}
-	c, ok := k.Class("hardware-fault")
-	if !ok {
-		return report.Finding{}, false
-	}
-	return standingFinding(k, c.ID, name, c.Verdict+"; the report puts it down to the hardware: "+strings.TrimSpace(lines[at].Text), lines[at])
+	return statedFinding(k, "hardware-fault", name, lines, hardwareFaultStated(texts), "the report puts it down to the hardware")
 }

@@ -73,15 +73,7 @@ func unseenGPUStated(texts []string) int {
 // unseenGPUFinding: where nothing else in a source failed, a line that
 // states that no GPU is seen is the report's failure.
 func unseenGPUFinding(k *kb.KB, name string, lines []logparse.Line, texts []string) (report.Finding, bool) {
-	at := unseenGPUStated(texts)
-	if at < 0 {
-		return report.Finding{}, false
-	}
-	c, ok := k.Class("cuda-unavailable")
-	if !ok {
-		return report.Finding{}, false
-	}
-	return standingFinding(k, c.ID, name, c.Verdict+"; the report says so: "+strings.TrimSpace(lines[at].Text), lines[at])
+	return statedFinding(k, "cuda-unavailable", name, lines, unseenGPUStated(texts), "the report says so")
 }
 
 // tacticMemoryRE is TensorRT's builder skipping a tactic for want of
