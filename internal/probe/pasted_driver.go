@@ -40,20 +40,29 @@ var proseDriverWords = []string{"driver", "reported version"}
 
 // proseDriver is a driver version stated in words on w's line, "" when it
 // states none. A version of the major alone ("driver 470") is returned as
-// that number; driverOlder compares it by the major only.
+// that number; driverOlder compares it by the major only. The kernel
+// module's version is TensorFlow's reading, never advice; the others are
+// dropped on a line that gives the driver as a requirement.
 func proseDriver(w lineWords) (string, bool) {
 	if !w.version && !w.digit {
 		return "", false
 	}
-	for _, re := range []*lazyre.Regexp{kernelReportedRE, proseDriverRE, cjkDriverRE} {
-		if re != cjkDriverRE && !w.may(proseDriverWords) || re == cjkDriverRE && !strings.Contains(w.line, "驱动") {
-			continue
-		}
-		m := re.FindStringSubmatch(w.line)
+	words := w.may(proseDriverWords)
+	readers := []struct {
+		re     *lazyre.Regexp
+		may    bool
+		advice bool
+	}{
+		{kernelReportedRE, words, false},
+		{proseDriverRE, words, true},
+		{cjkDriverRE, strings.Contains(w.line, "驱动"), true},
+	}
+	for _, r := range readers {
+		m := match(r.may, r.re, w.line)
 		if m == nil {
 			continue
 		}
-		if re != kernelReportedRE && driverAdviceRE.MatchString(w.line) {
+		if r.advice && driverAdviceRE.MatchString(w.line) {
 			return "", false
 		}
 		return m[1] + m[2], true
