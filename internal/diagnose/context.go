@@ -92,7 +92,7 @@ func applyContext(k *kb.KB, all []*source, fs []report.Finding) []report.Finding
 	par.Do(len(all), func(i int) {
 		s := all[i]
 		lines := sourceLines(s)
-		if len(lines) == 0 || len(located[s.name]) == 0 && !saysUnavailable(lines) && !saysCPUBuild(s) && !saysDeviceList(lines) && !saysHardware(lines) && !saysStated(lines) {
+		if len(lines) == 0 || len(located[s.name]) == 0 && !mayStandAlone(s, lines) {
 			return
 		}
 		read[i] = readFacts(lines)
@@ -166,6 +166,13 @@ func standaloneFinding(k *kb.KB, s *source, sf *sourceFacts, p *probe.Pasted) (r
 		return f, true
 	}
 	return tacticMemoryFinding(k, s, sf.lines, sf.texts)
+}
+
+// mayStandAlone is standaloneFinding's cheap test, one question per
+// entry, asked before a source's facts are read: some line may state one
+// of those failures.
+func mayStandAlone(s *source, lines []logparse.Line) bool {
+	return saysUnavailable(lines) || saysCPUBuild(s) || saysDeviceList(lines) || saysHardware(lines) || saysStated(lines)
 }
 
 // standingFinding is a finding of class id that a line of the source
