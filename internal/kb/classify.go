@@ -240,7 +240,7 @@ func (k *KB) Classify(lines []string) (Verdict, bool) {
 	switch {
 	case v.Notice():
 	case v.Class == v.Surface:
-		v.Alternatives = k.alternativesFor(v.Class)
+		v.Alternatives = readingsAgainst(k.alternativesFor(v.Class), v.Facts)
 	default:
 		// A refinement reads the facts beside the message; when they
 		// misled it, the message's own class is the answer, so it comes

@@ -1,6 +1,10 @@
 package kb
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
 
 // TestStartupListingFullCard: a start-up device listing that found 5% or
 // less of the default device free makes the card full; a listing with
@@ -105,5 +109,46 @@ func TestAutobatchFullCard(t *testing.T) {
 		if got := cardFull(f); got != c.full {
 			t.Errorf("%q: cardFull(%v) = %v, want %v", c.line, f, got, c.full)
 		}
+	}
+}
+
+// TestReadingAgainstOOM: a cuDNN handle failure whose XLA memory reading
+// shows most of the card free keeps its class and puts oom last among the
+// alternatives; with the card nearly full it is refined to oom; without a
+// reading the alternatives keep the corpus order.
+func TestReadingAgainstOOM(t *testing.T) {
+	k := MustDefault()
+	handle := "E0101 00:00:00.000000      21 cuda_dnn.cc:534] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+	reading := func(free int64) string {
+		return fmt.Sprintf("E0101 00:00:00.000001      21 cuda_dnn.cc:538] Memory usage: %d bytes free, 8589410304 bytes total.", free)
+	}
+	alts := func(v Verdict) []string {
+		var out []string
+		for _, a := range v.Alternatives {
+			out = append(out, a.Class)
+		}
+		return out
+	}
+	bare, ok := k.Classify([]string{handle})
+	if !ok {
+		t.Fatal("bare handle failure not classified")
+	}
+	if bare.Class.ID != "cudnn-error" && bare.Class.ID != "oom" {
+		t.Fatalf("bare handle failure: class %s", bare.Class.ID)
+	}
+	roomy, ok := k.Classify([]string{handle, reading(7438598144)})
+	if !ok || roomy.Class.ID != "cudnn-error" {
+		t.Fatalf("handle failure with room: %v %v", roomy.Class, ok)
+	}
+	got := alts(roomy)
+	if i := slices.Index(got, "oom"); i != len(got)-1 {
+		t.Errorf("handle failure with room: alternatives %v, want oom last", got)
+	}
+	full, ok := k.Classify([]string{handle, reading(100 << 20)})
+	if !ok || full.Class.ID != "oom" {
+		t.Errorf("handle failure on a full card: %v, want oom", full.Class)
+	}
+	if got := alts(Verdict{Alternatives: readingsAgainst([]Alternative{{Class: "oom"}, {Class: "library-mismatch"}}, map[string]string{})}); !slices.Equal(got, []string{"oom", "library-mismatch"}) {
+		t.Errorf("no reading: alternatives %v, want the corpus order", got)
 	}
 }

@@ -104,6 +104,26 @@ func (k *KB) countedAlternatives(id string, own []Alternative) []Alternative {
 	return out
 }
 
+// readingsAgainst moves to the end of alts a root the log's own reading
+// argues against: oom, when the memory reading XLA takes as a library
+// handle fails found at least half the card free (the bound under which
+// dnn_handle_starved blames memory). The corpus ranks oom high behind
+// cuDNN and cuBLAS statuses because most such logs carry no reading; one
+// that does and shows room leaves the other roots (a mismatched library,
+// a driver) as the likelier ones.
+func readingsAgainst(alts []Alternative, facts map[string]string) []Alternative {
+	share, ok := freeShare(facts)
+	if !ok || share < 0.5 {
+		return alts
+	}
+	i := slices.IndexFunc(alts, func(a Alternative) bool { return a.Class == "oom" })
+	if i < 0 || i == len(alts)-1 {
+		return alts
+	}
+	out := append(append([]Alternative{}, alts[:i]...), alts[i+1:]...)
+	return append(out, alts[i])
+}
+
 // countedRoots are the roots the corpus found behind surface at least
 // minRootCount times (not surface itself, not other), most often first.
 func (k *KB) countedRoots(surface string) []string {
