@@ -132,3 +132,26 @@ func TestHardwareStated(t *testing.T) {
 		}
 	}
 }
+
+// The driver's unknown error from a miner's kernel is the card's; from any
+// other program, or a miner's illegal access, keeps its surface class.
+func TestMinerUnknownError(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct {
+		name, log, want string
+	}{
+		{"ethminer search", "CUDA error in func 'search' at line 346 : unknown error.\n05:07:10|cudaminer2  Error CUDA mining: unknown error\n", "hardware-fault"},
+		{"mining kernel name", "CUDA error 'unknown error' in func 'cuda_daggerhashimoto::run' line 1220\n", "hardware-fault"},
+		{"hash rate", "GPU #0: 31.2 MH/s\nGPU #0: cudaError 30 (unknown error) calling 'cudaStreamSynchronize(stream)' (salsa_kernel.cu line 902)\n", "hardware-fault"},
+		// Look-alikes that keep the surface class.
+		{"training unknown error", "RuntimeError: CUDA error: unknown error\nepoch 3, hard negative mining enabled\n", "other"},
+		{"miner illegal access", "CUDA error 'an illegal memory access was encountered' in func 'cuda_daggerhashimoto::run' line 1281\n", "illegal-address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := explainText(t, e, c.log)
+			if len(fs) == 0 || fs[0].Class != c.want {
+				t.Fatalf("got %+v, want %s", fs, c.want)
+			}
+		})
+	}
+}
