@@ -26,7 +26,7 @@ var hardwareCauseRE = lazyre.New(`(?i)` +
 	`\b(?:likely|probably|possibly|must be|seems to be|looks like|it'?s|it is|it was|turned out to be|indeed|a|an)\s+(?:an?\s+|some (?:sort|kind) of\s+)?(?:gpu\s+)?(?:hardware|hw)(?:[ -]related)?\s+(?:issue|problem|fault|failure|defect|error|bug)s?\b` +
 	// "a faulty card", "defective GPU", "the riser is broken".
 	`|\b(?:faulty|defective|failing|dying|damaged|broken)\s+(?:gpus?|cards?|graphics cards?|video cards?|risers?|psus?|power suppl(?:y|ies)|vram|hardware)\b` +
-	`|\b(?:gpu|card|riser|psu|power supply)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
+	`|\b(?:gpu|card|riser|psu|power supply|vram|video memory|graphics memory|gpu memory)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
 	// A card the system lost while it worked, told by a person: "when a
 	// gpu is lost", "one GPU got lost during the training" (NVML's own
 	// "GPU is lost" message is the knowledge base's signature).
@@ -93,11 +93,13 @@ var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faul
 	"MHz", "clock", " lost", "disappear", "vanish", "missing", "emperature", "temp", "Temp", "TEMP", "Thermal", "AER", "PCIe Bus Error", "C  P", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
-// faults and failed launches of illegal-address, a launch the driver timed
+// faults and failed launches of illegal-address, a misaligned address that
+// memory too hot or clocked too high returns on one card and not on the
+// next (the same kernel runs clean elsewhere), a launch the driver timed
 // out and a kernel whose numbers came out NaN; and, in refineByHardwareWords,
 // any error nothing else classifies (class other: the driver's unknown
 // error, a miner's bare "[CUDA] ERROR gpu 0: ...cu: 487").
-var hardwareSurfaces = map[string]bool{"illegal-address": true, "launch-timeout": true, "nonfinite": true}
+var hardwareSurfaces = map[string]bool{"illegal-address": true, "misaligned-address": true, "launch-timeout": true, "nonfinite": true}
 
 // minerRE is a line of a cryptocurrency miner: its name, its pool protocol,
 // its hash rate or one of its proof-of-work kernels. A miner runs one

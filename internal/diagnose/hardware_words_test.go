@@ -30,6 +30,10 @@ func TestHardwareWordsRefine(t *testing.T) {
 		{"negated", "I don't think it is a hardware issue, the card passes gpu-burn.\n" + illegal, "illegal-address", 0},
 		{"ruled out", "Ruled out: hardware problems, drivers, memory.\n" + illegal, "illegal-address", 0},
 		{"silent", illegal, "illegal-address", 0},
+		// A misaligned address the report puts down to the card's memory;
+		// the same error with the memory ruled out keeps its class.
+		{"memory broken", "RuntimeError: CUDA error: misaligned address\nI have 8g of video memory, it should be enough, I suspect that my video memory is broken.\n", "hardware-fault", 2},
+		{"memory not broken", "RuntimeError: CUDA error: misaligned address\nThe card passed a memory test, so I do not think the video memory is broken.\n", "misaligned-address", 0},
 		// The link's and the heat's traces beside the fault; a card at
 		// work within its limits (80-89 °C) or a temperature ruled out is
 		// none.
