@@ -103,7 +103,7 @@ func (e *Engine) prefilter() *logparse.Prefilter {
 		as, reqs := withLineAnchors(anchorSet(e.KB))
 		rest := triggers(e.KB)
 		pats := slices.Concat(as, rest)
-		e.pf = logparse.NewPrefilter(pats, slices.Concat(hardwareWords, hardwareUnitWords, unseenGPUWords)...)
+		e.pf = logparse.NewPrefilter(pats, slices.Concat(hardwareWords, hardwareUnitWords, minerWords, unseenGPUWords)...)
 		// A text that is both a signature's anchor and a trigger of its
 		// own ("CUDA error", which the status layer reads with any number
 		// after it) keeps the prefilter's first index, the anchor's: it

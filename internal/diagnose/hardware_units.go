@@ -15,6 +15,10 @@ var hardwareUnitRE = lazyre.New(`(?i)` +
 	`\bonly one (?:of (?:them|my|the|our)(?: \w+){0,3} )?(?:is|keeps|was|kept) (?:crashing|failing|faulting|erroring|dying|dropping)` +
 	// "one of the GPUs on cn110 keeps crashing", "one of my 8 cards is faulty".
 	`|\bone of (?:my|the|our) (?:\d+ |\w+ )?(?:gpus?|cards?|graphics cards?|rigs?|nodes?|machines?|servers?)\b[^.\n]{0,30}?\b(?:is|keeps|was) (?:crashing|failing|faulty|dying|broken|dropping|not working|lost)` +
+	// The error itself put on one unit of several: "I keep on getting one
+	// of the GPUs giving this error", "one of my cards throws the same
+	// error".
+	`|\bone of (?:my|the|our) (?:\d+ )?(?:gpus?|cards?|graphics cards?|rigs?)\s+(?:keeps |kept |always |still )?(?:giving|gives|gave|throwing|throws|threw|showing|shows|reporting|reports|producing|produces) (?:this|that|the|an|the same) (?:error|err|crash|fault)` +
 	// An error told as happening on one unit of several, the place right
 	// after the error: "I'm having this cuda error (err_no=30) issue on one
 	// of my gpu", "the error shows up on one of the cards" (not "the error
@@ -45,4 +49,5 @@ var hardwareUnitWords = []string{"only one", "Only one", "one of my", "one of th
 	"same hardware", "same machine", "same rig", "same system", "same computer", "same motherboard",
 	"eplaced", "eplacing", "wapped", "wapping", "eturned", "eturning", "换了", "keeps crashing", "kept crashing",
 	"keeps failing", "kept failing", "only happen", "only occur", "only fail", "only crash", "only show", "only appear",
+	"Only happen", "Only occur", "Only fail", "Only crash", "Only show", "Only appear",
 	"only ever", "on one of", "On one of", "and one ", "GPU only", "gpu only", "card only", "node only", "machine only", "keeps dropping", "kept dropping", "keeps falling", "kept falling"}

@@ -26,6 +26,8 @@ func TestHardwareUnitsRefine(t *testing.T) {
 		{"one of three lost", launch + "I got 3 gpu's on my system and one is lost from time to time.\n", "hardware-fault"},
 		{"when overclocked", launch + "I suspect the oldest card may be susceptible to hard memory errors when overclocked.\n", "hardware-fault"},
 		{"a gpu is lost", illegal + "Is there a way to reboot the whole system when a gpu is lost ?\n", "hardware-fault"},
+		{"one of the gpus giving the error", illegal + "I keep on getting one of the GPUs giving this error, whatever the clocks.\n", "hardware-fault"},
+		{"capitalised only on one card", "GPU 4: Critical error in main cuda loop ErrorIllegalAddress: While executing a kernel, the device encountered a load or store instruction on an invalid memory address.\nOnly happens on one card on one system any ideas?\n", "hardware-fault"},
 		// Look-alikes that must keep the surface class.
 		{"not on one of", illegal + "The error does not happen on one of my GPUs only: all of them fail.\n", "illegal-address"},
 		{"one of the gpus used", illegal + "The error is raised while training on one of the GPUs I reserved.\n", "illegal-address"},
@@ -34,6 +36,8 @@ func TestHardwareUnitsRefine(t *testing.T) {
 		{"model comparison", illegal + "It works fine on an A100 but fails on the H100.\n", "illegal-address"},
 		{"only one thread", illegal + "Only one kernel is launched per step.\n", "illegal-address"},
 		{"replaced code", illegal + "Replacing the custom op with torch.gather fixed it.\n", "illegal-address"},
+		{"one of the gpus it runs on", illegal + "The error is printed by one of the GPUs this job uses; which one changes every run.\n", "illegal-address"},
+		{"driver wording alone", "While executing a kernel, the device encountered a load or store instruction on an invalid memory address.\n", "illegal-address"},
 		{"not the card", illegal + "It is not that only one of my GPUs is crashing: all of them do.\n", "illegal-address"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -26,7 +26,7 @@ var hardwareCauseRE = lazyre.New(`(?i)` +
 	`\b(?:likely|probably|possibly|must be|seems to be|looks like|it'?s|it is|it was|turned out to be|indeed|a|an)\s+(?:an?\s+|some (?:sort|kind) of\s+)?(?:gpu\s+)?(?:hardware|hw)(?:[ -]related)?\s+(?:issue|problem|fault|failure|defect|error|bug)s?\b` +
 	// "a faulty card", "defective GPU", "the riser is broken".
 	`|\b(?:faulty|defective|failing|dying|damaged|broken)\s+(?:gpus?|cards?|graphics cards?|video cards?|risers?|psus?|power suppl(?:y|ies)|vram|hardware)\b` +
-	`|\b(?:gpu|card|riser|psu|power supply)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
+	`|\b(?:gpu|card|riser|psu|power supply|vram|video memory|graphics memory|gpu memory)\s+(?:is|was|seems|seems to be|might be|must be)\s+(?:faulty|defective|dying|damaged|broken)\b` +
 	// A card the system lost while it worked, told by a person: "when a
 	// gpu is lost", "one GPU got lost during the training" (NVML's own
 	// "GPU is lost" message is the knowledge base's signature).
@@ -93,11 +93,55 @@ var hardwareWords = []string{"hardware", "Hardware", "HARDWARE", "faulty", "Faul
 	"MHz", "clock", " lost", "disappear", "vanish", "missing", "emperature", "temp", "Temp", "TEMP", "Thermal", "AER", "PCIe Bus Error", "C  P", "Clock", ": +", ":+", "=+", "= +", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9"}
 
 // hardwareSurfaces are the classes a failing GPU hides behind: the access
-// faults and failed launches of illegal-address, a launch the driver timed
+// faults and failed launches of illegal-address, a misaligned address that
+// memory too hot or clocked too high returns on one card and not on the
+// next (the same kernel runs clean elsewhere), a launch the driver timed
 // out and a kernel whose numbers came out NaN; and, in refineByHardwareWords,
 // any error nothing else classifies (class other: the driver's unknown
 // error, a miner's bare "[CUDA] ERROR gpu 0: ...cu: 487").
-var hardwareSurfaces = map[string]bool{"illegal-address": true, "launch-timeout": true, "nonfinite": true}
+var hardwareSurfaces = map[string]bool{"illegal-address": true, "misaligned-address": true, "launch-timeout": true, "nonfinite": true}
+
+// minerRE is a line of a cryptocurrency miner: its name, its pool protocol,
+// its hash rate or one of its proof-of-work kernels. A miner runs one
+// long-tested kernel around the clock on consumer cards that are commonly
+// overclocked, undervolted and hung on risers, so when the driver answers
+// such a miner with its unknown error (999, legacy 30: it could not say
+// what failed) the card, its clocks or its power are the cause far more
+// often than the miner. Only the unknown error is read this way: an
+// illegal access or a failed launch from a miner is also what a new miner
+// build's own bug looks like.
+var minerRE = lazyre.New(`(?i)\b(?:ethminer|cudaminer|ccminer|xmr-?stak\w*|xmrig\w*|excavator|nbminer|t-rex|phoenixminer|lolminer|gminer|nheqminer|ewbf)\b` +
+	`|\bCUDA mining\b|\bmining (?:rigs?|pools?|software)\b|\bstratum\b|\b\d+(?:\.\d+)?\s?(?:[kMG]H/s|Sol/s)\b` +
+	`|\b(?:cuda_)?(?:cryptonight\w*|daggerhashimoto|ethash\w*|equihash|neoscrypt\w*|lyra2\w*|kawpow|autolykos\w*)\b|\bsalsa_kernel\b`)
+
+// minerWords let the lines minerRE reads reach the parser; every line it
+// matches holds one of them.
+var minerWords = []string{"miner", "Miner", "MINER", "xmr", "excavator", "t-rex", "T-Rex", "ewbf", "EWBF", "mining", "stratum",
+	"H/s", "Sol/s", "cryptonight", "daggerhashimoto", "ethash", "equihash", "neoscrypt", "lyra2", "Lyra2", "kawpow", "autolykos", "salsa_kernel"}
+
+// unknownErrorRE is the driver's unknown error in its spellings.
+var unknownErrorRE = lazyre.New(`(?i)\bunknown error\b|\bcudaErrorUnknown\b|\bCUDA_ERROR_UNKNOWN\b|\berror\W{0,3}(?:999|30)\b|\bcudaError 30\b|\(999\)`)
+
+// minerUnknownError returns the index of the first line where a miner's
+// unknown error shows, when the input is a miner's, or -1.
+func minerUnknownError(texts []string) int {
+	miner := false
+	for _, t := range texts {
+		if minerRE.MatchString(t) {
+			miner = true
+			break
+		}
+	}
+	if !miner {
+		return -1
+	}
+	for i, t := range texts {
+		if unknownErrorRE.MatchString(t) {
+			return i
+		}
+	}
+	return -1
+}
 
 // hardwareStated returns the index of the first line that states a
 // hardware cause or an overclock, or holds the card's memory trace, or -1.
@@ -134,7 +178,7 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 	if !ok {
 		return
 	}
-	at := -2 // not looked for yet
+	at, mined := -2, -2 // not looked for yet
 	for _, i := range idx {
 		f := &fs[i]
 		if !hardwareSurfaces[f.Class] && f.Class != "other" {
@@ -143,10 +187,19 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 		if at == -2 {
 			at = hardwareStated(texts)
 		}
-		if at < 0 {
-			return
+		if at >= 0 {
+			f.Message = reroot(f, hw, name, lines[at]) + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text)
+			continue
 		}
-		f.Message = reroot(f, hw, name, lines[at]) + "; the report puts it down to the hardware: " + strings.TrimSpace(lines[at].Text)
+		if f.Class != "other" {
+			continue
+		}
+		if mined == -2 {
+			mined = minerUnknownError(texts)
+		}
+		if mined >= 0 {
+			f.Message = reroot(f, hw, name, lines[mined]) + "; a miner's kernel got the driver's unknown error, which on mining cards is most often the card itself (its overclock, its riser or the power supply): " + strings.TrimSpace(lines[mined].Text)
+		}
 	}
 }
 

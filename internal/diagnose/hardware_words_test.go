@@ -30,6 +30,10 @@ func TestHardwareWordsRefine(t *testing.T) {
 		{"negated", "I don't think it is a hardware issue, the card passes gpu-burn.\n" + illegal, "illegal-address", 0},
 		{"ruled out", "Ruled out: hardware problems, drivers, memory.\n" + illegal, "illegal-address", 0},
 		{"silent", illegal, "illegal-address", 0},
+		// A misaligned address the report puts down to the card's memory;
+		// the same error with the memory ruled out keeps its class.
+		{"memory broken", "RuntimeError: CUDA error: misaligned address\nI have 8g of video memory, it should be enough, I suspect that my video memory is broken.\n", "hardware-fault", 2},
+		{"memory not broken", "RuntimeError: CUDA error: misaligned address\nThe card passed a memory test, so I do not think the video memory is broken.\n", "misaligned-address", 0},
 		// The link's and the heat's traces beside the fault; a card at
 		// work within its limits (80-89 °C) or a temperature ruled out is
 		// none.
@@ -130,5 +134,28 @@ func TestHardwareStated(t *testing.T) {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
 		}
+	}
+}
+
+// The driver's unknown error from a miner's kernel is the card's; from any
+// other program, or a miner's illegal access, keeps its surface class.
+func TestMinerUnknownError(t *testing.T) {
+	e := New(kb.MustDefault())
+	for _, c := range []struct {
+		name, log, want string
+	}{
+		{"ethminer search", "CUDA error in func 'search' at line 346 : unknown error.\n05:07:10|cudaminer2  Error CUDA mining: unknown error\n", "hardware-fault"},
+		{"mining kernel name", "CUDA error 'unknown error' in func 'cuda_daggerhashimoto::run' line 1220\n", "hardware-fault"},
+		{"hash rate", "GPU #0: 31.2 MH/s\nGPU #0: cudaError 30 (unknown error) calling 'cudaStreamSynchronize(stream)' (salsa_kernel.cu line 902)\n", "hardware-fault"},
+		// Look-alikes that keep the surface class.
+		{"training unknown error", "RuntimeError: CUDA error: unknown error\nepoch 3, hard negative mining enabled\n", "other"},
+		{"miner illegal access", "CUDA error 'an illegal memory access was encountered' in func 'cuda_daggerhashimoto::run' line 1281\n", "illegal-address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := explainText(t, e, c.log)
+			if len(fs) == 0 || fs[0].Class != c.want {
+				t.Fatalf("got %+v, want %s", fs, c.want)
+			}
+		})
 	}
 }
