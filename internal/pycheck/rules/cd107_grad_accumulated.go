@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`, or `record = functools.partial(list.append, losses)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included, and the output record itself when its loss element is backpropagated, `out[\"loss\"].backward(); records.append(out)`, unless that element is replaced by a number or a detached tensor first; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`, or `record = functools.partial(list.append, losses)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -458,6 +458,9 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 		return
 	}
 	backpropagated := returned || backpropagatedIn(f, fl, name, body)
+	if loss != nil && loss.Type() == "identifier" && lossSlotDetached(f, name, body) {
+		return
+	}
 	if !strings.Contains(strings.ToLower(name), "loss") && !backpropagated {
 		return
 	}
@@ -536,7 +539,7 @@ func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pych
 	for _, c := range f.CallsAt(".backward(", int(body.StartByte()), int(body.EndByte())) {
 		// (recon + kl).backward(): each term is backpropagated.
 		for _, t := range sumTerms(f, receiver(c)) {
-			if r := madeOf(f, t); r != nil && f.Text(r) == name {
+			if r := madeOf(f, t); r != nil && (f.Text(r) == name || holderOf(f, r) == name) {
 				return true
 			}
 		}
@@ -544,12 +547,48 @@ func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pych
 		if r == nil {
 			continue
 		}
+		// out["loss"].backward(): out holds the backpropagated loss.
+		if holderOf(f, r) == name {
+			return true
+		}
 		if fl.Contains(c) {
 			for _, d := range fl.ReachingDefs(r, r) {
 				if v := madeOf(f, defValue(d)); v != nil && f.Text(v) == name {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// holderOf is the name whose loss element or attribute r reads
+// (`out` of out["loss"] or out.loss), or "".
+func holderOf(f *pycheck.File, r *pycheck.Node) string {
+	var base *pycheck.Node
+	switch r.Type() {
+	case "subscript":
+		base = r.ChildByFieldName("value")
+	case "attribute":
+		base = r.ChildByFieldName("object")
+	}
+	if base = pycheck.Unparen(base); base != nil && base.Type() == "identifier" {
+		return f.Text(base)
+	}
+	return ""
+}
+
+// lossSlotDetached: in body the loss element of the record name is
+// replaced by a number or a detached tensor (`out["loss"] =
+// out["loss"].detach()`), so the record keeps no graph.
+func lossSlotDetached(f *pycheck.File, name string, body *pycheck.Node) bool {
+	for _, id := range f.Names(name, int(body.StartByte()), int(body.EndByte())) {
+		el := id.Parent()
+		if el == nil || (el.Type() != "subscript" || !same(el.ChildByFieldName("value"), id)) && (el.Type() != "attribute" || !same(el.ChildByFieldName("object"), id)) || !lossAttribute(f, el) {
+			continue
+		}
+		if a := el.Parent(); a != nil && a.Type() == "assignment" && same(a.ChildByFieldName("left"), el) && containsAny(f.Compact(a.ChildByFieldName("right")), graphFree) {
+			return true
 		}
 	}
 	return false

@@ -162,3 +162,9 @@ def make_probe(acts):
         return h.norm(dim=-1)
 
     return magnitude
+
+
+def time_half_backward(net, x):
+    net = net.half()
+    y = net(x.half())
+    y.sum().backward()

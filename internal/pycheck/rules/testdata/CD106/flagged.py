@@ -120,3 +120,9 @@ def make_probe(acts):
         return h.norm(dim=-1)  # want CD106
 
     return magnitude
+
+
+def half_net_energy(net, x):
+    net = net.half()
+    y = net(x.half())
+    return y.pow(2).sum()  # want CD106

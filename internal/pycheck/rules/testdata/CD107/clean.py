@@ -396,3 +396,14 @@ def fit_partial_append(model, batches, opt):
         opt.step()
         log(loss.detach())
     return history
+
+
+def fit_records(model, loader, opt):
+    records = []
+    for batch in loader:
+        out = model(batch)
+        out["loss"].backward()
+        opt.step()
+        out["loss"] = out["loss"].item()
+        records.append(out)
+    return records

@@ -185,3 +185,44 @@ class PartialState(nn.Module):
         for x in xs:
             h = self.cell(x, h + g)
         return h
+
+
+class BufferProjection(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.register_buffer("proj", torch.rand(d, d))
+
+    def forward(self, x):
+        return x @ self.proj.T
+
+
+class MovedProjection(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.proj = torch.rand(d, d)
+
+    def forward(self, x):
+        return x @ self.proj.to(x.device).T
+
+
+def fourier_features(x, n):
+    k = torch.arange(n, device=x.device)
+    w = 2.0 ** (k / n)
+    return x[..., None] * w
+
+
+class Fourier(nn.Module):
+    def forward(self, x):
+        return fourier_features(x, 8)
+
+
+class MaskedStack(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.blocks = nn.ModuleList(layers)
+
+    def forward(self, x):
+        mask = torch.ones(x.size(1), x.size(1), device=x.device)
+        for blk in self.blocks:
+            x = blk(x, mask=mask)
+        return x

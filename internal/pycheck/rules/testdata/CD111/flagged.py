@@ -152,3 +152,35 @@ class PartialState(nn.Module):
         for x in xs:
             h = self.cell(x, h)
         return h
+
+
+class PlainProjection(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.proj = torch.rand(d, d)  # want CD111
+
+    def forward(self, x):
+        return x @ self.proj.T
+
+
+def fourier_features(x, n):
+    k = torch.arange(n)  # want CD111
+    w = 2.0 ** (k / n)
+    return x[..., None] * w
+
+
+class Fourier(nn.Module):
+    def forward(self, x):
+        return fourier_features(x, 8)
+
+
+class MaskedStack(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.blocks = nn.ModuleList(layers)
+
+    def forward(self, x):
+        mask = torch.ones(x.size(1), x.size(1))  # want CD111
+        for blk in self.blocks:
+            x = blk(x, mask=mask)
+        return x

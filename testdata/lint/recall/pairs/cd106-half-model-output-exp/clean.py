@@ -4,5 +4,5 @@ import torch
 def random_features(proj, q):
     proj = proj.cuda().half()
     z = proj(q.half()).float()
-    feats = torch.exp(z - z.max(dim=-1, keepdim=True).values)
-    return feats.sum(dim=-1)
+    feats = torch.exp(z)
+    return feats / feats.sum(dim=-1, keepdim=True)

@@ -4,5 +4,5 @@ import torch
 def random_features(proj, q):
     proj = proj.cuda().half()
     z = proj(q.half())
-    feats = torch.exp(z - z.max(dim=-1, keepdim=True).values)
-    return feats.sum(dim=-1)  # want CD106
+    feats = torch.exp(z)  # want CD106
+    return feats / feats.sum(dim=-1, keepdim=True)

@@ -4,9 +4,9 @@ from torch import nn
 
 
 def positional_encoding(v, sigma, m):
-    j = torch.arange(m)
+    j = torch.arange(m)  # want CD111
     coeffs = 2 * np.pi * sigma ** (j / m)
-    vp = coeffs * torch.unsqueeze(v, -1)  # want CD111
+    vp = coeffs * torch.unsqueeze(v, -1)
     out = torch.cat((torch.cos(vp), torch.sin(vp)), dim=-1)
     return out.flatten(-2, -1)
 

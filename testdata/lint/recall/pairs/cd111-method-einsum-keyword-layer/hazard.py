@@ -17,7 +17,7 @@ class RelativeEncoder(nn.Module):
 
     def forward(self, h):
         qlen = h.shape[0]
-        pos_emb = self.relative_positions(qlen, qlen)
+        pos_emb = self.relative_positions(qlen, qlen)  # want CD111
         for layer in self.layers:
-            h = layer(h, r=pos_emb)  # want CD111
+            h = layer(h, r=pos_emb)
         return h
