@@ -494,7 +494,7 @@ var CPUFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "
 var KeepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
 	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true,
 	"mul_": true, "add_": true, "sub_": true, "div_": true, "clamp_": true, "fill_": true, "normal_": true, "uniform_": true,
-	"zero_": true, "exp_": true, "pow_": true, "bernoulli_": true, "random_": true, "exponential_": true, "log_normal_": true, "geometric_": true, "cauchy_": true}
+	"zero_": true, "logical_not": true, "exp_": true, "pow_": true, "bernoulli_": true, "random_": true, "exponential_": true, "log_normal_": true, "geometric_": true, "cauchy_": true}
 
 // SameDeviceFuncs are torch functions whose result is on their tensor
 // arguments' device (or that fail when those differ): one CPU operand

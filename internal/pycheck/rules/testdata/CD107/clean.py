@@ -407,3 +407,14 @@ def fit_records(model, loader, opt):
         out["loss"] = out["loss"].item()
         records.append(out)
     return records
+
+
+def fit_parts(model, loader, opt, totals):
+    for batch in loader:
+        losses = model.losses(batch)
+        opt.zero_grad()
+        losses["total"].backward()
+        opt.step()
+        for name in losses:
+            totals[name] += losses[name].item()
+    return totals

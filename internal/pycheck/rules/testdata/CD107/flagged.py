@@ -239,3 +239,14 @@ def fit_records(model, loader, opt):
         opt.step()
         records.append(out)  # want CD107
     return records
+
+
+def fit_parts(model, loader, opt, totals):
+    for batch in loader:
+        losses = model.losses(batch)
+        opt.zero_grad()
+        losses["total"].backward()
+        opt.step()
+        for name in losses:
+            totals[name] += losses[name]  # want CD107
+    return totals
