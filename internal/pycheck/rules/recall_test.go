@@ -45,7 +45,9 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 422/430 since 11 more pairs in other styles were added for
+	// tune: 423/430 since a lambda that appends what it is given
+	// (record = lambda v: history.append(v)) is followed in CD107; it was
+	// 422/430 since 11 more pairs in other styles were added for
 	// CD101, CD106, CD107 and CD111 (10 tune, 1 test; 3 of the 11 found
 	// when added, 3/10 tune and 0/1 test) and these changes: a local name
 	// bound to a slice of a pinned buffer in CD101; a difference with a
@@ -147,7 +149,7 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.981, "CD101": 0.987, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.964, "CD107": 0.970,
+	"tune": {"all": 0.983, "CD101": 0.987, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.964, "CD107": 0.985,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
 	// test: 0.777 (63/81) since the pair above was added and the
 	// changes above (the 80 before are 63/80 now); it was 0.775 (62/80)
