@@ -494,7 +494,7 @@ var CPUFactories = map[string]bool{"zeros": true, "ones": true, "randn": true, "
 var KeepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "int": true, "half": true, "unsqueeze": true,
 	"view": true, "reshape": true, "expand": true, "t": true, "transpose": true, "repeat": true, "triu": true, "tril": true,
 	"mul_": true, "add_": true, "sub_": true, "div_": true, "clamp_": true, "fill_": true, "normal_": true, "uniform_": true,
-	"zero_": true, "exp_": true, "pow_": true, "bernoulli_": true, "random_": true, "exponential_": true, "log_normal_": true, "geometric_": true, "cauchy_": true}
+	"zero_": true, "logical_not": true, "exp_": true, "pow_": true, "bernoulli_": true, "random_": true, "exponential_": true, "log_normal_": true, "geometric_": true, "cauchy_": true}
 
 // SameDeviceFuncs are torch functions whose result is on their tensor
 // arguments' device (or that fail when those differ): one CPU operand
@@ -502,7 +502,7 @@ var KeepsDevice = map[string]bool{"bool": true, "float": true, "long": true, "in
 var SameDeviceFuncs = map[string]bool{"torch.triu": true, "torch.tril": true, "torch.diag": true, "torch.diag_embed": true,
 	"torch.flip": true, "torch.sin": true, "torch.cos": true, "torch.exp": true, "torch.log": true, "torch.sqrt": true,
 	"torch.cat": true, "torch.stack": true, "torch.outer": true, "torch.meshgrid": true,
-	"torch.nn.utils.rnn.pad_sequence": true}
+	"torch.nn.utils.rnn.pad_sequence": true, "torch.einsum": true, "torch.pow": true}
 
 // CPUValue reports whether e, in the function or module scope, is a
 // tensor a torch factory made on the CPU (torch.<factory>(...) without
@@ -691,12 +691,42 @@ func ToCPU(f *File, call *Node) bool {
 	if dev = Unparen(dev); dev == nil || dev.Type() != "identifier" {
 		return false
 	}
+	if fn := Ancestor(call, "function_definition"); fn != nil && cpuDefault(f, fn, f.Text(dev)) {
+		return true
+	}
 	// name is assigned in the file, and every assignment binds the CPU
 	// device.
 	return f.boundTo("cpu", f.Text(dev), func(v *Node) bool {
 		t := f.Compact(v)
 		return t == `"cpu"` || t == `'cpu'` || strings.HasSuffix(t, `device("cpu")`) || strings.HasSuffix(t, `device('cpu')`)
 	})
+}
+
+// cpuDefault: name is a parameter of fn that defaults to the CPU
+// (`def add(self, value, device="cpu")`) and fn does not rebind it: the
+// copy goes to the host unless a caller says otherwise.
+func cpuDefault(f *File, fn *Node, name string) bool {
+	ps := fn.ChildByFieldName("parameters")
+	body := fn.ChildByFieldName("body")
+	if ps == nil || body == nil {
+		return false
+	}
+	found := false
+	for _, p := range ps.NamedChildren() {
+		if (p.Type() == "default_parameter" || p.Type() == "typed_default_parameter") && f.Text(p.ChildByFieldName("name")) == name {
+			t := f.Compact(p.ChildByFieldName("value"))
+			found = t == `"cpu"` || t == `'cpu'`
+		}
+	}
+	if !found {
+		return false
+	}
+	for _, id := range f.Names(name, int(body.StartByte()), int(body.EndByte())) {
+		if p := id.Parent(); p != nil && (p.Type() == "assignment" || p.Type() == "augmented_assignment") && same(p.ChildByFieldName("left"), id) {
+			return false
+		}
+	}
+	return true
 }
 
 // boundTo is boundOnlyTo(f, name, ok), remembered per file under the

@@ -16,7 +16,7 @@ var CD101 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Error,
 		Title:    "Result of a non_blocking device-to-host copy read before synchronising",
-		Summary:  "A `non_blocking=True` copy from the GPU to the CPU (`.to(\"cpu\")`, or `.to(dev)` with every assignment of `dev` in the file naming the CPU: `dev = torch.device(\"cpu\")`) returns at once (also with the options in a mapping spelt in the file: `x.to(**opts)` with `opts = dict(device=\"cpu\", non_blocking=True)`); its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`, a `@property` of the class read as `self.host`, a lambda bound to a name, `to_cpu = lambda t: t.to(\"cpu\", non_blocking=True)`, or `functools.partial(torch.Tensor.to, device=\"cpu\", non_blocking=True)`; a generator that yields copies, read through the loop over it: `for host in batches(...)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory; the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into the targets a generator of copies is unpacked into (`b, s = (t.to(\"cpu\", non_blocking=True) for t in pair)`), into a list it is appended to (whose elements a loop or comprehension reads), into a dict a comprehension builds of copies (`{k: v.to(\"cpu\", non_blocking=True) for k, v in out.items()}`, read through its elements, also in a loop over its `.items()` or `.values()`), into the field of an object of a class of the file it is handed to (a dataclass, NamedTuple or plain class: `Out(loss=copy)`, also returned from a helper and read as `res.loss` by its caller), and from an attribute of self (or a container kept in one, `self.cache[key] = copy`) into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, the end of a `with` block whose context manager is an object of a class of the file whose `__exit__` synchronises (past the block, not inside it), or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
+		Summary:  "A `non_blocking=True` copy from the GPU to the CPU (`.to(\"cpu\")`, or `.to(dev)` with every assignment of `dev` in the file naming the CPU: `dev = torch.device(\"cpu\")`, or a parameter of the function defaulting to the CPU that it does not rebind: `def stash(t, device=\"cpu\")`) returns at once (also with the options in a mapping spelt in the file: `x.to(**opts)` with `opts = dict(device=\"cpu\", non_blocking=True)`); its result is read on the host (`.tolist()`, `.item()`, `print`, indexing; `arr = t.numpy()` shares the memory and reads nothing, so the reads of `arr` are followed) before any synchronisation. The copy may be made in a helper, of this file or imported from another module of the project (`from .transfer import to_host`, `import pkg.transfer as tr; tr.to_host(x)`, a package's re-export, a helper that returns another's copy, a helper that returns a tuple of copies the caller unpacks: `boxes, scores = to_host(out)`, a `@property` of the class read as `self.host`, a lambda bound to a name, `to_cpu = lambda t: t.to(\"cpu\", non_blocking=True)`, or `functools.partial(torch.Tensor.to, device=\"cpu\", non_blocking=True)`; a generator that yields copies, read through the loop over it: `for host in batches(...)`), or with `dst.copy_(src, non_blocking=True)` into pinned memory (also into a slice of it, `buf[:n].copy_(...)` or through a local name bound to one, `part = self.buf[:n]; part.copy_(...)`, with `buf` kept in self read in another method directly or through a numpy view of it the class keeps, `self.view = self.buf.numpy()`; writing into another slice reads nothing); the copy is followed into the names it is copied to (`prev = cur`, `a, b = x, y`), into the targets a generator of copies is unpacked into (`b, s = (t.to(\"cpu\", non_blocking=True) for t in pair)`), into a list it is appended to (whose elements a loop or comprehension reads), into a dict a comprehension builds of copies (`{k: v.to(\"cpu\", non_blocking=True) for k, v in out.items()}`, read through its elements, also in a loop over its `.items()` or `.values()`), into a local dict or list filled slot by slot (`host[k] = v.to(\"cpu\", non_blocking=True)` in a loop over a state dict, read through its elements or handed whole to a function that reads it, `torch.save(host, path)`), into the field of an object of a class of the file it is handed to (a dataclass, NamedTuple or plain class: `Out(loss=copy)`, also returned from a helper and read as `res.loss` by its caller), and from an attribute of self (or a container kept in one, `self.cache[key] = copy`) into the class's other methods (`self.pending` set in `update()`, read in `compute()` with no wait there; not when the method that made it waits after the copy on every path out of it: an early return or a wait on one branch only leaves the copy unfinished); the read is followed along the function's control flow (also into a lambda that `sorted`, `min` or `max` runs before returning, branches, early returns, a loop's next pass, a `finally` clause), and a synchronising call, also one inside a helper, counts only where it runs on every path from the copy to the read: `torch.cuda.synchronize()`, an event's or stream's `synchronize()`, a `while not event.query()` loop, the end of a `with` block whose context manager is an object of a class of the file whose `__exit__` synchronises (past the block, not inside it), or a blocking read (`.item()`, `.tolist()`, `float()`) of a value computed from the copy's GPU source, which drains the stream the copy is queued on (not when the copy runs on a side stream).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `With non_blocking=True the copy into (pinned) host memory is only queued on the CUDA
 stream; the call returns before the data arrives. Reading the destination on the host
@@ -50,7 +50,7 @@ var passOn = map[string]bool{"to": true, "cuda": true, "pin_memory": true, "reco
 
 // hostReadFuncs are builtins and numpy functions that read their argument.
 var hostReadFuncs = map[string]bool{"print": true, "float": true, "int": true, "bool": true, "list": true, "str": true,
-	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true, "np.save": true, "len": false,
+	"repr": true, "np.array": true, "np.asarray": true, "numpy.array": true, "numpy.asarray": true, "np.save": true, "torch.save": true, "len": false,
 	// Builtins that compare or add the elements they iterate: a read of
 	// a tensor's elements, and of the tensors in a list.
 	"max": true, "min": true, "sum": true, "sorted": true, "any": true, "all": true}
@@ -67,7 +67,12 @@ func checkCD101(p *pycheck.Pass) {
 		if pycheck.LastName(f.Callee(call)) == "copy_" {
 			// dst.copy_(src, non_blocking=True) into host memory: dst is
 			// what the host must not read yet.
-			if dst := pycheck.Unparen(receiver(call)); dst != nil && pycheck.IsPlace(dst) && hostBuffer(f, dst) {
+			dst := pycheck.Unparen(receiver(call))
+			// buf[:n].copy_(src, non_blocking=True) fills part of buf.
+			for dst != nil && dst.Type() == "subscript" && sliced(dst) {
+				dst = pycheck.Unparen(dst.ChildByFieldName("value"))
+			}
+			if dst != nil && pycheck.IsPlace(dst) && hostBuffer(f, dst) {
 				checkPlaceReads(p, call, dst, f.Text(dst)+", filled by a non_blocking copy_ from the GPU")
 			}
 			continue
@@ -118,6 +123,23 @@ func checkCD101(p *pycheck.Pass) {
 	}
 }
 
+// sliced: the subscript takes a slice (buf[:n], buf[a:b, 0]).
+func sliced(n *pycheck.Node) bool {
+	sub := n.ChildByFieldName("subscript")
+	if sub == nil {
+		return false
+	}
+	if sub.Type() == "slice" {
+		return true
+	}
+	for _, c := range n.NamedChildren() {
+		if c.Type() == "slice" {
+			return true
+		}
+	}
+	return false
+}
+
 // unpackedTargets are the places a call's tuple result is unpacked into
 // (`a, b = f()`), by position; nil for a target that is no plain place,
 // and none from a starred target on (its position is not known).
@@ -163,6 +185,10 @@ func hostBufferVia(f *pycheck.File, place *pycheck.Node, depth int) bool {
 	if place.Type() == "identifier" {
 		for _, d := range f.Flow(f.Scope(place)).ReachingDefs(place, place) {
 			v := pycheck.Unparen(defValue(d))
+			// pinned = self.buf[:n]: a view of part of a buffer.
+			for v != nil && v.Type() == "subscript" && sliced(v) {
+				v = pycheck.Unparen(v.ChildByFieldName("value"))
+			}
 			if v == nil {
 				continue
 			}
@@ -239,12 +265,48 @@ func checkCopyRead(p *pycheck.Pass, call *pycheck.Node, what string) {
 				if v := pycheck.Unparen(l.ChildByFieldName("value")); v != nil && v.Type() == "attribute" && pycheck.IsPlace(v) {
 					line, _ := f.LineCol(int(call.StartByte()))
 					checkOtherMethodReads(p, call, line, v, f.Text(v)+", a container holding "+what)
+				} else if v != nil && v.Type() == "identifier" {
+					// host[key] = copy: a local dict or list filled slot by slot.
+					checkSlotReads(p, call, v, f.Text(v)+", a container holding "+what)
 				}
 			}
 		}
 		return
 	}
 	checkPlaceReads(p, call, place, f.Text(place)+", "+what)
+}
+
+// checkSlotReads follows copies stored in the slots of a local container
+// (`host[key] = t.to("cpu", non_blocking=True)`, in a loop over a state
+// dict) to where the container or one of its elements is read before a
+// synchronisation: an element looked up and read (`host[k].tolist()`),
+// iterated and read, or the whole container handed to a function that
+// reads it (`torch.save(host, path)`, `print(host)`).
+func checkSlotReads(p *pycheck.Pass, call, container *pycheck.Node, what string) {
+	f := p.File
+	fl := f.Flow(f.Scope(call))
+	line, _ := f.LineCol(int(call.StartByte()))
+	uses := fl.UsesAfter(call, container, hostSyncs(f, fl, copySource(f, call)), true)
+	sortNodes(uses)
+	for _, use := range uses {
+		var n *pycheck.Node
+		var how string
+		if el := upParen(use).Parent(); el != nil && el.Type() == "subscript" && same(el.ChildByFieldName("value"), upParen(use)) {
+			if pycheck.IsDef(el) {
+				continue
+			}
+			n, how = hostRead(f, el)
+		} else if pr := upParen(use).Parent(); pr != nil && pr.Type() == "argument_list" {
+			n, how = hostRead(f, use)
+		}
+		if n == nil {
+			n, how = elementRead(f, use)
+		}
+		if n != nil {
+			p.Report(n, fmt.Sprintf("%s reads %s (line %d), before any synchronize()", how, what, line))
+			return
+		}
+	}
 }
 
 // checkFieldReads follows a copy handed to a constructor of the file's
@@ -355,6 +417,16 @@ func checkOtherMethodReads(p *pycheck.Pass, call *pycheck.Node, line int, place 
 	if body == nil {
 		return
 	}
+	// self.arr = self.buf.numpy(), anywhere in the class: self.arr shares
+	// the buffer's memory, and reading it reads the copy.
+	var views []*pycheck.Node
+	for _, off := range f.Find(f.Text(place)+".numpy()", int(cls.StartByte()), int(cls.EndByte())) {
+		if n := f.NodeAt(off, off+len(f.Text(place))); n != nil {
+			if v, view := numpyView(f, n); v != nil && view.Type() == "attribute" && f.Text(view.ChildByFieldName("object")) == "self" {
+				views = append(views, view)
+			}
+		}
+	}
 	for _, d := range body.NamedChildren() {
 		if d.Type() == "decorated_definition" {
 			d = d.ChildByFieldName("definition")
@@ -364,6 +436,9 @@ func checkOtherMethodReads(p *pycheck.Pass, call *pycheck.Node, line int, place 
 		}
 		fl := f.Flow(d)
 		uses := fl.EntryUses(place, hostSyncs(f, fl), true)
+		for _, v := range views {
+			uses = append(uses, fl.EntryUses(v, hostSyncs(f, fl), true)...)
+		}
 		sortNodes(uses)
 		for _, use := range uses {
 			n, how := hostRead(f, use)
@@ -513,6 +588,10 @@ func hostRead(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
 	case "subscript":
 		if v := p.ChildByFieldName("value"); same(v, n) {
 			if g := p.Parent(); g != nil && (g.Type() == "assignment" || g.Type() == "augmented_assignment") && same(g.ChildByFieldName("left"), p) {
+				return nil, ""
+			}
+			// buf[:n].copy_(src), buf[i].zero_(): a write into part of it.
+			if m, call := methodCallOn(f, p); call != nil && (m == "copy_" || isInplaceMethod(m)) {
 				return nil, ""
 			}
 			return p, "indexing"

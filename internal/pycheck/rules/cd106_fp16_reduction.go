@@ -17,7 +17,7 @@ var CD106 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Overflow-prone reduction on a manually converted float16 tensor",
-		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16, or with a name one value of a conditional expression binds to float16 (`dtype = torch.float16 if fp16 else torch.float32`); `.type_as(w)` or `.to(w)` with `w` a float16 copy; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy (a lambda bound to a name included, and `functools.partial(torch.Tensor.to, dtype=torch.float16)`; what a generator yields, in the loop over it: `for c in half_chunks(x)`; a nested function reading the float16 name of its enclosing function, `def norm(): return h.norm()`; or of a `@property` returning one, read as `self.w16`), float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a product with itself or another float16 operand, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32.",
+		Summary:  "A tensor converted to float16 by hand (`.half()`, `.to(torch.float16)`, `.to(self.dtype)` with an attribute holding float16: a field default, a constructor's argument, a parameter's default; `.to(dtype)` with a parameter of the function defaulting to float16, or with a name one value of a conditional expression binds to float16 (`dtype = torch.float16 if fp16 else torch.float32`); `.type_as(w)` or `.to(w)` with `w` a float16 copy; a tensor a torch factory makes with `dtype=torch.float16`, `torch.ones_like(x, dtype=torch.half)` and the other `*_like` factories included; a numpy float16 array made a tensor, `torch.from_numpy(a.astype(np.float16))`; a matrix product computed in a float16 CUDA autocast block (float16 is CUDA autocast's default dtype) and used after it; also the result of a helper of the file that returns such a copy (a lambda bound to a name included, and `functools.partial(torch.Tensor.to, dtype=torch.float16)`; what a generator yields, in the loop over it: `for c in half_chunks(x)`; a nested function reading the float16 name of its enclosing function, `def norm(): return h.norm()`; or of a `@property` returning one, read as `self.w16`), float16 copies joined with `torch.stack`/`torch.cat`, and the elements of a list or dict comprehension of float16 copies read in a loop or another comprehension, `{k: v.pow(2).sum() for k, v in halves.items()}`; a move to the GPU, `.cuda()`, keeps the dtype; the output of a module converted by hand, `net = net.half()` then `y = net(x)`, is float16 too) is summed, raised to a power, exponentiated, normed or reduced outside autocast, directly or after arithmetic that keeps it float16 (a scale, a product with itself or another float16 operand, a difference with a statistic of the same value, `x - x.mean(1)` also through a name bound to it, a matmul of float16 operands, a transpose); float16 overflows to inf above 65504. A matmul itself is not flagged: cuBLAS accumulates float16 products in float32; nor is a sum that only seeds a backward pass, `y.sum().backward()`, whose gradient is ones whatever its value.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `float16's largest finite value is 65504. A sum, power, exp, norm or variance of
 ordinary activations exceeds it quickly and silently becomes inf (then NaN in the
@@ -293,7 +293,7 @@ func overflowUse(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
 			}
 			return nil, ""
 		case "attribute":
-			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] && !wideDtype(f, call) {
+			if m, call := methodCallOn(f, cur); call != nil && overflowMethods[m] && !wideDtype(f, call) && !(seedSums[m] && seedsBackward(f, call)) {
 				return call, "." + m + "()"
 			}
 			return nil, ""
@@ -308,6 +308,61 @@ func overflowUse(f *pycheck.File, n *pycheck.Node) (*pycheck.Node, string) {
 			return nil, ""
 		}
 	}
+}
+
+// seedSums are reductions whose gradient does not depend on their value.
+var seedSums = map[string]bool{"sum": true, "mean": true}
+
+// seedsBackward: the value n only seeds a backward pass: it is summed
+// (.sum(), sum(... for ...), +, one branch of a conditional) into the
+// receiver of .backward(), and never read. The gradient of a sum is ones
+// whatever its value, so an overflow there is harmless
+// (`y.sum().backward()` to time a layer's backward).
+func seedsBackward(f *pycheck.File, n *pycheck.Node) bool {
+	cur := n
+	for range 8 {
+		cur = upParen(cur)
+		p := cur.Parent()
+		if p == nil {
+			return false
+		}
+		if m, call := methodCallOn(f, cur); call != nil {
+			if m == "backward" {
+				return true
+			}
+			if !seedSums[m] {
+				return false
+			}
+			cur = call
+			continue
+		}
+		switch p.Type() {
+		case "generator_expression":
+			if !same(p.ChildByFieldName("body"), cur) {
+				return false
+			}
+			cur = p
+			if a := p.Parent(); a != nil && a.Type() == "call" && f.Callee(a) == "sum" {
+				cur = a // sum(yi.sum() for yi in y)
+			}
+		case "argument_list":
+			call := p.Parent()
+			if args := pycheck.PositionalArgs(call); len(args) == 0 || !same(upParen(args[0]), cur) || f.Callee(call) != "sum" && f.Callee(call) != "torch.sum" {
+				return false
+			}
+			cur = call
+		case "conditional_expression":
+			cur = p
+		case "binary_operator":
+			if op := f.Text(p.ChildByFieldName("operator")); op != "+" && op != "-" {
+				return false
+			}
+			cur = p
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // halfValue climbs from a float16 value through the arithmetic that keeps
@@ -337,8 +392,9 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 			if same(other, cur) {
 				other = p.ChildByFieldName("right")
 			}
-			// x * x: the other operand is the same float16 value.
-			if f.Compact(pycheck.Unparen(other)) != f.Compact(pycheck.Unparen(cur)) && !keepsHalf(f, pycheck.Unparen(other)) {
+			// x * x: the other operand is the same float16 value; x - u with
+			// u = x.mean(1): a statistic of it, float16 as well.
+			if f.Compact(pycheck.Unparen(other)) != f.Compact(pycheck.Unparen(cur)) && !keepsHalf(f, pycheck.Unparen(other)) && !sameRoot(f, other, cur) {
 				return cur
 			}
 			cur = p
@@ -348,6 +404,13 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 			// so does a move to another device (.cuda(), .to("cuda")).
 			if m, call := methodCallOn(f, cur); call != nil && (shapeMethods[m] || m == "cuda" || m == "to" && !changesDtype(f, call)) {
 				cur = call
+				continue
+			}
+		case "call":
+			// model = model.half(); model(x): a module converted to float16
+			// computes in float16 (a tensor is never called).
+			if same(p.ChildByFieldName("function"), cur) {
+				cur = p
 				continue
 			}
 		case "list", "tuple":
@@ -375,6 +438,55 @@ func halfValue(f *pycheck.File, n *pycheck.Node) *pycheck.Node {
 		}
 		return cur
 	}
+}
+
+// sameRoot: b is computed from the name a is (x.mean(1), x.max(-1).values,
+// or a name bound to such a value), so it has a's dtype.
+func sameRoot(f *pycheck.File, b, a *pycheck.Node) bool {
+	ra := rootName(f, a)
+	if ra == "" {
+		return false
+	}
+	b = pycheck.Unparen(b)
+	if b != nil && b.Type() == "identifier" && f.Text(b) != ra {
+		b = reachingValue(f, b)
+	}
+	if b == nil || b.Type() == "identifier" {
+		return false
+	}
+	return rootName(f, b) == ra
+}
+
+// widening methods change a tensor's dtype.
+var widening = map[string]bool{"float": true, "double": true, "to": true, "type": true, "type_as": true}
+
+// rootName is the name at the root of a chain of method calls,
+// attributes and indexing (`x` of x.mean(1).values), or "".
+func rootName(f *pycheck.File, n *pycheck.Node) string {
+	for range 8 {
+		n = pycheck.Unparen(n)
+		if n == nil {
+			return ""
+		}
+		switch n.Type() {
+		case "identifier":
+			return f.Text(n)
+		case "attribute":
+			n = n.ChildByFieldName("object")
+		case "subscript":
+			n = n.ChildByFieldName("value")
+		case "call":
+			fn := n.ChildByFieldName("function")
+			// x.float().mean(): another dtype.
+			if fn == nil || fn.Type() != "attribute" || widening[f.Text(fn.ChildByFieldName("attribute"))] {
+				return ""
+			}
+			n = fn.ChildByFieldName("object")
+		default:
+			return ""
+		}
+	}
+	return ""
 }
 
 // shapeMethods return a view or a reshaped copy of the same dtype.

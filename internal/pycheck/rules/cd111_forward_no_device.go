@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; a mapping spelt in the file, `opts = dict(dtype=x.dtype)` or `{\"dtype\": x.dtype}`, holds only its keys; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`), a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (a lambda bound to a name or kept in self included, `self.init_state = lambda b: torch.zeros(1, b, h)`; `return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory, and so does a `@property` of the module returning one that forward() reads (`x * self.ramp`); so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`).",
+		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; a mapping spelt in the file, `opts = dict(dtype=x.dtype)` or `{\"dtype\": x.dtype}`, holds only its keys; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`, `2 * math.pi * t`) or with the factory's own size (`torch.arange(m) / m`), a power (`10000 ** (pos / dim)`), `torch.pow` and `torch.einsum` of CPU tensors, a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (a lambda bound to a name or kept in self included, `self.init_state = lambda b: torch.zeros(1, b, h)`; `return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory, and so does a `@property` of the module returning one that forward() reads (`x * self.ramp`); so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`), also an element of a layer list, through the loop over it (`for blk in self.blocks: x = blk(x, mask=mask)`), or an instance of a module class of this file (not when the call passes `device=`, which tells the layer where to compute), and so does an in-place combination on another tensor, `bias.masked_fill_(mask, v)`; a method of such a layer that returns a tensor made without device= counts as the factory (`self.cell.init_hidden(b)`). A tensor made without device= in `__init__` and kept in a plain attribute (neither a registered buffer nor a Parameter: `self.proj = torch.randn(d, d)`) (also what a helper of the file returns) is reported where it is made when forward() combines it with the inputs (`x @ self.proj.T`) or indexes it with them (`self.table[i, j]`): the module's `.to()`/`.cuda()` moves only parameters and buffers (not when forward() moves it, or the class overrides `_apply`, `to` or `cuda`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -127,7 +127,7 @@ func checkCD111(p *pycheck.Pass) {
 						what = "torch.from_numpy(), which shares the array's host memory,"
 						remedy = "move the tensor with .to(<input>.device), or register it as a buffer in __init__"
 					}
-				} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && !s.Generator && (!s.Method || onSelf(f, call)) && same(f.Scope(call), fn) {
+				} else if s := m.Summary(call); s != nil && s.ReturnsCPUTensor && !s.Generator && (!s.Method || onSelf(f, call) || onOwnLayer(f, m, call, s)) && same(f.Scope(call), fn) {
 					what = s.Name + "(), which returns a tensor made without device=,"
 					remedy = fmt.Sprintf("let %s() take the device and create the tensor there, or move its result with .to(<input>.device)", s.Name)
 				} else {
@@ -165,13 +165,20 @@ func checkCD111(p *pycheck.Pass) {
 						if m, c := methodCallOn(f, use); c != nil && movesDevice(f, m, c) {
 							continue
 						}
-						if n := combinedUse(f, use, modules); n != nil && !sizeOperand(f, call, n) {
+						n := combinedUse(f, use, modules)
+						if n != nil && !sizeOperand(f, call, n) {
 							reported[val.StartByte()] = true
 							p.Report(call, fmt.Sprintf("%s creates %s on the CPU; it is combined with other tensors at line %d: a device mismatch on the GPU", what, f.Text(name), line(f, n)),
 								remedy)
 							goto nextCall
 						}
-						if d := cpuDerived(f, use, false); !same(d, use) && !moved(f, d) {
+						d := cpuDerived(f, use, false)
+						if n != nil && same(d, use) {
+							// j / m with torch.arange(m): arithmetic with the
+							// factory's own size is a CPU value made of it.
+							d = cpuDerived(f, n, false)
+						}
+						if !same(d, use) && !moved(f, d) {
 							// x * (1 + eps): what is made of it is combined in place.
 							if n := combinedUse(f, d, modules); n != nil && !sizeOperand(f, call, n) {
 								reported[val.StartByte()] = true
@@ -187,6 +194,73 @@ func checkCD111(p *pycheck.Pass) {
 				names, list = next, nextList
 			}
 		nextCall:
+		}
+		if fn.Type() == "function_definition" && pycheck.Ancestor(fn, "class_definition", "function_definition") != nil {
+			if m == nil {
+				m = f.Model()
+				modules = submodules(f, pycheck.Ancestor(fn, "class_definition"))
+			}
+			plainAttrTensors(p, fn, m, modules, reported)
+		}
+	}
+}
+
+// plainAttrTensors reports a tensor made without device= in __init__ and
+// kept in a plain attribute of self (neither a registered buffer nor a
+// Parameter) that the method fn combines with other tensors: the
+// module's .to()/.cuda() moves only its parameters and buffers, so the
+// attribute stays on the CPU. A class that overrides _apply, to or cuda
+// may move it by hand.
+func plainAttrTensors(p *pycheck.Pass, fn *pycheck.Node, m *pycheck.Model, modules map[string]bool, reported map[uint32]bool) {
+	f := p.File
+	cls := pycheck.Ancestor(fn, "class_definition")
+	if cls == nil || !same(pycheck.Ancestor(fn, "class_definition", "function_definition"), cls) {
+		return
+	}
+	cs, ce := int(cls.StartByte()), int(cls.EndByte())
+	if len(f.Find("def _apply(", cs, ce)) > 0 || len(f.Find("def to(", cs, ce)) > 0 || len(f.Find("def cuda(", cs, ce)) > 0 {
+		return
+	}
+	// Each attribute is judged once per method: a forward() may read the
+	// same attribute many times.
+	skip := map[string]bool{}
+	for _, off := range f.Find("self.", int(fn.StartByte()), int(fn.EndByte())) {
+		n := f.NodeAt(off, off+len("self"))
+		if n == nil || n.Type() != "identifier" {
+			continue
+		}
+		a := n.Parent()
+		if a == nil || a.Type() != "attribute" || !same(a.ChildByFieldName("object"), n) || placeRebound(a) || !same(f.Scope(a), fn) || skip[f.Text(a)] {
+			continue
+		}
+		vals := m.AttrValues(a)
+		if len(vals) != 1 {
+			continue
+		}
+		v := pycheck.Unparen(vals[0])
+		init := pycheck.Ancestor(v, "function_definition")
+		if v == nil || reported[v.StartByte()] || init == nil || f.Text(init.ChildByFieldName("name")) != "__init__" || !same(pycheck.Ancestor(init, "class_definition"), cls) {
+			skip[f.Text(a)] = true
+			continue
+		}
+		name := f.Text(a.ChildByFieldName("attribute"))
+		if len(f.Find(`"`+name+`"`, cs, ce)) > 0 || len(f.Find(`'`+name+`'`, cs, ce)) > 0 || !m.CPUValue(v, init) && !cpuHelperCall(f, m, v) {
+			// register_buffer("b", self.b) or setattr(self, "b", ...) may
+			// make it a buffer.
+			skip[f.Text(a)] = true
+			continue
+		}
+		if moved(f, a) {
+			continue
+		}
+		u := combinedUse(f, a, modules)
+		if u == nil {
+			u = indexedByInput(f, a)
+		}
+		if u != nil {
+			reported[v.StartByte()] = true
+			p.Report(v, fmt.Sprintf("self.%s is a tensor made without device= in __init__ and kept as a plain attribute, which the module's .to()/.cuda() does not move; it is combined with the inputs at line %d: a device mismatch on the GPU", name, line(f, u)),
+				fmt.Sprintf(`register it as a buffer (self.register_buffer("%s", ...)) so it moves with the module`, name))
 		}
 	}
 }
@@ -223,7 +297,9 @@ func cpuDerived(f *pycheck.File, n *pycheck.Node, list bool) *pycheck.Node {
 		}
 		// 1 + eps, eps * 0.5, -eps: arithmetic with a Python number stays
 		// on the CPU.
-		if pr != nil && !list && (pr.Type() == "unary_operator" || pr.Type() == "binary_operator" && numberOperand(pr, up)) {
+		// A power stays on the CPU too: 10000 ** (pos / dim), sigma ** j
+		// (a tensor base on the GPU would fail there, not be combined).
+		if pr != nil && !list && (pr.Type() == "unary_operator" || pr.Type() == "binary_operator" && (numberOperand(f, pr, up) || f.Text(pr.ChildByFieldName("operator")) == "**")) {
 			val = pr
 			continue
 		}
@@ -242,15 +318,36 @@ func cpuDerived(f *pycheck.File, n *pycheck.Node, list bool) *pycheck.Node {
 }
 
 // numberOperand: the other operand of the binary operator op than x is a
-// number literal.
-func numberOperand(op, x *pycheck.Node) bool {
+// number: a literal, a constant of math or numpy (2 * np.pi), or
+// arithmetic of those.
+func numberOperand(f *pycheck.File, op, x *pycheck.Node) bool {
 	for _, side := range []string{"left", "right"} {
 		o := op.ChildByFieldName(side)
 		if o == nil || same(o, x) {
 			continue
 		}
-		o = pycheck.Unparen(o)
-		return o.Type() == "integer" || o.Type() == "float"
+		return numberExpr(f, o, 4)
+	}
+	return false
+}
+
+// mathConstants are the numbers math and numpy name.
+var mathConstants = map[string]bool{"math.pi": true, "math.e": true, "math.tau": true, "numpy.pi": true, "numpy.e": true}
+
+func numberExpr(f *pycheck.File, e *pycheck.Node, depth int) bool {
+	e = pycheck.Unparen(e)
+	if e == nil || depth < 0 {
+		return false
+	}
+	switch e.Type() {
+	case "integer", "float":
+		return true
+	case "attribute":
+		return mathConstants[f.Model().Qualified(e)]
+	case "unary_operator":
+		return numberExpr(f, e.ChildByFieldName("argument"), depth-1)
+	case "binary_operator":
+		return numberExpr(f, e.ChildByFieldName("left"), depth-1) && numberExpr(f, e.ChildByFieldName("right"), depth-1)
 	}
 	return false
 }
@@ -412,6 +509,9 @@ func submodules(f *pycheck.File, cls *pycheck.Node) map[string]bool {
 			continue
 		}
 		if q := m.QualifiedCallee(rhs); strings.HasPrefix(q, "torch.nn.") || strings.HasPrefix(q, "nn.") {
+			out[f.Text(a)] = true
+		} else if c := localClass(f, rhs); c != nil && len(f.Find("def forward(", int(c.StartByte()), int(c.EndByte()))) > 0 {
+			// self.cell = ConvLSTMCell(...): a module class of this file.
 			out[f.Text(a)] = true
 		}
 	}
@@ -579,9 +679,14 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 		}
 		cur = upParen(c)
 	}
-	// Indexing keeps the device: pos[None] is still on the CPU.
-	for p := cur.Parent(); p != nil && p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur); p = cur.Parent() {
-		cur = upParen(p)
+	// Indexing and views keep the device: pos[None], w.T are still on the CPU.
+	for p := cur.Parent(); p != nil; p = cur.Parent() {
+		if p.Type() == "subscript" && same(p.ChildByFieldName("value"), cur) ||
+			p.Type() == "attribute" && same(p.ChildByFieldName("object"), cur) && viewAttrs[f.Text(p.ChildByFieldName("attribute"))] && !isCallee(p) {
+			cur = upParen(p)
+			continue
+		}
+		break
 	}
 	p := cur.Parent()
 	if p == nil {
@@ -613,6 +718,11 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 		if combiners[pycheck.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
 			return call
 		}
+		// bias.masked_fill_(mask, v): the in-place form, unless the
+		// receiver is a CPU tensor too.
+		if r := receiver(call); r != nil && combiners[strings.TrimSuffix(pycheck.LastName(callee), "_")] && strings.HasSuffix(callee, "_") && !f.Model().CPUValue(r, f.Scope(call)) {
+			return call
+		}
 		if pairCombiners[pycheck.LastName(callee)] && strings.HasPrefix(callee, "torch.") {
 			for _, a := range pycheck.PositionalArgs(call) {
 				if a = pycheck.Unparen(a); !same(a, cur) && moduleOrInput(f, a) {
@@ -621,20 +731,65 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 			}
 		}
 		// self.lstm(x, (h0, c0)), self.pos(positions): a layer of the model.
-		if modules[callee] || functionalOp(f, call) {
+		if layerCall(f, call, modules) || functionalOp(f, call) {
 			return call
 		}
 	case "keyword_argument":
 		// self.attn(x, x, x, attn_mask=mask): a layer of the model;
 		// F.cross_entropy(logits, y, weight=w): a functional op.
 		if args := p.Parent(); args != nil && args.Type() == "argument_list" && same(p.ChildByFieldName("value"), cur) {
-			if call := args.Parent(); call != nil && call.Type() == "call" && (modules[f.Callee(call)] || functionalOp(f, call)) {
+			if call := args.Parent(); call != nil && call.Type() == "call" && (layerCall(f, call, modules) || functionalOp(f, call)) {
 				return call
 			}
 		}
 
 	}
 	return nil
+}
+
+// viewAttrs are tensor attributes that view the tensor on its device.
+var viewAttrs = map[string]bool{"T": true, "mT": true, "H": true, "mH": true, "data": true, "real": true, "imag": true}
+
+// isCallee: n is the function a call calls.
+func isCallee(n *pycheck.Node) bool {
+	p := n.Parent()
+	return p != nil && p.Type() == "call" && same(p.ChildByFieldName("function"), n)
+}
+
+// layerCall: the call runs one of the model's layers: self.lstm(...),
+// an element of a layer list, self.blocks[i](...), or the name a loop
+// over one binds (for layer in self.layers: / enumerate(self.layers)).
+func layerCall(f *pycheck.File, call *pycheck.Node, modules map[string]bool) bool {
+	fn := call.ChildByFieldName("function")
+	// self.rope(ids, device=x.device): a layer told where to compute
+	// moves what it is given there.
+	if fn == nil || f.Keyword(call, "device") != nil {
+		return false
+	}
+	if modules[f.Text(fn)] {
+		return true
+	}
+	switch fn.Type() {
+	case "subscript":
+		return modules[f.Text(fn.ChildByFieldName("value"))]
+	case "identifier":
+		for _, d := range f.Flow(f.Scope(fn)).ReachingDefs(fn, fn) {
+			loop := pycheck.Ancestor(d, "for_statement")
+			if loop == nil || !pycheck.Within(d, loop.ChildByFieldName("left")) {
+				continue
+			}
+			it := pycheck.Unparen(loop.ChildByFieldName("right"))
+			if it != nil && it.Type() == "call" && f.Callee(it) == "enumerate" {
+				if args := pycheck.PositionalArgs(it); len(args) > 0 {
+					it = pycheck.Unparen(args[0])
+				}
+			}
+			if it != nil && modules[f.Text(it)] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // functionalOp: a torch.nn.functional op given the forward's input or
@@ -692,6 +847,72 @@ func scalarShape(f *pycheck.File, call *pycheck.Node) bool {
 func onSelf(f *pycheck.File, call *pycheck.Node) bool {
 	r := receiver(call)
 	return r != nil && r.Type() == "identifier" && f.Text(r) == "self"
+}
+
+// cpuHelperCall: v calls a plain function of the file (or a method of
+// self) that returns a tensor made without device=.
+func cpuHelperCall(f *pycheck.File, m *pycheck.Model, v *pycheck.Node) bool {
+	if v.Type() != "call" {
+		return false
+	}
+	s := m.Summary(v)
+	return s != nil && s.ReturnsCPUTensor && !s.Generator && (!s.Method || onSelf(f, v))
+}
+
+// indexedByInput: a is indexed with an input of the function it is read
+// in (`self.table[i, j]` with i a parameter of forward): a CPU tensor
+// indexed with CUDA indices fails.
+func indexedByInput(f *pycheck.File, a *pycheck.Node) *pycheck.Node {
+	p := upParen(a).Parent()
+	if p == nil || p.Type() != "subscript" || !same(p.ChildByFieldName("value"), upParen(a)) || pycheck.IsDef(p) {
+		return nil
+	}
+	for _, id := range p.NamedChildren() {
+		if same(id, upParen(a)) {
+			continue
+		}
+		if id = pycheck.Unparen(id); id != nil && id.Type() == "identifier" && moduleOrInput(f, id) {
+			return p
+		}
+	}
+	return nil
+}
+
+// onOwnLayer: a method call on a layer of self that is an instance of a
+// class of this file (`self.cell.init_hidden(b)` with `self.cell =
+// ConvLSTMCell(...)`) whose method s is.
+func onOwnLayer(f *pycheck.File, m *pycheck.Model, call *pycheck.Node, s *pycheck.FuncSummary) bool {
+	r := pycheck.Unparen(receiver(call))
+	if r == nil || r.Type() != "attribute" || f.Text(r.ChildByFieldName("object")) != "self" || s.Node == nil || s.Node.Tree() != f.Tree {
+		return false
+	}
+	owner := pycheck.Ancestor(s.Node, "class_definition")
+	vals := m.AttrValues(r)
+	if owner == nil || len(vals) != 1 {
+		return false
+	}
+	v := pycheck.Unparen(vals[0])
+	return v != nil && v.Type() == "call" && same(localClass(f, v), owner)
+}
+
+// localClass is the class of this file a call constructs (`Cell(...)`),
+// or nil.
+func localClass(f *pycheck.File, call *pycheck.Node) *pycheck.Node {
+	fn := call.ChildByFieldName("function")
+	if fn == nil || fn.Type() != "identifier" {
+		return nil
+	}
+	name := f.Text(fn)
+	for _, off := range f.Find("class "+name, 0, len(f.Src)) {
+		n := f.NodeAt(off, off+len("class "+name))
+		if n != nil && n.Type() != "class_definition" {
+			n = pycheck.Ancestor(n, "class_definition")
+		}
+		if n != nil && f.Text(n.ChildByFieldName("name")) == name {
+			return n
+		}
+	}
+	return nil
 }
 
 // moduleOrInput: e is an attribute of self (a buffer or parameter of the

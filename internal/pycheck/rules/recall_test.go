@@ -45,7 +45,32 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 402/408 since these changes: a **mapping spelt in the file
+	// tune: 423/430 since a lambda that appends what it is given
+	// (record = lambda v: history.append(v)) is followed in CD107; it was
+	// 422/430 since 11 more pairs in other styles were added for
+	// CD101, CD106, CD107 and CD111 (10 tune, 1 test; 3 of the 11 found
+	// when added, 3/10 tune and 0/1 test) and these changes: a local name
+	// bound to a slice of a pinned buffer in CD101; a difference with a
+	// statistic of the same float16 value (x - x.mean(1)) in CD106; the
+	// entries of a dict of losses summed in a loop over its keys inside
+	// the training loop in CD107; in-place combinations (masked_fill_),
+	// module classes of the file as layers (not when given device=) and
+	// their methods returning CPU tensors, a helper's CPU result kept in
+	// a plain attribute and indexed with the inputs in CD111 (the 420
+	// before are still 413/420). It was 413/420 since 15 pairs in other styles were added for CD101,
+	// CD106, CD107 and CD111 (12 tune, 3 test; 4 of the 15 found when
+	// added, 3/12 tune and 1/3 test; three CD111 want markers then moved
+	// to the line CD111 reports on, the maker) and these changes: a .to()
+	// device parameter defaulting to "cpu", a local dict filled slot by
+	// slot and handed to torch.save, copy_ into a slice of a pinned
+	// buffer read through a numpy view kept in self in CD101; a module
+	// converted with .half() computing float16 (a sum that only seeds
+	// backward() is not reported) in CD106; an output record whose loss
+	// element was backpropagated, appended whole, in CD107; powers,
+	// math constants and the factory's own size as CPU arithmetic,
+	// torch.einsum/pow of CPU tensors, the loop over a layer list, and
+	// a tensor kept in a plain attribute in __init__ in CD111 (the 408
+	// before are still 402/408). It was 402/408 since these changes: a **mapping spelt in the file
 	// passes its keys (x.to(**opts), torch.zeros(..., **opts)); a
 	// generator's yield is its return, followed into the loop over it; a
 	// name bound to a lambda or functools.partial is a function (and
@@ -124,9 +149,13 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.984, "CD101": 0.985, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.980, "CD107": 0.982,
+	"tune": {"all": 0.983, "CD101": 0.987, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.964, "CD107": 0.985,
 		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.779 (60/77) since the changes above; it was 0.714 (55/77)
+	// test: 0.777 (63/81) since the pair above was added and the
+	// changes above (the 80 before are 63/80 now); it was 0.775 (62/80)
+	// since the 3 pairs above were added and the
+	// changes above (the 77 before are 61/77 now); it was 0.779 (60/77)
+	// since the changes before; it was 0.714 (55/77)
 	// since three more pairs were added (1/3 found when added); it was 0.729 (54/74) since six more pairs were added (2/6 found
 	// when added) and the changes above (one more found); it was
 	// 0.749 (51/68) since three more pairs were added (0/3 found
@@ -139,7 +168,7 @@ var recallFloors = map[string]map[string]float64{
 	// (46/59) since six more pairs were added (the 53 before
 	// still 45/53); it was 0.849 (45/53) since three more pairs were added (the 50 before
 	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.778},
+	"test": {"all": 0.777},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

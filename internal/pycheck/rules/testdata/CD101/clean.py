@@ -365,3 +365,43 @@ def unpacked_from_generator(boxes, scores):
     b, s = (t.to("cpu", non_blocking=True) for t in (boxes, scores))
     torch.cuda.synchronize()
     return b, s.tolist()
+
+
+def stash(t, device="cuda"):
+    host = t.to(device, non_blocking=True)
+    return host.tolist()
+
+
+def dump_state(model, path):
+    out = {}
+    for k, v in model.state_dict().items():
+        out[k] = v.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    torch.save(out, path)
+
+
+class Ring:
+    def __init__(self, n):
+        self.buf = torch.empty(n, pin_memory=True)
+        self.view = self.buf.numpy()
+
+    def push(self, src):
+        for i in range(0, src.numel(), 4):
+            self.buf[i : i + 4].copy_(src[i : i + 4], non_blocking=True)
+        torch.cuda.synchronize()
+
+    def peek(self):
+        return self.view[0]
+
+
+class TokenSink:
+    def __init__(self, n):
+        self.pinned = torch.empty(n, dtype=torch.int64, pin_memory=True)
+        self.ready = torch.cuda.Event()
+
+    def fetch(self, ids):
+        part = self.pinned[: ids.numel()]
+        part.copy_(ids, non_blocking=True)
+        self.ready.record()
+        self.ready.synchronize()
+        return part.tolist()

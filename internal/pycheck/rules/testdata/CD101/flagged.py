@@ -301,3 +301,37 @@ def walrus_in_test(pred):
 def unpacked_from_generator(boxes, scores):
     b, s = (t.to("cpu", non_blocking=True) for t in (boxes, scores))
     return b, s.tolist()  # want CD101
+
+
+def stash(t, device="cpu"):
+    host = t.to(device, non_blocking=True)
+    return host.tolist()  # want CD101
+
+
+def dump_state(model, path):
+    out = {}
+    for k, v in model.state_dict().items():
+        out[k] = v.to("cpu", non_blocking=True)
+    torch.save(out, path)  # want CD101
+
+
+class Ring:
+    def __init__(self, n):
+        self.buf = torch.empty(n, pin_memory=True)
+        self.view = self.buf.numpy()
+
+    def push(self, src):
+        self.buf[: src.numel()].copy_(src, non_blocking=True)
+
+    def peek(self):
+        return self.view[0]  # want CD101
+
+
+class TokenSink:
+    def __init__(self, n):
+        self.pinned = torch.empty(n, dtype=torch.int64, pin_memory=True)
+
+    def fetch(self, ids):
+        part = self.pinned[: ids.numel()]
+        part.copy_(ids, non_blocking=True)
+        return part.tolist()  # want CD101

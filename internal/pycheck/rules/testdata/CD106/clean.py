@@ -162,3 +162,15 @@ def make_probe(acts):
         return h.norm(dim=-1)
 
     return magnitude
+
+
+def time_half_backward(net, x):
+    net = net.half()
+    y = net(x.half())
+    y.sum().backward()
+
+
+def centred_energy(x):
+    h = x.half()
+    mu = h.float().mean(-1, keepdim=True)
+    return (h - mu).pow(2).sum(-1)

@@ -120,3 +120,15 @@ def make_probe(acts):
         return h.norm(dim=-1)  # want CD106
 
     return magnitude
+
+
+def half_net_energy(net, x):
+    net = net.half()
+    y = net(x.half())
+    return y.pow(2).sum()  # want CD106
+
+
+def centred_energy(x):
+    h = x.half()
+    mu = h.mean(-1, keepdim=True)
+    return (h - mu).pow(2).sum(-1)  # want CD106

@@ -229,3 +229,36 @@ def fit_partial_append(model, batches, opt):
         opt.step()
         log(loss)  # want CD107
     return history
+
+
+def fit_records(model, loader, opt):
+    records = []
+    for batch in loader:
+        out = model(batch)
+        out["loss"].backward()
+        opt.step()
+        records.append(out)  # want CD107
+    return records
+
+
+def fit_parts(model, loader, opt, totals):
+    for batch in loader:
+        losses = model.losses(batch)
+        opt.zero_grad()
+        losses["total"].backward()
+        opt.step()
+        for name in losses:
+            totals[name] += losses[name]  # want CD107
+    return totals
+
+
+def fit_logged(model, loader, opt):
+    seen = []
+    keep = lambda t: seen.append(t)
+    for x in loader:
+        opt.zero_grad()
+        loss = model(x).mean()
+        loss.backward()
+        opt.step()
+        keep(loss)  # want CD107
+    return seen

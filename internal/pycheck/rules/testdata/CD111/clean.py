@@ -185,3 +185,97 @@ class PartialState(nn.Module):
         for x in xs:
             h = self.cell(x, h + g)
         return h
+
+
+class BufferProjection(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.register_buffer("proj", torch.rand(d, d))
+
+    def forward(self, x):
+        return x @ self.proj.T
+
+
+class MovedProjection(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.proj = torch.rand(d, d)
+
+    def forward(self, x):
+        return x @ self.proj.to(x.device).T
+
+
+def fourier_features(x, n):
+    k = torch.arange(n, device=x.device)
+    w = 2.0 ** (k / n)
+    return x[..., None] * w
+
+
+class Fourier(nn.Module):
+    def forward(self, x):
+        return fourier_features(x, 8)
+
+
+class MaskedStack(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.blocks = nn.ModuleList(layers)
+
+    def forward(self, x):
+        mask = torch.ones(x.size(1), x.size(1), device=x.device)
+        for blk in self.blocks:
+            x = blk(x, mask=mask)
+        return x
+
+
+class GRUCellState(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.d = d
+        self.lin = nn.Linear(2 * d, d)
+
+    def zero_state(self, b):
+        return torch.zeros(b, self.d, device=self.lin.weight.device)
+
+    def forward(self, x, h):
+        return torch.tanh(self.lin(torch.cat([x, h], -1)))
+
+
+class Unrolled(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.cell = GRUCellState(d)
+
+    def forward(self, xs):
+        h = self.cell.zero_state(xs.size(1))
+        for x in xs:
+            h = self.cell(x, h)
+        return h
+
+
+class Rope(nn.Module):
+    def forward(self, ids, device):
+        return ids.to(device).float().sin()
+
+
+class WithRope(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rope = Rope()
+
+    def forward(self, x):
+        ids = torch.arange(x.shape[1])
+        return x + self.rope(ids, device=x.device)
+
+
+def lookup_table(n):
+    return torch.arange(n * n).view(n, n)
+
+
+class PairLookup(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("table", lookup_table(n))
+
+    def forward(self, i, j):
+        return self.table[i, j]

@@ -152,3 +152,85 @@ class PartialState(nn.Module):
         for x in xs:
             h = self.cell(x, h)
         return h
+
+
+class PlainProjection(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.proj = torch.rand(d, d)  # want CD111
+
+    def forward(self, x):
+        return x @ self.proj.T
+
+
+def fourier_features(x, n):
+    k = torch.arange(n)  # want CD111
+    w = 2.0 ** (k / n)
+    return x[..., None] * w
+
+
+class Fourier(nn.Module):
+    def forward(self, x):
+        return fourier_features(x, 8)
+
+
+class MaskedStack(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.blocks = nn.ModuleList(layers)
+
+    def forward(self, x):
+        mask = torch.ones(x.size(1), x.size(1))  # want CD111
+        for blk in self.blocks:
+            x = blk(x, mask=mask)
+        return x
+
+
+def banded_scores(q, k):
+    bias = torch.zeros(q.shape[-2], k.shape[-2], device=q.device)
+    band = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).triu(1)  # want CD111
+    bias.masked_fill_(band, float("-inf"))
+    return q @ k.transpose(-2, -1) + bias
+
+
+class Banded(nn.Module):
+    def forward(self, q, k):
+        return banded_scores(q, k)
+
+
+class GRUCellState(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.d = d
+        self.lin = nn.Linear(2 * d, d)
+
+    def zero_state(self, b):
+        return torch.zeros(b, self.d)
+
+    def forward(self, x, h):
+        return torch.tanh(self.lin(torch.cat([x, h], -1)))
+
+
+class Unrolled(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.cell = GRUCellState(d)
+
+    def forward(self, xs):
+        h = self.cell.zero_state(xs.size(1))  # want CD111
+        for x in xs:
+            h = self.cell(x, h)
+        return h
+
+
+def lookup_table(n):
+    return torch.arange(n * n).view(n, n)
+
+
+class PairLookup(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.table = lookup_table(n)  # want CD111
+
+    def forward(self, i, j):
+        return self.table[i, j]

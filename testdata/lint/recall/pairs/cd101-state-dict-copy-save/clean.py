@@ -1,0 +1,10 @@
+import torch
+
+
+def offload(model, path):
+    cpu_sd = {}
+    for key, tensor in model.state_dict().items():
+        cpu_sd[key] = tensor.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()
+    torch.save(cpu_sd, path)
+    return cpu_sd

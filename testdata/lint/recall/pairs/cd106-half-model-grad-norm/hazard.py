@@ -1,0 +1,8 @@
+import torch
+
+
+def half_grad_norm(model, norm_type=2.0):
+    model.half()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    norms = torch.stack([torch.norm(g, norm_type) for g in grads])  # want CD106
+    return torch.norm(norms, norm_type)
