@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -537,5 +538,20 @@ Root Cause (first observed failure):
 	cut := strings.SplitAfter(log, "<NO_OTHER_FAILURES>\n")[0]
 	if fs := explainText(t, e, cut); len(fs) != 1 || !strings.Contains(fs[0].Message, "a worker failed") {
 		t.Errorf("cut summary: %+v", fs)
+	}
+}
+
+// torchvision's CUDA check printed by a console that wraps at 80 columns
+// (rich, click) breaks after "different"; joined back, the pieces lose the
+// space there, and the message must still name both CUDA builds.
+func TestWrappedTorchvisionCUDACheck(t *testing.T) {
+	e := New(kb.MustDefault())
+	text := "RuntimeError: Detected that PyTorch and torchvision were compiled with different\n" +
+		"CUDA major versions. PyTorch has CUDA Version=12.4 and torchvision has CUDA \n" +
+		"Version=11.8. Please reinstall the torchvision that matches your PyTorch \n" +
+		"install.\n"
+	out := explainText(t, e, text)
+	if len(out) == 0 || out[0].Class != "library-mismatch" || fmt.Sprint(out[0].Facts["torch_cuda"]) != "12.4" || fmt.Sprint(out[0].Facts["companion_cuda"]) != "11.8" {
+		t.Errorf("got %+v", out)
 	}
 }
