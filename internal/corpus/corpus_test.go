@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.918, top3: 0.953, silent: 0.013, deep: 0.595},
-	Test: {top1: 0.833, top3: 0.896, silent: 0.056, deep: 0.393},
+	Test: {top1: 0.831, top3: 0.893, silent: 0.056, deep: 0.389},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.917, 0.013}, Test: {0.832, 0.056}},
-	"rank-prefix": {Tune: {0.917, 0.013}, Test: {0.833, 0.056}},
-	"hard-wrap":   {Tune: {0.914, 0.014}, Test: {0.830, 0.057}},
-	"word-wrap":   {Tune: {0.906, 0.023}, Test: {0.823, 0.066}},
-	"timestamps":  {Tune: {0.917, 0.013}, Test: {0.833, 0.056}},
-	"crlf":        {Tune: {0.918, 0.013}, Test: {0.833, 0.056}},
-	"progress":    {Tune: {0.918, 0.013}, Test: {0.833, 0.056}},
-	"noise":       {Tune: {0.917, 0.014}, Test: {0.833, 0.056}},
-	"slurm":       {Tune: {0.915, 0.001}, Test: {0.835, 0.001}},
-	"conda":       {Tune: {0.918, 0.013}, Test: {0.833, 0.056}},
-	"ansi":        {Tune: {0.918, 0.013}, Test: {0.833, 0.056}},
-	"rich":        {Tune: {0.917, 0.013}, Test: {0.832, 0.056}},
-	"ranks":       {Tune: {0.916, 0.013}, Test: {0.832, 0.057}},
-	"compose":     {Tune: {0.915, 0.016}, Test: {0.832, 0.057}},
+	"srun-label":  {Tune: {0.917, 0.013}, Test: {0.830, 0.056}},
+	"rank-prefix": {Tune: {0.917, 0.013}, Test: {0.831, 0.056}},
+	"hard-wrap":   {Tune: {0.914, 0.014}, Test: {0.828, 0.057}},
+	"word-wrap":   {Tune: {0.906, 0.023}, Test: {0.821, 0.066}},
+	"timestamps":  {Tune: {0.917, 0.013}, Test: {0.831, 0.056}},
+	"crlf":        {Tune: {0.918, 0.013}, Test: {0.831, 0.056}},
+	"progress":    {Tune: {0.918, 0.013}, Test: {0.831, 0.056}},
+	"noise":       {Tune: {0.917, 0.014}, Test: {0.831, 0.056}},
+	"slurm":       {Tune: {0.915, 0.001}, Test: {0.833, 0.001}},
+	"conda":       {Tune: {0.918, 0.013}, Test: {0.831, 0.056}},
+	"ansi":        {Tune: {0.918, 0.013}, Test: {0.831, 0.056}},
+	"rich":        {Tune: {0.917, 0.013}, Test: {0.830, 0.056}},
+	"ranks":       {Tune: {0.916, 0.013}, Test: {0.830, 0.057}},
+	"compose":     {Tune: {0.915, 0.016}, Test: {0.830, 0.057}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
