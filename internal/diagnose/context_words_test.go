@@ -129,3 +129,32 @@ func TestContextWordsBatchSizeBehindLibraryStatus(t *testing.T) {
 		}
 	}
 }
+
+// XLA falls back to the driver's PTX compiler when the toolkit's ptxas does
+// not know the GPU; the invalid image the driver then reports is the old
+// toolkit, not a build without the architecture. The same invalid image
+// without that warning stays what it says.
+func TestContextWordsXLAPtxasTooOld(t *testing.T) {
+	e := New(kb.MustDefault())
+	invalid := "2024-02-01 09:00:00.200000: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:864] failed to load PTX text as a module: CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid\n"
+	warning := "2024-02-01 09:00:00.100000: W external/xla/xla/stream_executor/gpu/asm_compiler.cc:232] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0\n"
+	fs := explainText(t, e, warning+invalid)
+	if len(fs) != 1 || fs[0].Class != "library-mismatch" {
+		t.Fatalf("with the ptxas warning: %+v", fs)
+	}
+	if len(fs[0].Alternatives) == 0 || fs[0].Alternatives[0] != "no-kernel-image" {
+		t.Errorf("the surface class is not the first alternative: %v", fs[0].Alternatives)
+	}
+	// external/xla/xla/ is where jaxlib keeps XLA's sources: the fixes speak
+	// of JAX, not of PyTorch.
+	if fs[0].Facts["framework"] != "jax" {
+		t.Errorf("framework fact: %v", fs[0].Facts)
+	}
+	if fs := explainText(t, e, invalid); len(fs) != 1 || fs[0].Class != "no-kernel-image" {
+		t.Errorf("without the warning: %+v", fs)
+	}
+	// The warning alone, when the driver's fallback works, is no failure.
+	if fs := explainText(t, e, warning+"step 100 loss 0.42\n"); len(fs) != 0 {
+		t.Errorf("the warning alone: %+v", fs)
+	}
+}

@@ -35,6 +35,11 @@ func TestFrameworkTemplates(t *testing.T) {
 		{"paddle cublas 13", "OSError: (External) CUBLAS error(13). \n  [Hint: 'CUBLAS_STATUS_EXECUTION_FAILED'. The GPU program failed to execute. This is often caused by a launch failure of the kernel on the GPU, which can be caused by multiple reasons. ] (at /paddle/paddle/phi/kernels/funcs/blas/blas_impl.cu.h:35)\n", "cublas-error"},
 		{"paddle cublas 3 by number", "ExternalError: CUBLAS error(3). \n  [Hint: Please search for the error code(3) on website (https://docs.nvidia.com/cuda/cublas/index.html#cublasstatus_t) to get Nvidia's official solution and advice about CUBLAS Error.] (at /paddle/paddle/fluid/platform/cuda_helper.h:107)\n", "oom"},
 		{"paddle cublas 1 by number", "ExternalError: CUBLAS error(1). \n  [Hint: Please search for the error code(1) on website (https://docs.nvidia.com/cuda/cublas/index.html#cublasstatus_t) to get Nvidia's official solution and advice about CUBLAS Error.] (at /paddle/paddle/fluid/platform/cuda_helper.h:107)\n", "cublas-error"},
+		// DeepSpeed: csrc/transformer/cublas_wrappers.cu (and csrc/includes for the
+		// inference kernels), fprintf(stderr, "!!!! kernel execution error. (m: %d,
+		// n: %d, k: %d, error: %d) \n", m, n, k, (int)status) after cublasGemmEx.
+		{"deepspeed gemm 13", "!!!! kernel execution error. (m: 768, n: 4608, k: 3072, error: 13) \n", "cublas-error"},
+		{"deepspeed gemm 3", "!!!! kernel execution error. (m: 1024, n: 8192, k: 1024, error: 3) \n", "oom"},
 		// build_nvidia_error_msg(ncclResult_t): "NCCL error(%d), %s. " with ncclGetErrorString's text.
 		{"paddle nccl 2", "OSError: (External) NCCL error(2), unhandled system error. \n  [Hint: 'ncclSystemError'. A call to the system failed.  ] (at /paddle/paddle/fluid/platform/collective_helper.cc:128)\n", "nccl-error"},
 		{"paddle nccl 1 by number", "ExternalError: NCCL error(1), unhandled cuda error. (at /paddle/paddle/fluid/platform/collective_helper.cc:66)\n", "nccl-error"},

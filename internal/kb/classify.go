@@ -429,15 +429,18 @@ func (v Verdict) Framework() string {
 
 var (
 	// PyTorch/XLA prints XLA's statuses too; it is PyTorch.
-	torchXLARE = lazyre.New(`torch_xla`)
+	torchXLARE = lazyre.New(`\btorch_xla\b`)
 	// JAX's Python client: its package names, its error type, its
 	// settings, and the old path of XLA's Python client inside TensorFlow's
 	// tree that early jaxlib printed, and the external/org_tensorflow/
 	// prefix that jaxlib builds (to 2022) put before every XLA and stream
-	// executor path (TensorFlow prints those paths bare).
-	jaxRE = lazyre.New(`jax(?:lib)?|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/|external/org_tensorflow/`)
-	// TensorFlow: its package, its exception, its GPU allocator.
-	tensorflowRE = lazyre.New(`tensorflow|ResourceExhaustedError|GPU_\d+_bfc|bfc_allocator|TF_FORCE_GPU_ALLOW_GROWTH`)
+	// executor path (TensorFlow prints those paths bare), and external/xla/,
+	// where jaxlib builds from 2023 on keep OpenXLA's sources (TensorFlow's
+	// own copy is external/local_xla/).
+	jaxRE = lazyre.New(`\bjax(?:lib)?\b|XlaRuntimeError|XLA_PYTHON_CLIENT_|xla/python/|external/org_tensorflow/|external/xla/xla/`)
+	// TensorFlow: its package, its exception, its GPU allocator, its copy
+	// of XLA's sources.
+	tensorflowRE = lazyre.New(`\btensorflow\b|ResourceExhaustedError|\bGPU_\d+_bfc\b|bfc_allocator|TF_FORCE_GPU_ALLOW_GROWTH|external/local_xla/`)
 )
 
 // frameworkFact records a JAX or TensorFlow failure as such (framework=jax,

@@ -441,7 +441,7 @@ func (k *KB) Statuses(line string) []StatusHit {
 	if strings.Contains(line, " vs. 0)") || strings.Contains(line, " (0 vs. ") || strings.Contains(line, " == 0)") || strings.Contains(line, " (0 == ") {
 		checkCode(t, line, add)
 	}
-	if strings.Contains(line, " error(") || strings.Contains(lower, " error ") && strings.Contains(line, " at ") {
+	if strings.Contains(line, " error(") || strings.Contains(lower, " error ") && strings.Contains(line, " at ") || strings.Contains(line, "kernel execution error. (") {
 		familyCode(t, line, add)
 	}
 	if strings.Contains(line, " error ") || strings.Contains(line, " error: ") {
@@ -684,12 +684,21 @@ func apiErrorCode(t *statusTable, line string, add func(*Status, string)) {
 // the requested functionality is not supported". The CUDA runtime's own
 // "CUDA error 2 at ..." is numberedCode's; the file:line is required, so a
 // count ("cuDNN error 3 times") is no status.
-var familyCodeRE = lazyre.New(`\b(CU|CUDA|CUDNN|CUBLAS|CURAND|CUSOLVER|CUFFT|CUSparse|NCCL) error\((\d{1,4})\)|\b(?i:(cuBLAS|cuDNN|cuRAND|cuSOLVER|cuFFT|cuSPARSE|NCCL)) error (\d{1,4}) at \S+:\d+`)
+//
+// The third form is DeepSpeed's GEMM wrappers (csrc/transformer and
+// csrc/includes cublas_wrappers), which print the cublasStatus_t of a
+// failed cublasGemmEx by number with the GEMM's sizes: "!!!! kernel
+// execution error. (m: 768, n: 4608, k: 3072, error: 13)".
+var familyCodeRE = lazyre.New(`\b(CU|CUDA|CUDNN|CUBLAS|CURAND|CUSOLVER|CUFFT|CUSparse|NCCL) error\((\d{1,4})\)|\b(?i:(cuBLAS|cuDNN|cuRAND|cuSOLVER|cuFFT|cuSPARSE|NCCL)) error (\d{1,4}) at \S+:\d+|kernel execution error\. \(m: \d+, n: \d+, k: \d+, error: (\d{1,2})\)`)
 
 func familyCode(t *statusTable, line string, add func(*Status, string)) {
 	for _, m := range familyCodeRE.FindAllStringSubmatch(line, -1) {
-		n, _ := strconv.Atoi(m[2] + m[4])
-		switch f := strings.ToLower(m[1] + m[3]); f {
+		n, _ := strconv.Atoi(m[2] + m[4] + m[5])
+		family := m[1] + m[3]
+		if m[5] != "" {
+			family = "cublas"
+		}
+		switch f := strings.ToLower(family); f {
 		case "cu", "cuda":
 			add(t.byCode[n], m[0])
 		default:

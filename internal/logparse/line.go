@@ -19,15 +19,22 @@ const MaxLineBytes = 8 << 10
 func cleanLine(raw []byte) string {
 	raw = bytes.TrimRight(raw, "\r\n")
 	if i := bytes.LastIndexByte(raw, '\r'); i >= 0 {
-		last := raw[i+1:]
-		// "\r" followed only by spaces (a cleared bar) leaves the segment before it.
-		for len(bytes.TrimSpace(last)) == 0 && i > 0 {
-			j := bytes.LastIndexByte(raw[:i], '\r')
-			last = raw[j+1 : i]
-			i = j
+		// "\r" followed only by spaces (a cleared bar) leaves the segment
+		// before it; so does a bare progress frame drawn over a message
+		// another process (a rank, a DataLoader worker) printed without a
+		// line break of its own: the frame says nothing, the message may be
+		// the failure.
+		last, rest := raw[i+1:], raw[:i]
+		for (len(bytes.TrimSpace(last)) == 0 || progressOnly(last)) && len(rest) > 0 {
+			j := bytes.LastIndexByte(rest, '\r')
+			seg := rest[j+1:]
+			if len(bytes.TrimSpace(seg)) > 0 && (len(bytes.TrimSpace(last)) == 0 || !progressOnly(seg)) {
+				last = seg
+			}
 			if j < 0 {
 				break
 			}
+			rest = rest[:j]
 		}
 		raw = last
 	}
@@ -116,6 +123,15 @@ func dropProgressFrame(raw []byte) []byte {
 		return raw
 	}
 	return raw[loc[1]:]
+}
+
+// progressOnly says a segment is one progress frame and nothing after it.
+func progressOnly(seg []byte) bool {
+	if !bytes.Contains(seg, []byte("%|")) {
+		return false
+	}
+	loc := progressFrameRE.FindIndex(seg)
+	return loc != nil && len(bytes.TrimSpace(seg[loc[1]:])) == 0
 }
 
 // progressTailRE is the end of a tqdm frame at the start of a line, its

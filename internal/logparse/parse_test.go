@@ -37,6 +37,11 @@ func TestCleanLine(t *testing.T) {
 		{"train:  10%|#         | 1/10 [00:01<00:09, 1.0it/s]\rtrain:  20%|##        | 2/10 [00:02<00:08, 1.0it/s, loss=0.3]RuntimeError: CUDA error: x\n", "RuntimeError: CUDA error: x"},
 		{"42%|████▏     | 390/928 [00:22<00:31, 3.21it/s]Traceback (most recent call last):\n", "Traceback (most recent call last):"},
 		{"train:  20%|##        | 2/10 [00:02<00:08, 1.0it/s]\n", "train:  20%|##        | 2/10 [00:02<00:08, 1.0it/s]"},
+		// another process's bar drawn over a message printed without its own line break
+		{"torch.OutOfMemoryError: CUDA out of memory.\r  5%|5         | 5/100 [00:01<00:20, 4.8it/s]\n", "torch.OutOfMemoryError: CUDA out of memory."},
+		{"[rank1]: RuntimeError: CUDA error: x\r 1%|1         | 1/100 [00:01<01:39, 1.0it/s]\r 2%|2         | 2/100 [00:02<01:38, 1.0it/s]\r   \n", "[rank1]: RuntimeError: CUDA error: x"},
+		// frames alone keep the last one
+		{" 1%|1         | 1/100 [00:01<01:39, 1.0it/s]\r 2%|2         | 2/100 [00:02<01:38, 1.0it/s]\n", " 2%|2         | 2/100 [00:02<01:38, 1.0it/s]"},
 	}
 	for _, tt := range tests {
 		if got := cleanLine([]byte(tt.in)); got != tt.want {
