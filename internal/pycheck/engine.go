@@ -395,6 +395,28 @@ func (l *Linter) enabled(path, code string) bool {
 	return l.Enabled == nil || l.Enabled(path, code)
 }
 
+// AddTooLarge adds to fs, in order, the notice for each file a directory
+// walk left out for its size (see Collect): the user learns that it was not
+// checked, and why, where a silent skip would read as a clean file.
+func (l *Linter) AddTooLarge(fs []report.Finding, paths []string) []report.Finding {
+	r := engineRule(CodeParseError)
+	added := false
+	for _, p := range paths {
+		if !l.enabled(p, CodeParseError) {
+			continue
+		}
+		fs = append(fs, report.Finding{Rule: r.ID, Severity: r.Severity, Location: &report.Location{Path: p, Line: 1},
+			Message:  fmt.Sprintf("more than %d MiB, so read as generated data rather than source: not checked", MaxFileSize>>20),
+			Remedies: []string{"If it is generated, list it under exclude in [tool.cudadoctor] to drop this notice; if it is code, split it below the limit to have it checked."},
+			Facts:    map[string]any{"name": r.Name}})
+		added = true
+	}
+	if added {
+		sortFindings(fs)
+	}
+	return fs
+}
+
 // LintSource checks one in-memory file (tests, fuzzing): a project of one.
 func (l *Linter) LintSource(path string, src []byte) []report.Finding {
 	fs, _ := l.LintSources(Source{Path: path, Src: src})

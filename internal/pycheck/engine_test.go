@@ -238,7 +238,7 @@ func TestCollectAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Collect(OSFS{}, []string{filepath.Join(dir, "src"), filepath.Join(dir, "gen", "c.py")}, cfg)
+	files, _, err := Collect(OSFS{}, []string{filepath.Join(dir, "src"), filepath.Join(dir, "gen", "c.py")}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestCollectAndRead(t *testing.T) {
 	if diff := cmp.Diff([]string{"src/a.py", "gen/c.py"}, rel); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
-	if _, err := Collect(OSFS{}, []string{filepath.Join(dir, "missing")}, cfg); err == nil || !strings.Contains(err.Error(), "no such file") {
+	if _, _, err := Collect(OSFS{}, []string{filepath.Join(dir, "missing")}, cfg); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing path: %v", err)
 	}
 	ch, errc := Read(context.Background(), OSFS{}, []string{filepath.Join(dir, "src", "a.py"), filepath.Join(dir, "nope.py")})

@@ -58,7 +58,7 @@ func EngineRules() []*Rule {
 		{RuleDoc: report.RuleDoc{
 			ID: CodeParseError, Name: "syntax-error", Kind: report.KindLint, Severity: report.Info,
 			Title:   "File could not be fully parsed",
-			Summary: "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing. It is a notice, not a warning: the grammar lint parses with can lag behind CPython's (it rejects some valid code, such as a starred expression of a tuple in a return), and only CPython can say the file is wrong.",
+			Summary: "The Python parser found a syntax error; the rules ran on what it could recover, so findings in this file may be missing. It is a notice, not a warning: the grammar lint parses with can lag behind CPython's (it rejects some valid code, such as a starred expression of a tuple in a return), and only CPython can say the file is wrong. It also marks a file lint did not check at all: code nested deeper than CPython compiles, or a file over 16 MiB found in a directory (generated data, as a rule; named on the command line, such a file is an error).",
 			Sections: []report.DocSection{
 				{Title: "Why", Body: "A file with a syntax error will not import, and hazards in the unparsed part cannot be checked."},
 				{Title: "Example", Body: "def f(:\n    pass"},

@@ -37,29 +37,33 @@ const MaxFileSize = 16 << 20
 
 // Collect lists the Python files under paths: a named file is always taken;
 // directories are walked honouring .gitignore files and the config's exclude.
-// A path that cannot be read is an error.
-func Collect(fsys FS, paths []string, cfg *Config) ([]string, error) {
-	var out []string
+// A file found in a directory that is over MaxFileSize goes to tooLarge
+// instead: it is generated data far more often than code, and one such file
+// in a repository must not stop the lint of the rest (a named one is read,
+// and refused with an error, as the user asked for it). A path that cannot
+// be read is an error.
+func Collect(fsys FS, paths []string, cfg *Config) (files, tooLarge []string, err error) {
 	for _, p := range paths {
 		info, err := fsys.Stat(p)
 		if err != nil {
-			return nil, cleanPathErr(p, err)
+			return nil, nil, cleanPathErr(p, err)
 		}
 		if !info.IsDir() {
-			out = append(out, p)
+			files = append(files, p)
 			continue
 		}
 		w := walker{fsys: fsys, cfg: cfg}
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.loadParentIgnores(abs)
-		if err := w.walk(p, abs, &out); err != nil {
-			return nil, err
+		if err := w.walk(p, abs, &files); err != nil {
+			return nil, nil, err
 		}
+		tooLarge = append(tooLarge, w.tooLarge...)
 	}
-	return out, nil
+	return files, tooLarge, nil
 }
 
 func cleanPathErr(p string, err error) error {
@@ -73,9 +77,10 @@ func cleanPathErr(p string, err error) error {
 }
 
 type walker struct {
-	fsys    FS
-	cfg     *Config
-	ignores []*ignoreList
+	fsys     FS
+	cfg      *Config
+	ignores  []*ignoreList
+	tooLarge []string
 }
 
 // loadParentIgnores reads the .gitignore files between the repository root
@@ -145,6 +150,10 @@ func (w *walker) walk(dir, abs string, out *[]string) error {
 			continue
 		}
 		if strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".pyi") {
+			if info, err := e.Info(); err == nil && info.Size() > MaxFileSize {
+				w.tooLarge = append(w.tooLarge, p)
+				continue
+			}
 			*out = append(*out, p)
 		}
 	}

@@ -99,10 +99,12 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	defer cancel()
 	var sources <-chan pycheck.Source
 	var errc <-chan error
+	var tooLarge []string
 	if len(paths) == 1 && paths[0] == "-" {
 		sources, errc = readStdin(opts.Stdin)
 	} else {
-		files, err := pycheck.Collect(fsys, paths, cfg)
+		var files []string
+		files, tooLarge, err = pycheck.Collect(fsys, paths, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +112,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	l := &pycheck.Linter{Rules: rules.All(), Enabled: cfg.Enabled, Workers: opts.Workers}
 	findings, _, lintErr := l.Lint(ctx, sources)
+	findings = l.AddTooLarge(findings, tooLarge)
 	if err := <-errc; err != nil {
 		return nil, err
 	}

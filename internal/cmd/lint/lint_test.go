@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,32 @@ func TestRunErrors(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Options{Paths: []string{big}}); err == nil {
 		t.Error("oversized file accepted")
+	}
+}
+
+// A file over the size cap found in a directory is left out with a notice,
+// and the rest of the directory is still checked; named, it is refused.
+func TestRunTooLargeInDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.py"), []byte("import torch\nstate = torch.load(\"ckpt.pt\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "b_pb2.py")
+	if err := os.WriteFile(big, []byte("import torch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 17<<20); err != nil { // sparse: never read
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Paths: []string{dir}})
+	if err != nil {
+		t.Fatalf("a too-large file stopped the directory's lint: %v", err)
+	}
+	if len(rep.Findings) != 2 || rep.Findings[0].Rule != "CD112" || rep.Findings[1].Rule != "CD001" ||
+		rep.Findings[1].Location.Path != big || !strings.Contains(rep.Findings[1].Message, "not checked") {
+		t.Fatalf("findings %+v, want CD112 on a.py, then CD001 (not checked) on %s", rep.Findings, big)
+	}
+	if _, err := Run(context.Background(), Options{Paths: []string{big}}); err == nil {
+		t.Error("a too-large file named on the command line was accepted")
 	}
 }
