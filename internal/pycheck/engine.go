@@ -573,8 +573,14 @@ func parseFile(ctx context.Context, parser *sitter.Parser, s Source, proj *Proje
 	if err != nil || tree == nil {
 		return nil
 	}
-	flat := Flatten(tree.RootNode())
+	// The C tree is freed before the Go nodes are made, so a large file
+	// holds one of the two at a time, not both.
+	raw := copyRaw(tree.RootNode())
 	tree.Close()
+	if raw.n >= trimNodes {
+		trimCHeap()
+	}
+	flat := raw.build()
 	f := newFile(s.Path, s.Src, flat)
 	f.ctx = ctx
 	f.project = proj

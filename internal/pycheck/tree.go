@@ -74,6 +74,16 @@ done:
 	return n;
 }
 
+// cd_trim hands the pages that free() kept back to the system (glibc keeps
+// a freed tree's memory in its arenas, where Go cannot use it); elsewhere
+// it does nothing.
+#if defined(__GLIBC__)
+#include <malloc.h>
+static void cd_trim(void) { malloc_trim(0); }
+#else
+static void cd_trim(void) {}
+#endif
+
 static const TSLanguage *cd_language(TSNode *root) { return ts_node_language(*root); }
 static const char *cd_symbol_name(const TSLanguage *l, uint32_t s) { return ts_language_symbol_name(l, (uint16_t)s); }
 static const char *cd_field_name(const TSLanguage *l, uint32_t f) { return ts_language_field_name_for_id(l, (uint16_t)f); }
@@ -217,14 +227,25 @@ func namesFor(root *C.TSNode) *langNames {
 // Flatten copies a tree-sitter tree into a Tree. It relies on sitter.Node
 // holding tree-sitter's TSNode value as its first field (true of the pinned
 // go-tree-sitter; TestFlattenMatchesTreeSitter checks it node by node).
-func Flatten(root *sitter.Node) *Tree {
+func Flatten(root *sitter.Node) *Tree { return copyRaw(root).build() }
+
+// rawTree is a tree-sitter tree copied out in one C call, before the Go
+// nodes are built from it: the C tree can be freed in between (see
+// parseFile), so the two never take memory at once.
+type rawTree struct {
+	names *langNames
+	bp    *[]C.cd_node // pooled; nil for an empty tree
+	n     int
+}
+
+func copyRaw(root *sitter.Node) rawTree {
 	// Copied out so that C never sees the Go pointers that follow it.
 	rootValue := *(*C.TSNode)(unsafe.Pointer(root))
 	croot := &rootValue
 	count := int(C.cd_count(croot))
-	t := &Tree{names: namesFor(croot)}
+	r := rawTree{names: namesFor(croot)}
 	if count == 0 {
-		return t
+		return r
 	}
 	// The raw copy is scratch, reused across files (C fills every field
 	// of each node it writes, so it needs no clearing).
@@ -232,9 +253,19 @@ func Flatten(root *sitter.Node) *Tree {
 	if cap(*bp) < count {
 		*bp = make([]C.cd_node, count+count/4)
 	}
-	raw := (*bp)[:count]
-	n := int(C.cd_flatten(croot, &raw[0], C.uint32_t(count)))
-	raw = raw[:n]
+	r.bp = bp
+	r.n = int(C.cd_flatten(croot, &(*bp)[0], C.uint32_t(count)))
+	return r
+}
+
+// build makes the Go tree from the raw copy and gives the copy back.
+func (rt rawTree) build() *Tree {
+	t := &Tree{names: rt.names}
+	if rt.bp == nil {
+		return t
+	}
+	raw := (*rt.bp)[:rt.n]
+	n := rt.n
 	t.nodes = getNodes(n)
 	names := t.names
 	var anyErr uint8
@@ -251,7 +282,7 @@ func Flatten(root *sitter.Node) *Tree {
 			t.nodes[p].nkids++
 		}
 	}
-	rawPool.Put(bp)
+	rawPool.Put(rt.bp)
 	// Children are contiguous in kids, in order, so Child(i) is O(1).
 	// Every node but the root is a child; in pre-order a parent comes
 	// before its children, so one pass places each node's block and
@@ -283,6 +314,13 @@ func Flatten(root *sitter.Node) *Tree {
 	}
 	return t
 }
+
+// trimNodes is the node count (about a megabyte of dense source) from
+// which parseFile has the freed C tree returned to the system: below it
+// the memory is small and is reused by the next file's parse.
+const trimNodes = 1 << 20
+
+func trimCHeap() { C.cd_trim() }
 
 var rawPool = sync.Pool{New: func() any { return new([]C.cd_node) }}
 
