@@ -577,7 +577,7 @@ func parseFile(ctx context.Context, parser *sitter.Parser, s Source, proj *Proje
 	// holds one of the two at a time, not both.
 	raw := copyRaw(tree.RootNode())
 	tree.Close()
-	if raw.n >= trimNodes {
+	if len(raw.raw) >= largeTree {
 		trimCHeap()
 	}
 	flat := raw.build()

@@ -462,7 +462,11 @@ func (f *File) precompute() {
 		*dp = make([]int32, n+n/4)
 	}
 	depth := (*dp)[:n]
-	defer depthPool.Put(dp)
+	if n < largeTree {
+		// A large file's scratch is left to the collector rather than
+		// held for the rest of the run.
+		defer depthPool.Put(dp)
+	}
 	for i := range t.nodes {
 		if i&0xffff == 0xffff && f.cancelled() {
 			return // the run stops; what is left is never read

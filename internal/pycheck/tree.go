@@ -3,6 +3,7 @@ package pycheck
 /*
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 // The layouts of tree-sitter's public value types (api.h of the pinned
 // go-tree-sitter); the functions are linked from that module's C code.
@@ -29,11 +30,13 @@ uint32_t ts_language_symbol_count(const TSLanguage *);
 uint32_t ts_language_field_count(const TSLanguage *);
 uint32_t ts_language_symbol_type(const TSLanguage *, uint16_t); // TSSymbolType: 0 is regular (named)
 
+// 16 bytes a node: Python's grammar has fewer than 256 fields (namesFor
+// checks).
 typedef struct {
 	uint32_t start, end;
 	int32_t parent;
-	uint16_t sym, field;
-	uint8_t missing;
+	uint16_t sym;
+	uint8_t field, missing;
 } cd_node;
 
 static uint32_t cd_count(TSNode *root) { return ts_node_descendant_count(*root); }
@@ -55,7 +58,7 @@ static uint32_t cd_flatten(TSNode *root, cd_node *out, uint32_t cap) {
 		o->end = ts_node_end_byte(node);
 		o->parent = parent;
 		o->sym = ts_node_symbol(node);
-		o->field = ts_tree_cursor_current_field_id(&c);
+		o->field = (uint8_t)ts_tree_cursor_current_field_id(&c);
 		o->missing = 0;
 		int32_t me = (int32_t)n++;
 		if (ts_tree_cursor_goto_first_child(&c)) {
@@ -212,6 +215,9 @@ func namesFor(root *C.TSNode) *langNames {
 			n.named = append(n.named, C.ts_language_symbol_type(l, C.uint16_t(i)) == 0)
 			n.kinds = append(n.kinds, symbolKind(n.syms[i]))
 		}
+		if C.ts_language_field_count(l) > 255 {
+			panic("pycheck: the grammar has more fields than cd_node holds")
+		}
 		for i := 0; i <= int(C.ts_language_field_count(l)); i++ {
 			if p := C.cd_field_name(l, C.uint32_t(i)); p != nil {
 				n.fields = append(n.fields, C.GoString(p))
@@ -234,8 +240,9 @@ func Flatten(root *sitter.Node) *Tree { return copyRaw(root).build() }
 // parseFile), so the two never take memory at once.
 type rawTree struct {
 	names *langNames
-	bp    *[]C.cd_node // pooled; nil for an empty tree
-	n     int
+	raw   []C.cd_node
+	bp    *[]C.cd_node   // pooled backing of raw, for a small tree
+	c     unsafe.Pointer // malloc'd backing of raw, for a large one
 }
 
 func copyRaw(root *sitter.Node) rawTree {
@@ -247,25 +254,38 @@ func copyRaw(root *sitter.Node) rawTree {
 	if count == 0 {
 		return r
 	}
-	// The raw copy is scratch, reused across files (C fills every field
-	// of each node it writes, so it needs no clearing).
-	bp := rawPool.Get().(*[]C.cd_node)
-	if cap(*bp) < count {
-		*bp = make([]C.cd_node, count+count/4)
+	// The raw copy is scratch (C fills every field of each node it
+	// writes, so it needs no clearing). A small one is reused across
+	// files; a large one is malloc'd and freed as soon as the Go nodes
+	// are built, rather than kept in the Go heap for the rest of the run.
+	var buf []C.cd_node
+	if count >= largeTree {
+		r.c = C.malloc(C.size_t(count) * C.size_t(unsafe.Sizeof(C.cd_node{})))
+		if r.c == nil {
+			panic("pycheck: out of memory copying the syntax tree")
+		}
+		buf = unsafe.Slice((*C.cd_node)(r.c), count)
+	} else {
+		bp := rawPool.Get().(*[]C.cd_node)
+		if cap(*bp) < count {
+			*bp = make([]C.cd_node, count+count/4)
+		}
+		r.bp, buf = bp, (*bp)[:count]
 	}
-	r.bp = bp
-	r.n = int(C.cd_flatten(croot, &(*bp)[0], C.uint32_t(count)))
+	n := int(C.cd_flatten(croot, &buf[0], C.uint32_t(count)))
+	r.raw = buf[:n]
 	return r
 }
 
 // build makes the Go tree from the raw copy and gives the copy back.
 func (rt rawTree) build() *Tree {
 	t := &Tree{names: rt.names}
-	if rt.bp == nil {
+	raw := rt.raw
+	n := len(raw)
+	if n == 0 {
+		rt.release()
 		return t
 	}
-	raw := (*rt.bp)[:rt.n]
-	n := rt.n
 	t.nodes = getNodes(n)
 	names := t.names
 	var anyErr uint8
@@ -282,7 +302,7 @@ func (rt rawTree) build() *Tree {
 			t.nodes[p].nkids++
 		}
 	}
-	rawPool.Put(rt.bp)
+	rt.release()
 	// Children are contiguous in kids, in order, so Child(i) is O(1).
 	// Every node but the root is a child; in pre-order a parent comes
 	// before its children, so one pass places each node's block and
@@ -315,12 +335,21 @@ func (rt rawTree) build() *Tree {
 	return t
 }
 
-// trimNodes is the node count (about a megabyte of dense source) from
-// which parseFile has the freed C tree returned to the system: below it
-// the memory is small and is reused by the next file's parse.
-const trimNodes = 1 << 20
+// largeTree is the node count (about a megabyte of dense source) from
+// which a tree's scratch copies are not pooled and parseFile has the freed
+// C tree returned to the system: below it the memory is small and is
+// reused by the next file. A variable so that tests take both paths.
+var largeTree = 1 << 20
 
 func trimCHeap() { C.cd_trim() }
+
+func (rt rawTree) release() {
+	if rt.c != nil {
+		C.free(rt.c)
+	} else if rt.bp != nil {
+		rawPool.Put(rt.bp)
+	}
+}
 
 var rawPool = sync.Pool{New: func() any { return new([]C.cd_node) }}
 

@@ -15,8 +15,17 @@ import (
 
 // TestFlattenMatchesTreeSitter walks tree-sitter's own tree and the
 // flattened copy side by side over the rule fixtures: same types, ranges,
-// fields, flags and shape. It guards the layout Flatten relies on.
+// fields, flags and shape. It guards the layout Flatten relies on, on
+// both the pooled copy of a small tree and the malloc'd one of a large.
 func TestFlattenMatchesTreeSitter(t *testing.T) {
+	defer func(n int) { largeTree = n }(largeTree)
+	for _, large := range []int{largeTree, 1} {
+		largeTree = large
+		flattenMatchesTreeSitter(t)
+	}
+}
+
+func flattenMatchesTreeSitter(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("rules", "testdata", "CD1*", "*.py"))
 	if len(files) < 20 {
 		t.Fatalf("only %d fixtures", len(files))
