@@ -260,10 +260,8 @@ func copyRaw(root *sitter.Node) rawTree {
 	// are built, rather than kept in the Go heap for the rest of the run.
 	var buf []C.cd_node
 	if count >= largeTree {
+		// cgo's C.malloc never returns nil (it aborts instead).
 		r.c = C.malloc(C.size_t(count) * C.size_t(unsafe.Sizeof(C.cd_node{})))
-		if r.c == nil {
-			panic("pycheck: out of memory copying the syntax tree")
-		}
 		buf = unsafe.Slice((*C.cd_node)(r.c), count)
 	} else {
 		bp := rawPool.Get().(*[]C.cd_node)
