@@ -336,7 +336,9 @@ func (rt rawTree) build() *Tree {
 // largeTree is the node count (about a megabyte of dense source) from
 // which a tree's scratch copies are not pooled and parseFile has the freed
 // C tree returned to the system: below it the memory is small and is
-// reused by the next file. A variable so that tests take both paths.
+// reused by the next file, and the trim is not free (it first merges every
+// freed chunk: about 0.15 s of CPU for a 4-million-node tree, against
+// 380 MB handed back). A variable so that tests take both paths.
 var largeTree = 1 << 20
 
 func trimCHeap() { C.cd_trim() }
