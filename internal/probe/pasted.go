@@ -165,6 +165,9 @@ func fromText(lines []string, gate bool) *Pasted {
 	var stated, tensorflow, proseDrv string
 	source := false // the torch version is a source or container build's
 	for i, l := range lines {
+		if i > 0 {
+			l = capabilityReply(lines[i-1], l)
+		}
 		w := newLineWords(l, gate)
 		if !w.may(factWords) {
 			continue
