@@ -76,7 +76,7 @@ var gpuWordTriggers = func() []string {
 	}
 	// A capability printed without a name the table knows (the probe's
 	// readArchLine reads these lines).
-	out = append(out, "compute capability", "Min Comp Cap", "(arch=", " minor: ")
+	out = append(out, "compute capability", "Min Comp Cap", "(arch=", " minor: ", "get_device_capability")
 	// A trigger shorter than minTrigger would slow every scan: the short
 	// ones ("a 950", "A6000") are taken with the space before them.
 	for i, t := range out {

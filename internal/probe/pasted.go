@@ -49,6 +49,12 @@ var (
 	// runtime version: 10.1.243", a docker image "nvidia/cuda:8.0-cudnn5",
 	// a path "/usr/local/cuda-10.2/". nvidia-smi's "CUDA Version:" is the
 	// driver's and is read by smiCUDARE instead.
+	// The CUDA runtime a framework reports loading: TensorFlow's
+	// dso_loader "Successfully opened dynamic library libcudart.so.10.1"
+	// (on Windows "cudart64_101.dll"). Only a library that was opened
+	// counts: one that could not be ("libcudart.so.10.1: cannot open
+	// shared object file") is a missing library, not the stack's CUDA.
+	loadedCUDARE = lazyre.New(`(?i)\bopened (?:the )?(?:cuda )?(?:dynamic|shared) library (?:lib)?cudart(?:\.so\.(\d{1,2})\.(\d)\b|64_(\d{1,2})(\d)\.dll)`)
 	statedCUDARE = lazyre.New(`(?i)(?:\bcuda(?:[ -]?toolkit)?(?:\s*/\s*cudnn)?(?:\s+runtime)?(?:\s+version)?\s*(?:[:=]=?\s*|\s+is\s+|\s+|\s*v(?:ersion)?\s*|)|\bcudatoolkit\s*(?:[:=]=?\s*|\s+)|nvidia/cuda:|/cuda-|compilation tools, release )v?(\d{1,2})\.(\d)\b`)
 	// "TensorFlow version (use command below): 1.14.0-gpu", "tensorflow-gpu==1.13.1",
 	// "tensorflow/tensorflow:1.14.0-gpu-py3", "TF 2.0".
@@ -86,6 +92,7 @@ var (
 	torchWords      = []string{"torch"}
 	buildCUDAWords  = []string{"cuda used to build pytorch:", "torch.version.cuda"}
 	statedWords     = []string{"cuda", "compilation tools, release "}
+	loadedWords     = []string{"opened"}
 	tensorflowWords = []string{"tensorflow", "tf"}
 	driverWords     = []string{"driver version"}
 	smiCUDAWords    = []string{"cuda version:"}
@@ -158,6 +165,9 @@ func fromText(lines []string, gate bool) *Pasted {
 	var stated, tensorflow, proseDrv string
 	source := false // the torch version is a source or container build's
 	for i, l := range lines {
+		if i > 0 {
+			l = capabilityReply(lines[i-1], l)
+		}
 		w := newLineWords(l, gate)
 		if !w.may(factWords) {
 			continue
@@ -197,6 +207,12 @@ func fromText(lines []string, gate bool) *Pasted {
 		if stated == "" && !smi && !strings.Contains(l, "CUDA used to build") && w.version && w.may(statedWords) {
 			if m := buildMatch(statedCUDARE, l); m != nil && cudaKnown(m[1]) {
 				stated = m[1] + "." + m[2]
+				p.Lines["stated"] = i
+			}
+		}
+		if stated == "" && w.digit && w.may(loadedWords) {
+			if m := loadedCUDARE.FindStringSubmatch(l); m != nil && cudaKnown(m[1]+m[3]) {
+				stated = m[1] + m[3] + "." + m[2] + m[4]
 				p.Lines["stated"] = i
 			}
 		}

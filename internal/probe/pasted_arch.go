@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/cudadoctor/cudadoctor/internal/lazyre"
 	"github.com/cudadoctor/cudadoctor/internal/nvml"
@@ -12,13 +13,16 @@ import (
 // Logs print a GPU's compute capability without a name the capability
 // table knows ("Device 0: NVIDIA GB10, compute capability 12.1", NCCL's
 // "Min Comp Cap 8", detectron2's "(arch=8.6)", TensorFlow 1.x's "major: 3
-// minor: 0"), and some builds say outright which capability they carry no
+// minor: 0", torch.cuda.get_device_capability()'s "(8, 6)"), and some builds say outright which capability they carry no
 // binaries for (TensorFlow's "not built with CUDA kernel binaries
 // compatible with compute capability 12.0"). Both are read here.
 
 var (
-	printedCCRE = lazyre.New(`(?i)\bcompute capability:?\s+(\d{1,2})\.(\d)\b|\bMin Comp Cap (\d{1,2})\b|\(arch=(\d{1,2})\.(\d)\)|\bmajor: (\d{1,2}) minor: (\d)\b`)
-	tfLacksRE   = lazyre.New(`TensorFlow was not built with CUDA kernel binaries compatible with compute capability (\d{1,2})\.(\d)`)
+	printedCCRE = lazyre.New(`(?i)\bcompute capability:?\s+(\d{1,2})\.(\d)\b|\bMin Comp Cap (\d{1,2})\b|\(arch=(\d{1,2})\.(\d)\)|\bmajor: (\d{1,2}) minor: (\d)\b|get_device_capability\(\w*\)\)?\s*(?:=|->|:|is|returns?|#)?\s*\((\d{1,2}),\s*(\d)\)`)
+	// torch.cuda.get_device_capability()'s answer alone on the line after
+	// the call, as a Python prompt shows it: "(8, 6)".
+	capabilityTupleRE = lazyre.New(`^\s*\(\d{1,2},\s*\d\)\s*$`)
+	tfLacksRE         = lazyre.New(`TensorFlow was not built with CUDA kernel binaries compatible with compute capability (\d{1,2})\.(\d)`)
 )
 
 // wheelTagRE is a CUDA wheel tag standing alone in prose ("pytorch with
@@ -45,7 +49,18 @@ func wheelTagCUDA(w lineWords) (string, bool) {
 
 // archWords gate the two patterns: a line holds one of them (lower case);
 // FromText's first gate (factWords) holds them too.
-var archWords = []string{"compute capability", "min comp cap", "(arch=", "minor: "}
+var archWords = []string{"compute capability", "min comp cap", "(arch=", "minor: ", "get_device_capability"}
+
+// capabilityReply joins a line holding only a capability tuple to the
+// torch.cuda.get_device_capability() call on the line before it, so that
+// the pair reads as one statement of the GPU's capability; any other line
+// is returned as it is.
+func capabilityReply(prev, l string) string {
+	if !strings.HasPrefix(strings.TrimSpace(l), "(") || !strings.Contains(prev, "get_device_capability(") || !capabilityTupleRE.MatchString(l) {
+		return l
+	}
+	return strings.TrimRight(prev, " \t") + " " + strings.TrimSpace(l)
+}
 
 // printedCapability is the compute capability a line prints, if any.
 func printedCapability(w lineWords) (major, minor int, ok bool) {
@@ -56,7 +71,7 @@ func printedCapability(w lineWords) (major, minor int, ok bool) {
 	if m == nil {
 		return 0, 0, false
 	}
-	maj, min := m[1]+m[3]+m[4]+m[6], m[2]+m[5]+m[7]
+	maj, min := m[1]+m[3]+m[4]+m[6]+m[8], m[2]+m[5]+m[7]+m[9]
 	if min == "" {
 		min = "0"
 	}

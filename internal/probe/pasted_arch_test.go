@@ -1,6 +1,9 @@
 package probe
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestPrintedCapability(t *testing.T) {
 	for in, want := range map[string]int{
@@ -8,6 +11,11 @@ func TestPrintedCapability(t *testing.T) {
 		"node01:1297856:1297856 [7] NCCL INFO Using 256 threads, Min Comp Cap 8, Trees disabled": 80,
 		"GPU 0                   GeForce RTX 3090 (arch=8.6)":                                    86,
 		"name: Quadro K4200 major: 3 minor: 0 memoryClockRate(GHz): 0.784":                       30,
+		"print(torch.cuda.get_device_capability(0))  # (8, 6)":                                   86,
+		"torch.cuda.get_device_capability() = (3, 7)":                                            37,
+		// A call without its answer, or a tuple that is not its answer.
+		"cap = torch.cuda.get_device_capability()": 0,
+		"x = torch.zeros((8, 6))":                  0,
 		// Requirements and thresholds are not a GPU's capability.
 		"Bfloat16 is only supported on GPUs with compute capability of at least 8.0.": 0,
 		"WARNING: Compute capability < 7.5 detected! Only slow 8-bit matmul":          0,
@@ -53,5 +61,25 @@ func TestWheelTagCUDA(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A prompt prints get_device_capability()'s answer on the next line: the
+// pair is read as the GPU's capability; a tuple after any other line is
+// not.
+func TestCapabilityReply(t *testing.T) {
+	capOf := func(lines ...string) string {
+		p := FromText(lines)
+		if p == nil || len(p.Facts.NVML.GPUs) == 0 {
+			return ""
+		}
+		g := p.Facts.NVML.GPUs[0]
+		return fmt.Sprintf("%d.%d", g.CCMajor, g.CCMinor)
+	}
+	if got := capOf("torch 1.6.0+cu101", ">>> torch.cuda.get_device_capability()", "(8, 6)"); got != "8.6" {
+		t.Errorf("prompt answer: got %q, want 8.6", got)
+	}
+	if got := capOf("torch 1.6.0+cu101", ">>> x.shape[:2]", "(8, 6)"); got != "" {
+		t.Errorf("another tuple: got %q, want none", got)
 	}
 }

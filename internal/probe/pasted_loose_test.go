@@ -106,3 +106,19 @@ func TestHostAndContainerCUDA(t *testing.T) {
 		}
 	}
 }
+
+// The CUDA runtime a framework reports having opened is the stack's CUDA;
+// one it could not open is a missing library and says nothing of it.
+func TestLoadedCUDARuntime(t *testing.T) {
+	for text, want := range map[string]string{
+		"GPU 0: GeForce RTX 3090\n2020-12-29 04:45:40.1: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened dynamic library libcudart.so.10.1": "10.1",
+		"GPU 0: GeForce RTX 3080\nI tensorflow/stream_executor/platform/default/dso_loader.cc:48] Successfully opened dynamic library cudart64_110.dll":                         "11.0",
+		"GPU 0: GeForce RTX 2080\nI dso_loader.cc:49] Successfully opened dynamic library cudart64_90.dll":                                                                      "9.0",
+		"GPU 0: GeForce RTX 3090\nW dso_loader.cc:59] Could not load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot open shared object file":           "",
+		"GPU 0: GeForce RTX 3090\nI dso_loader.cc:48] Successfully opened dynamic library libcublas.so.10":                                                                      "",
+	} {
+		if got := toolkitOfText(text); got != want {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}

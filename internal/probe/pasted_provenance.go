@@ -26,8 +26,10 @@ var (
 	// capability.
 	toolLineRE = lazyre.New(`^\s*(?:PyTorch version:|CUDA used to build PyTorch:|Is debug build:|GPU models and configuration:|GPU \d+: |Nvidia driver version:|CUDA runtime version:|cuDNN version:|Is CUDA available:|\[(?:pip3?|conda)\] )|^\s*[|+](?:\s|-|=)|NVIDIA-SMI \d|Driver Version:\s*\d+\.\d+.*CUDA Version:|\(UUID: GPU-|Cuda compilation tools, release|nvcc: NVIDIA \(R\)|with CUDA capability sm_\d+`)
 	// A framework's log line: a timestamp or glog prefix, or TensorFlow,
-	// XLA and Paddle describing the device they found.
-	frameworkLogRE = lazyre.New(`^\s*\[?\d{4}[-/]\d\d[-/]\d\d[ T_]\d\d:\d\d|^\s*[IWEF]\d{4} \d\d:\d\d:\d\d|Found device \d+ with properties|StreamExecutor device \(\d+\)|Created (?:TensorFlow )?device|\bname: .+ major: \d+ minor: \d+|GPU Compute Capability: \d|compute capability: \d+\.\d`)
+	// XLA and Paddle describing the device they found (TensorFlow 2's
+	// "pciBusID: ... name: GeForce RTX 3090 computeCapability: 8.6" among
+	// them).
+	frameworkLogRE = lazyre.New(`^\s*\[?\d{4}[-/]\d\d[-/]\d\d[ T_]\d\d:\d\d|^\s*[IWEF]\d{4} \d\d:\d\d:\d\d|Found device \d+ with properties|StreamExecutor device \(\d+\)|Created (?:TensorFlow )?device|\bname: .+ major: \d+ minor: \d+|GPU Compute Capability: \d|compute capability: \d+\.\d|\bcomputeCapability: \d+\.\d`)
 	// A pip or conda list row ("torch   1.7.1+cu101   pypi_0   pypi"), a
 	// pip freeze line alone ("torch==1.13.1+cu117"), or the bare version a
 	// Python prompt prints back ("'1.7.1+cu101'").

@@ -22,6 +22,7 @@ func TestToolOutput(t *testing.T) {
 		">>> torch.__version__",
 		"2019-07-07 15:22:11.420539: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1212] Found device 0 with properties: ",
 		"name: GeForce RTX 2080 major: 7 minor: 5 memoryClockRate(GHz): 1.71",
+		"pciBusID: 0000:01:00.0 name: GeForce RTX 3060 Ti computeCapability: 8.6",
 		"NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch installation.",
 	}
 	prose := []string{
