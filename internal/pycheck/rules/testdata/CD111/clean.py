@@ -279,3 +279,28 @@ class PairLookup(nn.Module):
 
     def forward(self, i, j):
         return self.table[i, j]
+
+
+# A method forward() calls, creating its state where the inputs are.
+class Scan(nn.Module):
+    def forward(self, u, decay):
+        return self.run(u, decay)
+
+    def run(self, u, decay):
+        state = torch.zeros(u.shape[0], u.shape[-1], device=u.device)
+        for i in range(u.shape[1]):
+            state = decay * state + u[:, i]
+        return state
+
+
+
+
+# The legacy constructor's tensor moved to the inputs' device.
+class Weighted(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = list(weights)
+
+    def forward(self, logits):
+        w = torch.Tensor(self.weights).to(logits.device)
+        return logits * w

@@ -234,3 +234,40 @@ class PairLookup(nn.Module):
 
     def forward(self, i, j):
         return self.table[i, j]
+
+
+# A method of the module that forward() calls on self.
+class Scan(nn.Module):
+    def forward(self, u, decay):
+        return self.run(u, decay)
+
+    def run(self, u, decay):
+        state = torch.zeros(u.shape[0], u.shape[-1])  # want CD111
+        for i in range(u.shape[1]):
+            state = decay * state + u[:, i]
+        return state
+
+
+# The legacy torch.Tensor constructor of a list; a CPU table read with a
+# GPU index.
+class Weighted(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = list(weights)
+
+    def forward(self, logits, target):
+        w = torch.Tensor(self.weights)  # want CD111
+        return logits * w
+
+    def pick(self, target):
+        return target
+
+
+class Picked(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = list(weights)
+
+    def forward(self, loss, target):
+        w = torch.tensor(self.weights).gather(0, target)  # want CD111
+        return (loss * w).mean()
