@@ -101,6 +101,14 @@ class LoggingTrainer(Trainer):
         return loss
 
 
+# A per-key sum kept in self across the steps, averaged when logging.
+class AuxTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, **kwargs):
+        outputs = model(**inputs)
+        self.aux_totals["aux"] += outputs.aux_loss  # want CD107
+        return outputs.loss
+
+
 def log_record(log, value):
     log.append(value)
 

@@ -295,12 +295,17 @@ class Scan(nn.Module):
 
 
 
-# The legacy constructor's tensor moved to the inputs' device.
-class Weighted(nn.Module):
-    def __init__(self, weights):
-        super().__init__()
-        self.weights = list(weights)
 
-    def forward(self, logits):
-        w = torch.Tensor(self.weights).to(logits.device)
-        return logits * w
+# A mask filled through itself stays on the CPU until it is moved; a
+# module constant is a number.
+MINUS_INF = -10000.0
+
+
+class Masked(nn.Module):
+    def forward(self, x):
+        return x + self.causal(x.shape[1]).to(x.device)
+
+    def causal(self, n):
+        mask = torch.triu(torch.ones(n, n), diagonal=1)
+        mask = mask.float().masked_fill(mask == 1, float("-inf"))
+        return mask * MINUS_INF

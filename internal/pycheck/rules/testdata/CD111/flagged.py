@@ -248,21 +248,7 @@ class Scan(nn.Module):
         return state
 
 
-# The legacy torch.Tensor constructor of a list; a CPU table read with a
-# GPU index.
-class Weighted(nn.Module):
-    def __init__(self, weights):
-        super().__init__()
-        self.weights = list(weights)
-
-    def forward(self, logits, target):
-        w = torch.Tensor(self.weights)  # want CD111
-        return logits * w
-
-    def pick(self, target):
-        return target
-
-
+# A CPU table read with a GPU index through its own method.
 class Picked(nn.Module):
     def __init__(self, weights):
         super().__init__()
