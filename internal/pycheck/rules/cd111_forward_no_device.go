@@ -913,6 +913,11 @@ func functionalOp(f *pycheck.File, call *pycheck.Node) bool {
 		if a = pycheck.Unparen(a); a != nil && (a.Type() == "identifier" || a.Type() == "attribute") && !factoryMade(f, a) {
 			return true
 		}
+		// F.mse_loss(self.model(x, t), noise): the output of a layer of
+		// the module is on its device.
+		if a != nil && a.Type() == "call" && onSelf(f, a) && a.ChildByFieldName("function").Type() == "attribute" {
+			return true
+		}
 	}
 	return false
 }

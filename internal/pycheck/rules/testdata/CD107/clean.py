@@ -439,3 +439,15 @@ def fit_logged(model, loader, opt):
         opt.step()
         keep(loss.item())
     return seen
+
+
+# The terms are summed and backpropagated once after the loop; y.backward(g)
+# takes g as the gradient, it does not backpropagate g.
+def fit_chunks(model, x, g, opt):
+    kept = []
+    for part in x.chunk(4):
+        y = model(part)
+        y.backward(g)
+        kept.append(g)
+    opt.step()
+    return torch.stack(kept).sum()

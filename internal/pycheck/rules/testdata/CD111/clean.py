@@ -309,3 +309,10 @@ class Masked(nn.Module):
         mask = torch.triu(torch.ones(n, n), diagonal=1)
         mask = mask.float().masked_fill(mask == 1, float("-inf"))
         return mask * MINUS_INF
+
+
+# The target made where the layer's output is.
+class Denoise(nn.Module):
+    def forward(self, x, t):
+        noise = torch.randn_like(x)
+        return F.mse_loss(self.net(x + 0.1, t), noise)
