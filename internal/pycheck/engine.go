@@ -56,10 +56,12 @@ type Stats struct {
 // cannot hold any hazard these rules know, unless it is written for
 // Lightning (a callback importing only `lightning` runs in the trainer's
 // GPU steps) or calls backward() (a training loop handed its model,
-// optimiser and loss function needs no import of torch).
+// optimiser and loss function needs no import of torch), or overrides a
+// trainer's compute_loss (a transformers Trainer subclass importing only
+// transformers computes its loss in the GPU step).
 func mentionsGPU(src []byte) bool {
 	return bytes.Contains(src, []byte("torch")) || bytes.Contains(src, []byte("cuda")) || bytes.Contains(src, []byte("lightning")) ||
-		bytes.Contains(src, []byte("backward("))
+		bytes.Contains(src, []byte("backward(")) || bytes.Contains(src, []byte("def compute_loss("))
 }
 
 // MaxNesting bounds the syntax tree depth the rules look at. CPython gives up

@@ -302,3 +302,18 @@ func TestLintCancelledMidFile(t *testing.T) {
 		t.Error("a rule ran after the run was cancelled")
 	}
 }
+
+// A transformers Trainer subclass that imports neither torch nor
+// lightning still computes its loss in the GPU step.
+func TestMentionsGPU(t *testing.T) {
+	for src, want := range map[string]bool{
+		"from transformers import Trainer\nclass T(Trainer):\n    def compute_loss(self, model, inputs):\n        return model(**inputs).loss\n": true,
+		"import torch\n":                        true,
+		"def compute_losses(rows):\n    pass\n": false,
+		"print('hello')\n":                      false,
+	} {
+		if got := mentionsGPU([]byte(src)); got != want {
+			t.Errorf("mentionsGPU(%q) = %v, want %v", src, got, want)
+		}
+	}
+}

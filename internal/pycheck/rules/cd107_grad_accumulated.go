@@ -17,7 +17,7 @@ var CD107 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Loss accumulated across iterations with its autograd graph",
-		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`; a model output's `out.loss` or `out[\"loss\"]` included, and the output record itself when its loss element is backpropagated, `out[\"loss\"].backward(); records.append(out)`, unless that element is replaced by a number or a detached tensor first; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`, or `record = functools.partial(list.append, losses)`, or a lambda that appends what it is given, `record = lambda v: losses.append(v)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, also of the entries of a dict of losses whose total entry was backpropagated, summed in a loop over its keys inside the training loop, `for k in losses: totals[k] += losses[k]`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
+		Summary:  "Inside a training loop a loss (or a tensor that `.backward()` is called on, alone or as a term of a sum, `(recon + kl).backward()`, or that a framework backpropagates, `fabric.backward(loss)`; a model output's `out.loss` or `out[\"loss\"]` included, and the output record itself when its loss element is backpropagated, `out[\"loss\"].backward(); records.append(out)`, unless that element is replaced by a number or a detached tensor first; the loss element of a tuple a step function of the file returns after backpropagating it, `loss, logs = step(...)`; also through methods autograd records, `loss.clone()`; or a criterion's result, `self.crit(out, y)`, `F.cross_entropy(out, y)`, in a loop over batches of data) is appended to a list (alone or inside a record: `history.append((step, loss))`, `log.append({\"loss\": loss})`; a list kept in a dict, `logs.setdefault(\"train\", []).append(loss)`, or handed in by the caller; also through a name the bound method is kept in, `record = losses.append; record(loss)`, or `record = functools.partial(list.append, losses)`, or a lambda that appends what it is given, `record = lambda v: losses.append(v)`), extended into one (`history.extend(parts)`, `history.extend(p for p in parts)` where backward() ran on a value made of `parts`) or added to a running total that outlives the iteration (`total += loss`, `total = total + loss`, also one of several sums in a tuple assignment, `total, n = total + loss, n + len(y)`, a slot of a dict read with a default, `stats[\"loss\"] = stats.get(\"loss\", 0.0) + loss`, or a per-key total, `totals[phase] += loss`, also of the entries of a dict of losses whose total entry was backpropagated, summed in a loop over its keys inside the training loop, `for k in losses: totals[k] += losses[k]`, a decayed average `ema = 0.98 * ema + 0.02 * loss`, a name a function the file calls in a loop declares `nonlocal` or `global`, `total += train_step(...)` (or `total += await train_step(...)`) where the step function of the file returns the loss it backpropagated), or yielded by a generator of the file after its backward() and the generator's values kept by the caller (`list(steps(...))`, `history.extend(steps(...))`), or handed to a method of a class of the file that keeps it in the object (`meter.update(loss)` with `self.sum += val * n`) or to a plain function of the file that appends it to a list it is also given (`record(log, loss)`), without `.item()` or `.detach()`; a step method a framework calls once per batch counts as the loop's body (a LightningModule's `training_step`, a transformers-style `Trainer` subclass's `training_step` or `compute_loss`), so a loss kept there in `self` (also summed per key, `self.totals[\"aux\"] += out.aux_loss`) or appended to a list bound outside the method is reported. A value returned by a method of the file whose every `return` detaches it (`return loss.detach()`, as Trainer-style step methods do) carries no graph. A list stacked or summed after the loop (`torch.stack(losses).mean()`) is taken as kept for one backward later, unless the loop already backpropagated its elements. Not reported where nothing grows: a total reset inside the loop (`total = 0` after each optimiser step), a module's `forward()`, or a loop over a bounded collection already in memory (a dict's `.items()`, the chunks of one tensor, a literal list) that neither backpropagates nor steps an optimiser.",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `A loss that requires grad holds its whole autograd graph, and with it the
 activations saved for backward. Storing it (history.append(loss)) or summing it into a
@@ -485,7 +485,10 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 	// Into an element of a dict or list (logs, per-name totals) only what
 	// this loop backpropagates is known to carry a graph: per-item loss
 	// lists are often summed and backpropagated by the caller.
-	if target != base && !backpropagated {
+	// A sum kept per key in self by a framework's step method
+	// (self.totals["z_loss"] += z_loss in compute_loss) is no such list:
+	// the framework backpropagates only what the step returns.
+	if target != base && !backpropagated && !(step && !outer && how == "+=" && base.Type() == "attribute") {
 		return
 	}
 	// A loop over a bounded collection held in memory (a dict's items, the
@@ -554,6 +557,15 @@ func checkAccumulation(p *pycheck.Pass, at, target, value *pycheck.Node, how str
 // name handed to some other call as an argument is not counted: the
 // call's result need not carry it.
 func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pycheck.Node) bool {
+	// fabric.backward(loss), accelerator.backward(loss): a framework
+	// backpropagates its argument.
+	for _, c := range f.CallsAt(".backward(", int(body.StartByte()), int(body.EndByte())) {
+		if args := pycheck.PositionalArgs(c); len(args) > 0 && receiverNotTensor(f, c) {
+			if r := madeOf(f, args[0]); r != nil && f.Text(r) == name {
+				return true
+			}
+		}
+	}
 	for _, c := range f.CallsAt(".backward(", int(body.StartByte()), int(body.EndByte())) {
 		// loss["total"].backward(): an entry of the dict name is.
 		if rc := pycheck.Unparen(receiver(c)); rc != nil && rc.Type() == "subscript" && holderOf(f, rc) == name {
@@ -579,6 +591,23 @@ func backpropagatedIn(f *pycheck.File, fl *pycheck.Flow, name string, body *pych
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// receiverNotTensor: the receiver of a backward(x) call is a framework
+// object by its name (fabric, accelerator, self.fabric, engine), not the
+// tensor whose backward takes x as its gradient.
+func receiverNotTensor(f *pycheck.File, c *pycheck.Node) bool {
+	r := pycheck.Unparen(receiver(c))
+	if r == nil || r.Type() != "identifier" && r.Type() != "attribute" {
+		return false
+	}
+	n := strings.ToLower(pycheck.LastName(f.Text(r)))
+	for _, w := range []string{"fabric", "accelerator", "engine", "strategy", "trainer"} {
+		if strings.Contains(n, w) {
+			return true
 		}
 	}
 	return false

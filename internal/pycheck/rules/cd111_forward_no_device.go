@@ -17,7 +17,7 @@ var CD111 = &pycheck.Rule{
 		Kind:     report.KindLint,
 		Severity: report.Warning,
 		Title:    "Tensor created in forward() without device= and combined with the inputs",
-		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file that a forward() calls), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; a mapping spelt in the file, `opts = dict(dtype=x.dtype)` or `{\"dtype\": x.dtype}`, holds only its keys; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`, `2 * math.pi * t`) or with the factory's own size (`torch.arange(m) / m`), a power (`10000 ** (pos / dim)`), `torch.pow` and `torch.einsum` of CPU tensors, a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (a lambda bound to a name or kept in self included, `self.init_state = lambda b: torch.zeros(1, b, h)`; `return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory, and so does a `@property` of the module returning one that forward() reads (`x * self.ramp`); so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`), also an element of a layer list, through the loop over it (`for blk in self.blocks: x = blk(x, mask=mask)`), or an instance of a module class of this file (not when the call passes `device=`, which tells the layer where to compute), and so does an in-place combination on another tensor, `bias.masked_fill_(mask, v)`; a method of such a layer that returns a tensor made without device= counts as the factory (`self.cell.init_hidden(b)`). A tensor made without device= in `__init__` and kept in a plain attribute (neither a registered buffer nor a Parameter: `self.proj = torch.randn(d, d)`) (also what a helper of the file returns) is reported where it is made when forward() combines it with the inputs (`x @ self.proj.T`) or indexes it with them (`self.table[i, j]`): the module's `.to()`/`.cuda()` moves only parameters and buffers (not when forward() moves it, or the class overrides `_apply`, `to` or `cuda`).",
+		Summary:  "Inside an `nn.Module.forward` (or a LightningModule's `training_step`/`validation_step`/`test_step`/`predict_step`, which get batches already on the device, or a plain function of the file or a method of the module that a forward() calls, `self.scan(u, delta)`), `torch.zeros/ones/arange/randn/full/eye/linspace/randint/tensor/as_tensor(...)`, `torch.normal(..., size=...)` or a legacy typed constructor (`torch.LongTensor(data)`, always the CPU) is called without `device=` (nor a `**kwargs` mapping that may hold it, as in `**factory_kwargs`; a mapping spelt in the file, `opts = dict(dtype=x.dtype)` or `{\"dtype\": x.dtype}`, holds only its keys; `torch.tensor`/`as_tensor` only of data that evidently holds several numbers: a list literal, `list(...)`, a name or attribute of self bound to one), or `torch.from_numpy(...)` (always host memory), and the result, or what is made of it on the CPU (a method that keeps the device, in-place arithmetic and fills such as `.mul_(std)` and `.bernoulli_(p)`, arithmetic with a Python number (`1 + eps`, `2 * math.pi * t`) or with the factory's own size (`torch.arange(m) / m`), a power (`10000 ** (pos / dim)`), `torch.pow` and `torch.einsum` of CPU tensors, a list comprehension of such tensors, `torch.meshgrid`, `pad_sequence`, a tuple target it is unpacked into), is combined with other tensors (arithmetic, `torch.cat`, `matmul`, `index_select` and other indexing with it, or its own method reading it with a GPU index or mask, `alpha.gather(0, target)`, ...; `torch.outer` and other pairwise products only with a buffer or parameter of the module or an input of forward, as rotary tables do: two CPU tensors may be combined on the CPU; arithmetic with the factory's own size, `torch.arange(dim) / dim`, is not a combination): it lives on the CPU while the inputs live on the GPU. A helper that returns such a tensor (a lambda bound to a name or kept in self included, `self.init_state = lambda b: torch.zeros(1, b, h)`; `return torch.triu(torch.ones(n, n), 1)`, or a value computed from one: `return torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], -1)` with `pos = torch.arange(n)`), in this file or imported from another module of the project, counts as the factory, and so does a `@property` of the module returning one that forward() reads (`x * self.ramp`); so does handing the tensor to one of the model's layers, positionally or by keyword (`self.attn(x, x, x, attn_mask=mask)`), also an element of a layer list, through the loop over it (`for blk in self.blocks: x = blk(x, mask=mask)`), or an instance of a module class of this file (not when the call passes `device=`, which tells the layer where to compute), and so does an in-place combination on another tensor, `bias.masked_fill_(mask, v)`; a method of such a layer that returns a tensor made without device= counts as the factory (`self.cell.init_hidden(b)`). A tensor made without device= in `__init__` and kept in a plain attribute (neither a registered buffer nor a Parameter: `self.proj = torch.randn(d, d)`) (also what a helper of the file returns) is reported where it is made when forward() combines it with the inputs (`x @ self.proj.T`) or indexes it with them (`self.table[i, j]`): the module's `.to()`/`.cuda()` moves only parameters and buffers (not when forward() moves it, or the class overrides `_apply`, `to` or `cuda`).",
 		Sections: []report.DocSection{
 			{Title: "Why", Body: `Factory functions allocate on the default device, the CPU, whatever device the module
 and its inputs are on. The first operation that mixes the two fails with "Expected all
@@ -57,6 +57,55 @@ var combiners = map[string]bool{"cat": true, "stack": true, "where": true, "matm
 	"add": true, "mul": true, "sub": true, "div": true, "maximum": true, "minimum": true, "masked_fill": true, "gather": true, "bucketize": true,
 	// An index tensor must be on the indexed tensor's device.
 	"index_select": true, "take_along_dim": true, "index_add": true, "index_copy": true, "scatter": true, "scatter_add": true}
+
+// sameTensorRoot: a and b are views, method results or comparisons of
+// the same name (mask.float() and mask == 1); unlike CD106's rootName,
+// a dtype change (float()) keeps the root: the device is what matters.
+func sameTensorRoot(f *pycheck.File, a, b *pycheck.Node) bool {
+	ra, rb := tensorRoot(a), tensorRoot(b)
+	return ra != nil && rb != nil && f.Text(ra) == f.Text(rb)
+}
+
+func tensorRoot(e *pycheck.Node) *pycheck.Node {
+	for depth := 0; e != nil && depth < 8; depth++ {
+		switch e = pycheck.Unparen(e); e.Type() {
+		case "identifier":
+			return e
+		case "call":
+			e = receiver(e)
+		case "subscript":
+			e = e.ChildByFieldName("value")
+		case "comparison_operator":
+			e = e.NamedChild(0)
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// inputRooted: e is an input of its function or the module's own
+// tensor, or a view or method result of one (target.view(-1)).
+func inputRooted(f *pycheck.File, e *pycheck.Node) bool {
+	for e != nil {
+		switch e.Type() {
+		case "call":
+			e = receiver(e)
+		case "subscript":
+			e = e.ChildByFieldName("value")
+		case "attribute", "identifier":
+			return moduleOrInput(f, e)
+		default:
+			return false
+		}
+		e = pycheck.Unparen(e)
+	}
+	return false
+}
+
+// indexArgOf are the tensor methods that read their receiver with an
+// index or mask tensor, and that argument's position.
+var indexArgOf = map[string]int{"gather": 1, "index_select": 1, "take_along_dim": 0, "masked_fill": 0, "masked_select": 0}
 
 // pairCombiners combine two tensors that must share a device; positional
 // tables are often built from two CPU tensors with them, so they count
@@ -348,6 +397,35 @@ func numberExpr(f *pycheck.File, e *pycheck.Node, depth int) bool {
 		return numberExpr(f, e.ChildByFieldName("argument"), depth-1)
 	case "binary_operator":
 		return numberExpr(f, e.ChildByFieldName("left"), depth-1) && numberExpr(f, e.ChildByFieldName("right"), depth-1)
+	case "call":
+		// grid.max().item(), float(scale): a Python number.
+		callee := e.ChildByFieldName("function")
+		args := e.ChildByFieldName("arguments")
+		if callee != nil && callee.Type() == "attribute" && f.Text(callee.ChildByFieldName("attribute")) == "item" && args != nil && args.NamedChildCount() == 0 {
+			return true
+		}
+		return callee != nil && callee.Type() == "identifier" && (f.Text(callee) == "float" || f.Text(callee) == "int")
+	case "identifier":
+		// scale = 0.5 in the function, or minus_inf = -10000.0 at the
+		// top of the module (every binding of it there a number).
+		if v := reachingValue(f, e); v != nil {
+			return numberExpr(f, v, depth-1)
+		}
+		if len(f.Flow(f.Scope(e)).ReachingDefs(e, e)) != 0 {
+			return false
+		}
+		found := false
+		for _, n := range f.Names(f.Text(e), 0, len(f.Src)) {
+			a := n.Parent()
+			if a == nil || a.Type() != "assignment" || !same(a.ChildByFieldName("left"), n) || f.Scope(a).Type() != "module" {
+				continue
+			}
+			if r := a.ChildByFieldName("right"); r == nil || r.Type() == "identifier" || !numberExpr(f, r, 2) {
+				return false
+			}
+			found = true
+		}
+		return found
 	}
 	return false
 }
@@ -419,11 +497,21 @@ func deviceEntries(f *pycheck.File) []*pycheck.Node {
 			m := f.Model()
 			for _, call := range f.Calls(int(fn.StartByte()), int(fn.EndByte())) {
 				callee := call.ChildByFieldName("function")
-				if callee == nil || callee.Type() != "identifier" || !same(f.Scope(call), fn) {
+				if callee == nil || !same(f.Scope(call), fn) {
+					continue
+				}
+				// A method of the module that forward() calls on self
+				// (self.scan(u, delta)) computes with its inputs too; one
+				// hop, so each method is entered at most once per caller.
+				method := callee.Type() == "attribute" && onSelf(f, call)
+				if callee.Type() != "identifier" && !method {
 					continue
 				}
 				s := m.Summary(call)
-				if s == nil || s.Method || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" || pycheck.Ancestor(s.Node, "class_definition", "function_definition") != nil {
+				if s == nil || s.Method != method || s.Node == nil || s.Node.Tree() != f.Tree || s.Node.Type() != "function_definition" {
+					continue
+				}
+				if owner := pycheck.Ancestor(s.Node, "class_definition", "function_definition"); method && !same(owner, cls) || !method && owner != nil {
 					continue
 				}
 				add(s.Node)
@@ -693,6 +781,19 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 		return nil
 	}
 	switch p.Type() {
+	case "attribute":
+		// alpha.gather(0, target): the index a CPU tensor is read with
+		// must be on its device; a tensor index that is not a CPU value
+		// is a mix.
+		if call := p.Parent(); call != nil && call.Type() == "call" && same(call.ChildByFieldName("function"), p) && same(p.ChildByFieldName("object"), cur) {
+			if pos, ok := indexArgOf[f.Text(p.ChildByFieldName("attribute"))]; ok {
+				if args := pycheck.PositionalArgs(call); pos < len(args) {
+					if a := pycheck.Unparen(args[pos]); a != nil && inputRooted(f, a) && !f.Model().CPUValue(a, f.Scope(call)) {
+						return call
+					}
+				}
+			}
+		}
 	case "binary_operator":
 		switch f.Text(p.ChildByFieldName("operator")) {
 		case "+", "-", "*", "/", "@", "//", "%":
@@ -700,7 +801,7 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 			if same(other, cur) {
 				other = p.ChildByFieldName("right")
 			}
-			if o := pycheck.Unparen(other); o != nil && (o.Type() == "integer" || o.Type() == "float") {
+			if o := pycheck.Unparen(other); o != nil && numberExpr(f, o, 4) {
 				return nil
 			}
 			// t * freqs with freqs = torch.arange(...) too: both on the CPU.
@@ -715,7 +816,9 @@ func combinedUse(f *pycheck.File, n *pycheck.Node, modules map[string]bool) *pyc
 			return nil
 		}
 		callee := f.Callee(call)
-		if combiners[pycheck.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil) {
+		// mask.masked_fill(mask == 1, v): the receiver made of the same
+		// CPU tensor is on the CPU too.
+		if combiners[pycheck.LastName(callee)] && (strings.HasPrefix(callee, "torch.") || receiver(call) != nil && !sameTensorRoot(f, receiver(call), cur)) {
 			return call
 		}
 		// bias.masked_fill_(mask, v): the in-place form, unless the
@@ -808,6 +911,11 @@ func functionalOp(f *pycheck.File, call *pycheck.Node) bool {
 			a = a.ChildByFieldName("value")
 		}
 		if a = pycheck.Unparen(a); a != nil && (a.Type() == "identifier" || a.Type() == "attribute") && !factoryMade(f, a) {
+			return true
+		}
+		// F.mse_loss(self.model(x, t), noise): the output of a layer of
+		// the module is on its device.
+		if a != nil && a.Type() == "call" && onSelf(f, a) && a.ChildByFieldName("function").Type() == "attribute" {
 			return true
 		}
 	}

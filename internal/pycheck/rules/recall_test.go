@@ -45,7 +45,17 @@ func recallSplit(id string) string {
 // and per rule; a change that lowers any of them fails. Raise them when a
 // rule improves.
 var recallFloors = map[string]map[string]float64{
-	// tune: 423/430 since a lambda that appends what it is given
+	// tune: 434/445 since 19 pairs in other styles were added for CD107
+	// and CD111 (15 tune, 4 test; 9 of the 19 found when added: 6/15
+	// tune, 3/4 test) and these changes: a per-key sum kept in self by a
+	// framework step (compute_loss) and a loss that fabric/accelerator
+	// .backward(loss) backpropagates in CD107; a method of the module
+	// that forward() calls on self, a CPU tensor read with an input's
+	// index through its own method (alpha.gather(0, target)), a
+	// functional loss of a layer's output (F.mse_loss(self.model(x),
+	// noise)) in CD111; named number constants and a mask filled through
+	// itself are no mixes. The 430 before are still 423/430.
+	// It was 423/430 since a lambda that appends what it is given
 	// (record = lambda v: history.append(v)) is followed in CD107; it was
 	// 422/430 since 11 more pairs in other styles were added for
 	// CD101, CD106, CD107 and CD111 (10 tune, 1 test; 3 of the 11 found
@@ -149,9 +159,11 @@ var recallFloors = map[string]map[string]float64{
 	// 6/22 found before the walrus, .add_/+= [x]/.extend([x]), dtype-only
 	// .to() and functional-op readings, 15/22 after; the 281 before are
 	// still 278/281); it was 278/281, 260/268, and 233/233.
-	"tune": {"all": 0.983, "CD101": 0.987, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.964, "CD107": 0.985,
-		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 1, "CD112": 1, "CD113": 1},
-	// test: 0.777 (63/81) since the pair above was added and the
+	"tune": {"all": 0.975, "CD101": 0.987, "CD102": 0.957, "CD103": 1, "CD104": 1, "CD105": 1, "CD106": 0.964, "CD107": 0.947,
+		"CD108": 1, "CD109": 0.888, "CD110": 1, "CD111": 0.984, "CD112": 1, "CD113": 1},
+	// test: 0.776 (66/85) since the 4 test pairs of the 19 above were
+	// added (3/4 found when added; the 81 before are still 63/81); it was
+	// 0.777 (63/81) since the pair above was added and the
 	// changes above (the 80 before are 63/80 now); it was 0.775 (62/80)
 	// since the 3 pairs above were added and the
 	// changes above (the 77 before are 61/77 now); it was 0.779 (60/77)
@@ -168,7 +180,7 @@ var recallFloors = map[string]map[string]float64{
 	// (46/59) since six more pairs were added (the 53 before
 	// still 45/53); it was 0.849 (45/53) since three more pairs were added (the 50 before
 	// still 44/50); it was 0.879 (44/50) since six more pairs were added (the 44 before still 40/44); it was 0.909 (40/44), 0.90 (39/43), 0.91 (34/37), 0.94 (29/31), before that 0.96 (24/25).
-	"test": {"all": 0.777},
+	"test": {"all": 0.776},
 }
 
 // cleanAlarmCeiling is the most clean twins per split that may get a

@@ -247,6 +247,15 @@ class LoggingTrainer(Trainer):
         return (loss, outputs) if return_outputs else loss
 
 
+# The per-key sum of numbers, and a per-key slot set afresh each step.
+class AuxTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, **kwargs):
+        outputs = model(**inputs)
+        self.aux_totals["aux"] += outputs.aux_loss.item()
+        self.last["aux"] = outputs.aux_loss
+        return outputs.loss
+
+
 # compute_loss of a class no framework runs is a plain method.
 class Scorer:
     def compute_loss(self, model, inputs):
@@ -430,3 +439,15 @@ def fit_logged(model, loader, opt):
         opt.step()
         keep(loss.item())
     return seen
+
+
+# The terms are summed and backpropagated once after the loop; y.backward(g)
+# takes g as the gradient, it does not backpropagate g.
+def fit_chunks(model, x, g, opt):
+    kept = []
+    for part in x.chunk(4):
+        y = model(part)
+        y.backward(g)
+        kept.append(g)
+    opt.step()
+    return torch.stack(kept).sum()

@@ -101,6 +101,14 @@ class LoggingTrainer(Trainer):
         return loss
 
 
+# A per-key sum kept in self across the steps, averaged when logging.
+class AuxTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, **kwargs):
+        outputs = model(**inputs)
+        self.aux_totals["aux"] += outputs.aux_loss  # want CD107
+        return outputs.loss
+
+
 def log_record(log, value):
     log.append(value)
 
@@ -262,3 +270,17 @@ def fit_logged(model, loader, opt):
         opt.step()
         keep(loss)  # want CD107
     return seen
+
+
+# fabric.backward(loss) backpropagates the loss: the stack after the loop
+# is a log, not a loss still to come.
+def fit_fabric(fabric, model, loader, opt, epochs):
+    for _ in range(epochs):
+        kept = []
+        for x, y in loader:
+            opt.zero_grad()
+            step = torch.nn.functional.cross_entropy(model(x), y)
+            fabric.backward(step)
+            opt.step()
+            kept.append(step)  # want CD107
+        fabric.print(torch.stack(kept).mean())

@@ -279,3 +279,40 @@ class PairLookup(nn.Module):
 
     def forward(self, i, j):
         return self.table[i, j]
+
+
+# A method forward() calls, creating its state where the inputs are.
+class Scan(nn.Module):
+    def forward(self, u, decay):
+        return self.run(u, decay)
+
+    def run(self, u, decay):
+        state = torch.zeros(u.shape[0], u.shape[-1], device=u.device)
+        for i in range(u.shape[1]):
+            state = decay * state + u[:, i]
+        return state
+
+
+
+
+
+# A mask filled through itself stays on the CPU until it is moved; a
+# module constant is a number.
+MINUS_INF = -10000.0
+
+
+class Masked(nn.Module):
+    def forward(self, x):
+        return x + self.causal(x.shape[1]).to(x.device)
+
+    def causal(self, n):
+        mask = torch.triu(torch.ones(n, n), diagonal=1)
+        mask = mask.float().masked_fill(mask == 1, float("-inf"))
+        return mask * MINUS_INF
+
+
+# The target made where the layer's output is.
+class Denoise(nn.Module):
+    def forward(self, x, t):
+        noise = torch.randn_like(x)
+        return F.mse_loss(self.net(x + 0.1, t), noise)

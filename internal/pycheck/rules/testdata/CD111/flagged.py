@@ -234,3 +234,33 @@ class PairLookup(nn.Module):
 
     def forward(self, i, j):
         return self.table[i, j]
+
+
+# A method of the module that forward() calls on self.
+class Scan(nn.Module):
+    def forward(self, u, decay):
+        return self.run(u, decay)
+
+    def run(self, u, decay):
+        state = torch.zeros(u.shape[0], u.shape[-1])  # want CD111
+        for i in range(u.shape[1]):
+            state = decay * state + u[:, i]
+        return state
+
+
+# A CPU table read with a GPU index through its own method.
+class Picked(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = list(weights)
+
+    def forward(self, loss, target):
+        w = torch.tensor(self.weights).gather(0, target)  # want CD111
+        return (loss * w).mean()
+
+
+# A functional loss of a layer's output and a CPU target.
+class Denoise(nn.Module):
+    def forward(self, x, t):
+        noise = torch.randn(x.shape)  # want CD111
+        return F.mse_loss(self.net(x + 0.1, t), noise)
