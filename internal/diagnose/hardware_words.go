@@ -203,13 +203,43 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 	}
 }
 
-// saysHardware: some parsed line of a source states a hardware cause.
+// saysHardware: some parsed line of a source states a hardware cause or
+// is gpu-burn's mark of a worker that died.
 func saysHardware(lines []logparse.Line) bool {
 	texts := make([]string, len(lines))
 	for i, l := range lines {
 		texts[i] = l.Text
 	}
-	return hardwareFaultStated(texts) >= 0
+	return hardwareFaultStated(texts) >= 0 || gpuBurnDied(texts) >= 0
+}
+
+// gpu-burn runs one worker per GPU and prints, in each progress line, a
+// GPU's error count followed by "(DIED!)" once its worker stopped
+// reporting. A worker that got going and then died under the stress load
+// is the card failing under it (fallen off the bus, power, heat); one that
+// never got going ("Couldn't init a GPU test: Error in \"load module\"")
+// is a build or setup that does not fit the card, and its DIED marks say
+// nothing of the hardware.
+var gpuBurnDiedRE = lazyre.New(`\berrors:\s+-?\d+\s+\(DIED!\)`)
+
+var gpuBurnInitRE = lazyre.New(`Couldn't init a GPU test`)
+
+// gpuBurnTriggers let gpu-burn's lines reach the parser.
+var gpuBurnTriggers = []string{"(DIED!)", "Couldn't init a GPU test"}
+
+// gpuBurnDied returns the index of the first line where gpu-burn marks a
+// worker that died after it started, or -1.
+func gpuBurnDied(texts []string) int {
+	at := -1
+	for i, t := range texts {
+		if gpuBurnInitRE.MatchString(t) {
+			return -1
+		}
+		if at < 0 && gpuBurnDiedRE.MatchString(t) {
+			at = i
+		}
+	}
+	return at
 }
 
 // hardwareStatedFinding: where nothing else in a source is a failure, a
@@ -217,5 +247,8 @@ func saysHardware(lines []logparse.Line) bool {
 // working", "the card crashes due to high OC values") is the report's
 // failure itself, told in the words of the person who saw it.
 func hardwareStatedFinding(k *kb.KB, name string, lines []logparse.Line, texts []string) (report.Finding, bool) {
-	return statedFinding(k, "hardware-fault", name, lines, hardwareFaultStated(texts), "the report puts it down to the hardware")
+	if f, ok := statedFinding(k, "hardware-fault", name, lines, hardwareFaultStated(texts), "the report puts it down to the hardware"); ok {
+		return f, true
+	}
+	return statedFinding(k, "hardware-fault", name, lines, gpuBurnDied(texts), "gpu-burn lost a GPU's worker in the middle of the stress run, which is the card giving out under load (dmesg tells whether it fell off the bus)")
 }
