@@ -35,6 +35,13 @@ var hardwareCauseRE = lazyre.New(`(?i)` +
 	// nvidia-smi", "the card vanished from the system", "after a while
 	// one GPU is missing from nvidia-smi".
 	`|\b(?:gpus?|cards?)(?:\s*#?\d+)?\s+(?:(?:just|then|suddenly|randomly|simply|completely)\s+)?(?:disappear(?:s|ed)?|vanish(?:es|ed)?|(?:is|was|goes|went|are|were) missing)\s+(?:from|in)\s+(?:nvidia-smi|device manager|lspci|the (?:system|os)(?:\s*$|[.,;!)]|\s+(?:after|when|while|during|and|again|completely|randomly)\b))` +
+	// The card's temperature told as reaching its critical level: "steadily
+	// increase GPU junction temperature to near critical levels", "the GPU
+	// temp hits critical", "approaching critical junction temp". Only
+	// words that carry the rise sit between ("the GPU temperature never
+	// gets near critical" is not one).
+	`|\b(?:gpu|card|junction|hot ?spot|vram)\s+(?:junction\s+|core\s+|memory\s+)?temp(?:erature)?s?\s+(?:(?:steadily|quickly|slowly|always|then|keeps?)\s+)?(?:(?:is|was|are|were|gets?|got|goes|went|rises?|rose|climbs?|climbed|reach(?:es|ed)?|reaching|hits?|approach(?:es|ed|ing)?|increases?|increased|increasing)\s+)?(?:up\s+)?(?:to\s+|at\s+)?(?:near\s+|close to\s+|almost\s+)?(?:the\s+)?critical\b` +
+	`|\bapproach(?:es|ed|ing)?\s+(?:the\s+)?critical\s+(?:gpu\s+|junction\s+|hot ?spot\s+)?temp(?:erature)?s?\b` +
 	// "an unstable overclock", "undervolting of my graphics card".
 	`|\bunstable\s+(?:overclock|undervolt|oc\b)|\b(?:my|the)\s+undervolt(?:ing)?\b|\bundervolting\s+(?:of\s+)?(?:my|the)\b` +
 	// The failure put down to the clocks: "the GPU crashes due to high OC

@@ -130,6 +130,13 @@ func TestHardwareStated(t *testing.T) {
 		{"The error occurs on all GPUs and on every node.", false},
 		{"It only happens with a batch size of 64.", false},
 		{"it does not only happen on GPU 1, every card shows it", false},
+		{"models with large hidden dimensions steadily increase GPU junction temperature to near critical levels", true},
+		{"Approaching critical junction temp (>107) when running torch", true},
+		{"the GPU temp hits critical after ten minutes", true},
+		{"the GPU temperature never gets near critical, it stays at 70C", false},
+		{"the GPU temperature is not critical", false},
+		{"GPU temperature monitoring is a critical part of the dashboard", false},
+		{"set the critical temperature threshold in the config", false},
 	} {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
