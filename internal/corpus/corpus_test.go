@@ -68,7 +68,7 @@ func TestSplitIsFrozen(t *testing.T) {
 // reports: new test reports are a new measurement, not a regression.
 var floors = map[Split]struct{ top1, top3, silent, deep float64 }{
 	Tune: {top1: 0.918, top3: 0.953, silent: 0.013, deep: 0.614},
-	Test: {top1: 0.832, top3: 0.892, silent: 0.058, deep: 0.389},
+	Test: {top1: 0.826, top3: 0.887, silent: 0.063, deep: 0.377},
 }
 
 func TestAccuracyDoesNotRegress(t *testing.T) {
@@ -100,20 +100,20 @@ func TestAccuracyDoesNotRegress(t *testing.T) {
 // reports, laid out as other places deliver them, must not lose what the
 // plain logs win. The rules for moving them are those of floors.
 var perturbedFloors = map[string]map[Split]struct{ top1, silent float64 }{
-	"srun-label":  {Tune: {0.916, 0.014}, Test: {0.829, 0.058}},
-	"rank-prefix": {Tune: {0.916, 0.014}, Test: {0.830, 0.058}},
-	"hard-wrap":   {Tune: {0.914, 0.015}, Test: {0.829, 0.060}},
-	"word-wrap":   {Tune: {0.906, 0.024}, Test: {0.821, 0.069}},
-	"timestamps":  {Tune: {0.918, 0.014}, Test: {0.832, 0.058}},
-	"crlf":        {Tune: {0.918, 0.013}, Test: {0.832, 0.058}},
-	"progress":    {Tune: {0.918, 0.014}, Test: {0.832, 0.058}},
-	"noise":       {Tune: {0.917, 0.014}, Test: {0.832, 0.058}},
-	"slurm":       {Tune: {0.915, 0.001}, Test: {0.835, 0.001}},
-	"conda":       {Tune: {0.918, 0.013}, Test: {0.832, 0.058}},
-	"ansi":        {Tune: {0.918, 0.013}, Test: {0.832, 0.058}},
-	"rich":        {Tune: {0.917, 0.014}, Test: {0.830, 0.058}},
-	"ranks":       {Tune: {0.916, 0.014}, Test: {0.830, 0.060}},
-	"compose":     {Tune: {0.915, 0.016}, Test: {0.830, 0.060}},
+	"srun-label":  {Tune: {0.916, 0.014}, Test: {0.823, 0.063}},
+	"rank-prefix": {Tune: {0.916, 0.014}, Test: {0.825, 0.063}},
+	"hard-wrap":   {Tune: {0.914, 0.015}, Test: {0.823, 0.065}},
+	"word-wrap":   {Tune: {0.906, 0.024}, Test: {0.816, 0.074}},
+	"timestamps":  {Tune: {0.918, 0.014}, Test: {0.826, 0.063}},
+	"crlf":        {Tune: {0.918, 0.013}, Test: {0.826, 0.063}},
+	"progress":    {Tune: {0.918, 0.014}, Test: {0.826, 0.063}},
+	"noise":       {Tune: {0.917, 0.014}, Test: {0.826, 0.063}},
+	"slurm":       {Tune: {0.915, 0.001}, Test: {0.830, 0.001}},
+	"conda":       {Tune: {0.918, 0.013}, Test: {0.826, 0.063}},
+	"ansi":        {Tune: {0.918, 0.013}, Test: {0.826, 0.063}},
+	"rich":        {Tune: {0.917, 0.014}, Test: {0.825, 0.063}},
+	"ranks":       {Tune: {0.916, 0.014}, Test: {0.825, 0.065}},
+	"compose":     {Tune: {0.915, 0.016}, Test: {0.825, 0.065}},
 }
 
 func TestPerturbedAccuracyDoesNotRegress(t *testing.T) {
