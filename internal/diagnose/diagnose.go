@@ -95,7 +95,7 @@ var failureTriggers = slices.Concat(fatalTriggers, torchErrorTemplates)
 // reach the parser. Each is at least minTrigger bytes long, which keeps
 // the prefilter's stride (see TestTriggersAreLong).
 func triggers(k *kb.KB) []string {
-	return slices.Concat(logparse.Triggers(), commandTriggers, k.StatusAnchors(), failureTriggers, crashTriggers, runtimeTriggers, contextTriggers, libraryCopyTriggers, cpuBuildTriggers, deviceListTriggers, tacticTriggers, gpuWordTriggers, looseGPUTriggers, driverWordTriggers, forkChildTriggers, k.ContextWords(), k.CueWords())
+	return slices.Concat(logparse.Triggers(), commandTriggers, k.StatusAnchors(), failureTriggers, crashTriggers, runtimeTriggers, contextTriggers, libraryCopyTriggers, cpuBuildTriggers, deviceListTriggers, tacticTriggers, gpuBurnTriggers, gpuWordTriggers, looseGPUTriggers, driverWordTriggers, forkChildTriggers, k.ContextWords(), k.CueWords())
 }
 
 func (e *Engine) prefilter() *logparse.Prefilter {

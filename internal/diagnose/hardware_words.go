@@ -35,6 +35,13 @@ var hardwareCauseRE = lazyre.New(`(?i)` +
 	// nvidia-smi", "the card vanished from the system", "after a while
 	// one GPU is missing from nvidia-smi".
 	`|\b(?:gpus?|cards?)(?:\s*#?\d+)?\s+(?:(?:just|then|suddenly|randomly|simply|completely)\s+)?(?:disappear(?:s|ed)?|vanish(?:es|ed)?|(?:is|was|goes|went|are|were) missing)\s+(?:from|in)\s+(?:nvidia-smi|device manager|lspci|the (?:system|os)(?:\s*$|[.,;!)]|\s+(?:after|when|while|during|and|again|completely|randomly)\b))` +
+	// The card's temperature told as reaching its critical level: "steadily
+	// increase GPU junction temperature to near critical levels", "the GPU
+	// temp hits critical", "approaching critical junction temp". Only
+	// words that carry the rise sit between ("the GPU temperature never
+	// gets near critical" is not one).
+	`|\b(?:gpu|card|junction|hot ?spot|vram)\s+(?:junction\s+|core\s+|memory\s+)?temp(?:erature)?s?\s+(?:(?:steadily|quickly|slowly|always|then|keeps?)\s+)?(?:(?:is|was|are|were|gets?|got|goes|went|rises?|rose|climbs?|climbed|reach(?:es|ed)?|reaching|hits?|approach(?:es|ed|ing)?|increases?|increased|increasing)\s+)?(?:up\s+)?(?:to\s+|at\s+)?(?:near\s+|close to\s+|almost\s+)?(?:the\s+)?critical\b` +
+	`|\bapproach(?:es|ed|ing)?\s+(?:the\s+)?critical\s+(?:gpu\s+|junction\s+|hot ?spot\s+)?temp(?:erature)?s?\b` +
 	// "an unstable overclock", "undervolting of my graphics card".
 	`|\bunstable\s+(?:overclock|undervolt|oc\b)|\b(?:my|the)\s+undervolt(?:ing)?\b|\bundervolting\s+(?:of\s+)?(?:my|the)\b` +
 	// The failure put down to the clocks: "the GPU crashes due to high OC
@@ -203,13 +210,43 @@ func refineByHardwareWords(k *kb.KB, name string, lines []logparse.Line, texts [
 	}
 }
 
-// saysHardware: some parsed line of a source states a hardware cause.
+// saysHardware: some parsed line of a source states a hardware cause or
+// is gpu-burn's mark of a worker that died.
 func saysHardware(lines []logparse.Line) bool {
 	texts := make([]string, len(lines))
 	for i, l := range lines {
 		texts[i] = l.Text
 	}
-	return hardwareFaultStated(texts) >= 0
+	return hardwareFaultStated(texts) >= 0 || gpuBurnDied(texts) >= 0
+}
+
+// gpu-burn runs one worker per GPU and prints, in each progress line, a
+// GPU's error count followed by "(DIED!)" once its worker stopped
+// reporting. A worker that got going and then died under the stress load
+// is the card failing under it (fallen off the bus, power, heat); one that
+// never got going ("Couldn't init a GPU test: Error in \"load module\"")
+// is a build or setup that does not fit the card, and its DIED marks say
+// nothing of the hardware.
+var gpuBurnDiedRE = lazyre.New(`\berrors:\s+-?\d+\s+\(DIED!\)`)
+
+var gpuBurnInitRE = lazyre.New(`Couldn't init a GPU test`)
+
+// gpuBurnTriggers let gpu-burn's lines reach the parser.
+var gpuBurnTriggers = []string{"(DIED!)", "Couldn't init a GPU test"}
+
+// gpuBurnDied returns the index of the first line where gpu-burn marks a
+// worker that died after it started, or -1.
+func gpuBurnDied(texts []string) int {
+	at := -1
+	for i, t := range texts {
+		if gpuBurnInitRE.MatchString(t) {
+			return -1
+		}
+		if at < 0 && gpuBurnDiedRE.MatchString(t) {
+			at = i
+		}
+	}
+	return at
 }
 
 // hardwareStatedFinding: where nothing else in a source is a failure, a
@@ -217,5 +254,8 @@ func saysHardware(lines []logparse.Line) bool {
 // working", "the card crashes due to high OC values") is the report's
 // failure itself, told in the words of the person who saw it.
 func hardwareStatedFinding(k *kb.KB, name string, lines []logparse.Line, texts []string) (report.Finding, bool) {
-	return statedFinding(k, "hardware-fault", name, lines, hardwareFaultStated(texts), "the report puts it down to the hardware")
+	if f, ok := statedFinding(k, "hardware-fault", name, lines, hardwareFaultStated(texts), "the report puts it down to the hardware"); ok {
+		return f, true
+	}
+	return statedFinding(k, "hardware-fault", name, lines, gpuBurnDied(texts), "gpu-burn lost a GPU's worker in the middle of the stress run, which is the card giving out under load (dmesg tells whether it fell off the bus)")
 }

@@ -130,6 +130,13 @@ func TestHardwareStated(t *testing.T) {
 		{"The error occurs on all GPUs and on every node.", false},
 		{"It only happens with a batch size of 64.", false},
 		{"it does not only happen on GPU 1, every card shows it", false},
+		{"models with large hidden dimensions steadily increase GPU junction temperature to near critical levels", true},
+		{"Approaching critical junction temp (>107) when running torch", true},
+		{"the GPU temp hits critical after ten minutes", true},
+		{"the GPU temperature never gets near critical, it stays at 70C", false},
+		{"the GPU temperature is not critical", false},
+		{"GPU temperature monitoring is a critical part of the dashboard", false},
+		{"set the critical temperature threshold in the config", false},
 	} {
 		if got := hardwareStated([]string{c.text}) == 0; got != c.want {
 			t.Errorf("%q: got %v", c.text, got)
@@ -157,5 +164,32 @@ func TestMinerUnknownError(t *testing.T) {
 				t.Fatalf("got %+v, want %s", fs, c.want)
 			}
 		})
+	}
+}
+
+// gpu-burn's DIED mark after its workers started is the card giving out
+// under the stress load; the same mark after a worker that never started
+// ("Couldn't init a GPU test"), or a run whose counts stay at zero, is no
+// hardware evidence.
+func TestGPUBurnDied(t *testing.T) {
+	e := New(kb.MustDefault())
+	progress := "30.0%  proc'd: -1 (0 Gflop/s) - -1 (0 Gflop/s)   errors: -533715488  (DIED!)- 1278531568  (DIED!)  temps: 30 C - 30 C \n\nNo clients are alive!  Aborting\n"
+	for _, c := range []struct {
+		name, log, want string
+	}{
+		{"died", progress, "hardware-fault"},
+		{"died after init", "Initialized device 0 with 11441 MB of memory (11332 MB available, using 10199 MB of it), using FLOATS\n" + progress, "hardware-fault"},
+		{"never started", "Couldn't init a GPU test: Error in \"load module\": \n15.0%  proc'd: -1 (0 Gflop/s) - -1 (0 Gflop/s)   errors: 0  (DIED!)- 0  (DIED!)  temps: 29 C - 32 C \n", ""},
+		{"clean run", "100.0%  proc'd: 18000 (6311 Gflop/s) - 12600 (6440 Gflop/s)   errors: 0 - 0   temps: 51 C - 45 C \nKilling processes.. done\n", ""},
+		{"prose", "The gpu-burn page explains that (DIED!) marks a worker that stopped.\n", ""},
+	} {
+		fs := explainText(t, e, c.log)
+		got := ""
+		if len(fs) > 0 {
+			got = fs[0].Class
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
 	}
 }
