@@ -1004,23 +1004,13 @@ func onOwnLayer(f *pycheck.File, m *pycheck.Model, call *pycheck.Node, s *pychec
 }
 
 // localClass is the class of this file a call constructs (`Cell(...)`),
-// or nil.
+// or nil: the model's class of that name.
 func localClass(f *pycheck.File, call *pycheck.Node) *pycheck.Node {
 	fn := call.ChildByFieldName("function")
 	if fn == nil || fn.Type() != "identifier" {
 		return nil
 	}
-	name := f.Text(fn)
-	for _, off := range f.Find("class "+name, 0, len(f.Src)) {
-		n := f.NodeAt(off, off+len("class "+name))
-		if n != nil && n.Type() != "class_definition" {
-			n = pycheck.Ancestor(n, "class_definition")
-		}
-		if n != nil && f.Text(n.ChildByFieldName("name")) == name {
-			return n
-		}
-	}
-	return nil
+	return f.Model().Class(f.Text(fn))
 }
 
 // moduleOrInput: e is an attribute of self (a buffer or parameter of the
